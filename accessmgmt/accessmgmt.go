@@ -1,0 +1,143 @@
+package accessmgmt
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"github.com/memberplatform/memberplatform-go/internal/core"
+	"github.com/memberplatform/memberplatform-go/internal/validate"
+)
+
+// Service calls the access-management operations. Get one from
+// client.Client.AccessMgmt; it is safe for concurrent use.
+type Service struct{ be *core.Client }
+
+// NewService returns a Service that sends through be. client.New calls it;
+// users do not need to.
+func NewService(be *core.Client) *Service { return &Service{be: be} }
+
+// ProviderUser is a user held by the access provider.
+type ProviderUser struct {
+	ID           string `json:"id"`
+	Email        string `json:"email"`                  // verified email address
+	MobileNumber string `json:"mobileNumber,omitempty"` // E.164; "" when the user has none
+	FirstName    string `json:"firstName,omitempty"`
+	LastName     string `json:"lastName,omitempty"`
+}
+
+// UpdateUserParams are the fields to change. Each is optional: nil leaves
+// the field as it is. At least one must be set. Build values with Go's
+// new(expr): UpdateUserParams{FirstName: new("Ada")}.
+type UpdateUserParams struct {
+	MobileNumber *string `json:"mobileNumber,omitempty"` // E.164, such as "+61412345678"
+	Email        *string `json:"email,omitempty"`        // updated directly at the provider
+	FirstName    *string `json:"firstName,omitempty"`
+	LastName     *string `json:"lastName,omitempty"`
+}
+
+// Both operations are PUTs of absolute values: repeating one leaves the same
+// state, so they are safe to retry after a timeout or a 5xx.
+var (
+	updateUserOp = core.Operation{
+		Name: "accessmgmt.UpdateUser", Method: http.MethodPut,
+		Path: "/auth/access-management/users/{userId}", Idempotent: true, Auth: true,
+	}
+	replaceRolePermissionsOp = core.Operation{
+		Name: "accessmgmt.ReplaceRolePermissions", Method: http.MethodPut,
+		Path:       "/auth/access-management/organizations/{organizationId}/roles/{slug}/permissions",
+		Idempotent: true, Auth: true,
+	}
+)
+
+// UpdateUser updates a provider user and returns the updated user.
+//
+// userID is the provider's own identifier (such as
+// "user_01E4ZCR3C56J083X43JQXF3JK5"); the SDK requires it non-empty but
+// imposes no format. Before sending, the SDK checks that at least one field
+// is set, that MobileNumber is E.164 and that Email is a bare address; it
+// reports every invalid field at once in an *errors.ValidationError.
+//
+// If the platform answers 2xx with an empty body, the returned user holds
+// userID and the fields that were sent (an assumption: the contract does not
+// show the success status).
+//
+// opts are client.Option values applying to this call only, such as
+// client.WithHeader or client.WithTimeout.
+func (s *Service) UpdateUser(ctx context.Context, userID string, params UpdateUserParams, opts ...core.Option) (*ProviderUser, error) {
+	v := validate.Errors{Operation: updateUserOp.Name}
+	validate.OpaqueID(&v, "userId", userID)
+	if params.MobileNumber == nil && params.Email == nil && params.FirstName == nil && params.LastName == nil {
+		v.Add("params", "at least one of mobileNumber, email, firstName or lastName must be set")
+	}
+	if p := params.MobileNumber; p != nil && !validate.E164(*p) {
+		v.Add("mobileNumber", "must be an E.164 number such as +61412345678")
+	}
+	if p := params.Email; p != nil && !validate.Email(*p) {
+		v.Add("email", "must be an email address such as ada@example.com")
+	}
+	if p := params.FirstName; p != nil && validate.Blank(*p) {
+		v.Add("firstName", "must not be empty when set")
+	}
+	if p := params.LastName; p != nil && validate.Blank(*p) {
+		v.Add("lastName", "must not be empty when set")
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	var u ProviderUser
+	err := s.be.Do(ctx, &core.Call{Op: &updateUserOp, PathParams: []string{userID}, Body: params, Out: &u}, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if u.ID == "" {
+		u.ID = userID
+		fill(&u.Email, params.Email)
+		fill(&u.MobileNumber, params.MobileNumber)
+		fill(&u.FirstName, params.FirstName)
+		fill(&u.LastName, params.LastName)
+	}
+	return &u, nil
+}
+
+func fill(dst *string, src *string) {
+	if *dst == "" && src != nil {
+		*dst = *src
+	}
+}
+
+// rolePermissions is the request body of ReplaceRolePermissions.
+type rolePermissions struct {
+	Permissions []string `json:"permissions"`
+}
+
+// ReplaceRolePermissions replaces the complete permission set of the role
+// roleSlug in organization organizationID with permissions. Permission slugs
+// unknown to the provider are created there first (contract rule 2).
+//
+// An empty or nil permissions clears the role: it is sent as [] (never
+// null). The SDK checks roleSlug against ^org-[a-z0-9_-]+$ and every
+// permission against ^[a-z0-9:._*-]+$ before sending, and requires
+// organizationID (the provider's own tenant ID, such as
+// "org_01EHZNVPK3SFK441A1RGBFSHRT") to be non-empty. Any 2xx is success,
+// with or without a body.
+func (s *Service) ReplaceRolePermissions(ctx context.Context, organizationID, roleSlug string, permissions []string, opts ...core.Option) error {
+	v := validate.Errors{Operation: replaceRolePermissionsOp.Name}
+	validate.OpaqueID(&v, "organizationId", organizationID)
+	if !validate.RoleSlug(roleSlug) {
+		v.Add("slug", "must match ^org-[a-z0-9_-]+$, such as org-admin")
+	}
+	for i, p := range permissions {
+		if !validate.PermissionSlug(p) {
+			v.Add("permissions["+strconv.Itoa(i)+"]", "must match ^[a-z0-9:._*-]+$, such as users:read")
+		}
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if permissions == nil {
+		permissions = []string{}
+	}
+	return s.be.Do(ctx, &core.Call{Op: &replaceRolePermissionsOp, PathParams: []string{organizationID, roleSlug},
+		Body: rolePermissions{Permissions: permissions}}, opts...)
+}

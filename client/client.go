@@ -1,0 +1,151 @@
+// Package client is the entry point of the memberplatform-go SDK: New
+// builds a Client whose AccessMgmt, Payments and Customer fields call the
+// platform's operations.
+//
+//	c, err := client.New(client.WithBaseURL("https://api.example.com"), client.WithTokenSource(ts))
+//	u, err := c.AccessMgmt.UpdateUser(ctx, "user_01E4ZCR3C56J083X43JQXF3JK5", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
+//
+// # Configuration from the environment
+//
+// New with no options reads:
+//
+//   - MEMBERPLATFORM_BASE_URL: the base URL (required unless WithBaseURL is given).
+//   - The bearer token source, first match wins: an explicit WithTokenSource
+//     or WithSigV4; else MEMBERPLATFORM_TOKEN (a static service JWT) when
+//     non-empty; else, when AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are
+//     set, a SigV4TokenSource using them, AWS_SESSION_TOKEN if present,
+//     AWS_REGION (or AWS_DEFAULT_REGION) and MEMBERPLATFORM_SIGV4_SERVICE
+//     (default "execute-api"); else no token (local development).
+//
+// Explicit options always win over the environment.
+//
+// # Transport, retries and errors
+//
+// Requests go through a retrying transport (github.com/hashicorp/go-retryablehttp)
+// configured for an SDK: only retriable outcomes are retried (connection
+// errors, 408, 429, 500, 502, 503, 504), with exponential backoff and full
+// jitter, honouring Retry-After up to a cap and never waiting past the
+// context's deadline. Every failure is a typed error from package
+// github.com/memberplatform/memberplatform-go/errors.
+//
+// A bearer token is never sent over plain http to a host that is not
+// loopback, unless WithInsecureBearerOverHTTP is given.
+package client
+
+import (
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/memberplatform/memberplatform-go/accessmgmt"
+	"github.com/memberplatform/memberplatform-go/customer"
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/core"
+	"github.com/memberplatform/memberplatform-go/payments"
+)
+
+// Client calls the member platform. Build it with New; it is safe for
+// concurrent use and should be reused (it holds the connection pool and the
+// token cache).
+type Client struct {
+	AccessMgmt *accessmgmt.Service // users and organization role permissions
+	Payments   *payments.Service   // payment methods
+	Customer   *customer.Service   // member addresses
+
+	be *core.Client
+}
+
+// Environment variables New reads.
+const (
+	EnvBaseURL      = "MEMBERPLATFORM_BASE_URL"
+	EnvToken        = "MEMBERPLATFORM_TOKEN"
+	EnvSigV4Service = "MEMBERPLATFORM_SIGV4_SERVICE"
+)
+
+// New returns a Client configured from the environment (see the package
+// documentation) and then opts. It fails, before any network activity, on a
+// missing or invalid base URL, on an invalid option, and when a bearer token
+// would be sent over plain http to a non-loopback host.
+//
+// Its errors are *errors.ValidationError values (errors.Is(err,
+// apierrors.ErrInvalidInput)) whose single field, "config", says what is
+// wrong.
+func New(opts ...Option) (*Client, error) {
+	c, err := newClient(opts)
+	if err != nil {
+		return nil, &apierrors.ValidationError{Operation: "client.New", Fields: []apierrors.FieldError{{Field: "config", Message: strings.TrimPrefix(err.Error(), "memberplatform: ")}}}
+	}
+	return c, nil
+}
+
+func newClient(opts []Option) (*Client, error) {
+	s := core.DefaultSettings()
+	if v := os.Getenv(EnvBaseURL); v != "" {
+		u, err := parseBaseURL(v)
+		if err != nil {
+			return nil, errors.New(err.Error() + " (from " + EnvBaseURL + ")")
+		}
+		s.BaseURL = u
+	}
+	if err := s.Apply(opts); err != nil {
+		return nil, err
+	}
+	if s.BaseURL == nil {
+		return nil, errors.New("memberplatform: no base URL: pass client.WithBaseURL or set " + EnvBaseURL)
+	}
+	ts, err := tokenSourceFromSettings(&s)
+	if err != nil {
+		return nil, err
+	}
+	var tokens *core.TokenCache
+	if ts != nil {
+		tokens = core.NewTokenCache(fetcherFor(ts))
+	}
+	be, err := core.New(s, tokens)
+	if err != nil {
+		return nil, err
+	}
+	if sv, ok := ts.(*SigV4TokenSource); ok {
+		// The token request goes to the same platform with the same
+		// transport and retry settings, without a bearer token.
+		plain := s
+		plain.TokenSource, plain.TokenSourceSet = nil, true
+		tokenBE, err := core.New(plain, nil)
+		if err != nil {
+			return nil, err
+		}
+		sv.bind(tokenBE)
+	}
+	return &Client{
+		AccessMgmt: accessmgmt.NewService(be),
+		Payments:   payments.NewService(be),
+		Customer:   customer.NewService(be),
+		be:         be,
+	}, nil
+}
+
+// tokenSourceFromSettings applies the documented order: explicit option,
+// MEMBERPLATFORM_TOKEN, AWS variables, none.
+func tokenSourceFromSettings(s *core.Settings) (TokenSource, error) {
+	if s.TokenSourceSet {
+		if s.TokenSource == nil {
+			return nil, nil
+		}
+		ts, ok := s.TokenSource.(TokenSource)
+		if !ok {
+			return nil, errors.New("memberplatform: token source does not implement client.TokenSource")
+		}
+		return ts, nil
+	}
+	if v := os.Getenv(EnvToken); v != "" {
+		return StaticToken(v), nil
+	}
+	if creds, region, ok := SigV4CredentialsFromEnv(); ok {
+		src, err := NewSigV4TokenSource(SigV4Config{Credentials: creds, Region: region, Service: os.Getenv(EnvSigV4Service)})
+		if err != nil {
+			return nil, err
+		}
+		return src, nil
+	}
+	return nil, nil
+}

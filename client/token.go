@@ -1,0 +1,80 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/memberplatform/memberplatform-go/internal/core"
+)
+
+// Token is a bearer token and its expiry. A zero Expiry means unknown: the
+// client then uses the token until the platform rejects it with 401.
+// String and GoString redact Value, so a Token printed by mistake does not
+// leak.
+type Token struct {
+	Value  string
+	Expiry time.Time
+}
+
+// String returns a redacted description of the token.
+func (t Token) String() string {
+	if t.Expiry.IsZero() {
+		return "Token{Value:<redacted>}"
+	}
+	return "Token{Value:<redacted>, Expiry:" + t.Expiry.UTC().Format(time.RFC3339) + "}"
+}
+
+// GoString redacts the token for %#v.
+func (t Token) GoString() string { return "client." + t.String() }
+
+// TokenSource supplies bearer tokens. The client caches what it returns and
+// calls it again only when the token nears its expiry or is rejected, with
+// at most one call in flight. Implementations must be safe for concurrent
+// use.
+type TokenSource interface {
+	Token(ctx context.Context) (Token, error)
+}
+
+// TokenSourceFunc adapts a function to a TokenSource.
+type TokenSourceFunc func(ctx context.Context) (Token, error)
+
+// Token calls f.
+func (f TokenSourceFunc) Token(ctx context.Context) (Token, error) { return f(ctx) }
+
+// StaticToken returns a TokenSource that always returns value, with unknown
+// expiry. Use it for a service JWT obtained elsewhere
+// (MEMBERPLATFORM_TOKEN does this).
+func StaticToken(value string) TokenSource { return staticToken(value) }
+
+type staticToken string
+
+func (s staticToken) Token(context.Context) (Token, error) { return Token{Value: string(s)}, nil }
+
+// WithTokenSource makes the client send "Authorization: Bearer <token>"
+// from ts on every call, instead of the default chosen from the environment
+// (see New). WithTokenSource(nil) sends no Authorization header at all
+// (local development). Client-wide only: passing it to a single call fails.
+func WithTokenSource(ts TokenSource) Option {
+	return func(s *core.Settings) error {
+		s.TokenSource = ts
+		s.TokenSourceSet = true
+		if ts == nil {
+			s.TokenSource = nil
+		}
+		return nil
+	}
+}
+
+func fetcherFor(ts TokenSource) core.TokenFetcher {
+	return func(ctx context.Context) (string, time.Time, error) {
+		t, err := ts.Token(ctx)
+		if err != nil {
+			return "", time.Time{}, err
+		}
+		if t.Value == "" {
+			return "", time.Time{}, errors.New("token source returned an empty token")
+		}
+		return t.Value, t.Expiry, nil
+	}
+}

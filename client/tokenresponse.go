@@ -1,0 +1,105 @@
+package client
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/flextime"
+)
+
+// parseTokenResponse reads a token out of the shapes SigV4TokenSource
+// documents.
+func parseTokenResponse(status int, body []byte, now time.Time) (Token, error) {
+	unusable := func(reason string) (Token, error) {
+		snippet := body
+		if len(snippet) > 1024 {
+			snippet = snippet[:1024]
+		}
+		return Token{}, &apierrors.TokenError{StatusCode: status, Body: snippet, Reason: reason, Err: apierrors.ErrUnexpectedResponseBody}
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(bytes.TrimSpace(body), &obj); err != nil || obj == nil {
+		return unusable("token response is not a JSON object")
+	}
+	var value string
+	for _, k := range []string{"accessToken", "access_token", "token"} {
+		if json.Unmarshal(obj[k], &value) == nil && value != "" {
+			break
+		}
+		value = ""
+	}
+	if value == "" {
+		return unusable("token response has no accessToken, access_token or token string")
+	}
+	if exp, ok := expiryFromResponse(obj, now); ok {
+		return Token{Value: value, Expiry: exp}, nil
+	}
+	if exp, ok := jwtExpiry(value); ok {
+		return Token{Value: value, Expiry: exp}, nil
+	}
+	return Token{Value: value, Expiry: now.Add(DefaultTokenLifetime)}, nil
+}
+
+func expiryFromResponse(obj map[string]json.RawMessage, now time.Time) (time.Time, bool) {
+	for _, k := range []string{"expiresIn", "expires_in"} {
+		if secs, ok := number(obj[k]); ok && secs > 0 {
+			return now.Add(time.Duration(secs * float64(time.Second))), true
+		}
+	}
+	for _, k := range []string{"expiresAt", "expires_at"} {
+		var t flextime.Time
+		if raw := obj[k]; raw != nil && json.Unmarshal(raw, &t) == nil && !t.IsZero() {
+			return t.Time, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// number reads a JSON number or a numeric string.
+func number(raw json.RawMessage) (float64, bool) {
+	if raw == nil {
+		return 0, false
+	}
+	var f float64
+	if json.Unmarshal(raw, &f) == nil {
+		return f, true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+			return f, true
+		}
+	}
+	return 0, false
+}
+
+// jwtExpiry reads the exp claim of a JWT without verifying its signature
+// (the SDK only needs to know when to refresh; the platform verifies).
+// ok is false when value is not a JWT or has no numeric exp.
+func jwtExpiry(value string) (exp time.Time, ok bool) {
+	parts := strings.Split(value, ".")
+	if len(parts) != 3 {
+		return time.Time{}, false
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return time.Time{}, false
+	}
+	var claims struct {
+		Exp json.Number `json:"exp"`
+	}
+	if json.Unmarshal(payload, &claims) != nil || claims.Exp == "" {
+		return time.Time{}, false
+	}
+	f, err := claims.Exp.Float64()
+	if err != nil || f <= 0 {
+		return time.Time{}, false
+	}
+	sec := int64(f)
+	return time.Unix(sec, int64((f-float64(sec))*1e9)), true
+}

@@ -1,0 +1,102 @@
+package customer
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/oapi-codegen/nullable"
+
+	"github.com/memberplatform/memberplatform-go/internal/core"
+	"github.com/memberplatform/memberplatform-go/internal/flextime"
+	"github.com/memberplatform/memberplatform-go/internal/validate"
+)
+
+// Service calls the customer operations. Get one from
+// client.Client.Customer; it is safe for concurrent use.
+type Service struct{ be *core.Client }
+
+// NewService returns a Service that sends through be. client.New calls it;
+// users do not need to.
+func NewService(be *core.Client) *Service { return &Service{be: be} }
+
+// MemberAddress is a member's address. Every field but ID and TenantID may
+// be null, which decodes to nil.
+type MemberAddress struct {
+	ID             string  `json:"id"`
+	TenantID       string  `json:"tenantId"`
+	AddressFull    *string `json:"addressFull"`
+	AddressLineOne *string `json:"addressLineOne"`
+	AddressLineTwo *string `json:"addressLineTwo"`
+	State          *string `json:"state"`
+	Suburb         *string `json:"suburb"`
+	Postcode       *string `json:"postcode"`
+	Country        *string `json:"country"`
+	// CreatedDate and LastModifiedDate are kept as the server sent them:
+	// the contract does not give their format. Created and LastModified
+	// parse them.
+	CreatedDate      *string `json:"createdDate"`
+	LastModifiedDate *string `json:"lastModifiedDate"`
+}
+
+// Created parses CreatedDate (RFC 3339, with or without zone or fractional
+// seconds, a bare date, or epoch seconds/milliseconds). ok is false when the
+// date is null or in none of these shapes.
+func (a *MemberAddress) Created() (t time.Time, ok bool) { return parseDate(a.CreatedDate) }
+
+// LastModified parses LastModifiedDate like Created.
+func (a *MemberAddress) LastModified() (t time.Time, ok bool) { return parseDate(a.LastModifiedDate) }
+
+func parseDate(s *string) (time.Time, bool) {
+	if s == nil {
+		return time.Time{}, false
+	}
+	t, err := flextime.Parse(*s)
+	return t, err == nil
+}
+
+// UpsertMemberAddressParams is the address to store. AddressLineOne, State,
+// Suburb, Postcode and Country are required. AddressLineTwo has three
+// states: unset (the zero value: not sent), null
+// (nullable.NewNullNullable[string]()) and a value
+// (nullable.NewNullableWithValue("Unit 4")).
+type UpsertMemberAddressParams struct {
+	AddressFull    *string                   `json:"addressFull,omitempty"`
+	AddressLineOne string                    `json:"addressLineOne"`
+	AddressLineTwo nullable.Nullable[string] `json:"addressLineTwo,omitempty"`
+	State          string                    `json:"state"`
+	Suburb         string                    `json:"suburb"`
+	Postcode       string                    `json:"postcode"`
+	Country        string                    `json:"country"`
+}
+
+// An upsert stores the same address whether sent once or twice: safe to retry.
+var upsertMemberAddressOp = core.Operation{
+	Name: "customer.UpsertMemberAddress", Method: http.MethodPost,
+	Path: "/customer/members/{memberId}/address", Idempotent: true, Auth: true,
+}
+
+// UpsertMemberAddress creates or updates the address of member memberID (a
+// UUID) and returns the stored address. Success is any 2xx (200 updated,
+// 201 created). The SDK checks memberID and the required fields before
+// sending and reports every missing one.
+func (s *Service) UpsertMemberAddress(ctx context.Context, memberID string, params UpsertMemberAddressParams, opts ...core.Option) (*MemberAddress, error) {
+	v := validate.Errors{Operation: upsertMemberAddressOp.Name}
+	validate.UUIDParam(&v, "memberId", memberID)
+	for _, f := range []struct{ name, val string }{
+		{"addressLineOne", params.AddressLineOne}, {"state", params.State}, {"suburb", params.Suburb},
+		{"postcode", params.Postcode}, {"country", params.Country},
+	} {
+		if validate.Blank(f.val) {
+			v.Add(f.name, "is required")
+		}
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	var a MemberAddress
+	if err := s.be.Do(ctx, &core.Call{Op: &upsertMemberAddressOp, PathParams: []string{memberID}, Body: params, Out: &a}, opts...); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}

@@ -1,0 +1,41 @@
+// Package memberplatform is the root of memberplatform-go, the Go client SDK
+// for the member platform's HTTP API. It holds only the SDK's Version; the
+// API lives in the sub-packages:
+//
+//   - client: New builds the Client (base URL, token source, retries,
+//     logging) and exposes the three areas below as fields.
+//   - accessmgmt: UpdateUser and ReplaceRolePermissions.
+//   - payments: UpdatePaymentMethod.
+//   - customer: UpsertMemberAddress.
+//   - errors: the typed errors every operation returns (import it as
+//     apierrors).
+//   - sdktest: an in-process fake of the platform for tests and examples.
+//
+// # Quick start
+//
+//	import (
+//		"github.com/memberplatform/memberplatform-go/accessmgmt"
+//		"github.com/memberplatform/memberplatform-go/client"
+//		apierrors "github.com/memberplatform/memberplatform-go/errors"
+//	)
+//
+//	c, err := client.New() // MEMBERPLATFORM_BASE_URL, MEMBERPLATFORM_TOKEN or AWS credentials
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	u, err := c.AccessMgmt.UpdateUser(ctx, "user_01E4ZCR3C56J083X43JQXF3JK5",
+//		accessmgmt.UpdateUserParams{FirstName: new("Ada")})
+//	switch {
+//	case errors.Is(err, apierrors.ErrInvalidInput): // refused before sending
+//	case errors.Is(err, apierrors.ErrNotFound):
+//	case err != nil:
+//		var apiErr *apierrors.Error
+//		if errors.As(err, &apiErr) {
+//			log.Println(apiErr.StatusCode, apiErr.RequestID, apiErr.FieldErrors())
+//		}
+//	}
+//
+// Run the quick-start example against an in-process fake, with no setup:
+//
+//	go run ./examples/quickstart
+package memberplatform

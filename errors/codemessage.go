@@ -1,0 +1,69 @@
+package errors
+
+import "encoding/json"
+
+// CodeMessage is the error format of the customer (member address)
+// operation: a code, a message and, on validation errors, field errors.
+// Members are decoded leniently, as for Problem.
+type CodeMessage struct {
+	Code    string
+	Message string
+	Errors  []CodeMessageFieldError
+	// Extensions holds every other member of the body (and any member whose
+	// type was wrong), decoded as generic JSON values.
+	Extensions map[string]any
+}
+
+// CodeMessageFieldError is one item of a code/message body's errors member.
+type CodeMessageFieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// FieldErrors returns the body's field-level errors.
+func (c *CodeMessage) FieldErrors() []FieldError {
+	if c == nil {
+		return nil
+	}
+	out := make([]FieldError, 0, len(c.Errors))
+	for _, e := range c.Errors {
+		out = append(out, FieldError{Field: FieldFromPointer(e.Field), Message: e.Message})
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func decodeCodeMessage(obj map[string]json.RawMessage) *CodeMessage {
+	c := &CodeMessage{}
+	for k, raw := range obj {
+		ok := true
+		switch k {
+		case "code":
+			ok = decodeStringOrNumber(raw, &c.Code)
+		case "message":
+			ok = decodeString(raw, &c.Message)
+		case "errors":
+			var v any
+			ok = json.Unmarshal(raw, &v) == nil
+			if ok {
+				for _, fe := range fieldErrorsFromValue(v) {
+					c.Errors = append(c.Errors, CodeMessageFieldError{Field: fe.Field, Message: fe.Message})
+				}
+			}
+		default:
+			ok = false
+		}
+		if !ok {
+			var v any
+			if json.Unmarshal(raw, &v) == nil {
+				if c.Extensions == nil {
+					c.Extensions = make(map[string]any)
+				}
+				c.Extensions[k] = v
+			}
+		}
+	}
+	return c
+}

@@ -1,0 +1,85 @@
+package errors
+
+import (
+	"strconv"
+	"strings"
+)
+
+// FieldError is one field-level detail of a failure, in the same shape for
+// both error formats and for the SDK's own input validation.
+type FieldError struct {
+	// Field is a readable path to the offending value: "email",
+	// "permissions[2]", "address.postcode". For problem bodies it is derived
+	// from Pointer.
+	Field string
+	// Pointer is the JSON pointer (RFC 6901) the server sent, such as
+	// "/permissions/2"; empty when the server named a field instead.
+	Pointer string
+	// Message says what is wrong with the value.
+	Message string
+}
+
+// String returns "field: message", or just the message when no field is named.
+func (f FieldError) String() string {
+	if f.Field == "" {
+		return f.Message
+	}
+	return f.Field + ": " + f.Message
+}
+
+// FieldFromPointer turns a JSON pointer into a readable field path:
+// "/email" → "email", "/permissions/2" → "permissions[2]",
+// "/address/postcode" → "address.postcode", "#/a~1b" → "a/b". A string that
+// is not a pointer is returned unchanged.
+func FieldFromPointer(pointer string) string {
+	p := strings.TrimPrefix(pointer, "#")
+	if !strings.HasPrefix(p, "/") {
+		return pointer
+	}
+	var b strings.Builder
+	for _, tok := range strings.Split(p[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		if _, err := strconv.Atoi(tok); err == nil && b.Len() > 0 {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
+}
+
+// summarizeFields renders at most five field errors on one line.
+func summarizeFields(fs []FieldError) string {
+	const most = 5
+	var b strings.Builder
+	for i, f := range fs {
+		if i == most {
+			b.WriteString("; and " + strconv.Itoa(len(fs)-most) + " more")
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(oneLine(f.String(), 200))
+	}
+	return b.String()
+}
+
+// oneLine folds s onto one line and cuts it to at most n bytes (on a rune
+// boundary), so a server's text cannot break a log line.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

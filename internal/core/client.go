@@ -1,0 +1,483 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	stderrors "errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-cleanhttp"
+	"github.com/hashicorp/go-retryablehttp"
+
+	memberplatform "github.com/memberplatform/memberplatform-go"
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/httpx"
+)
+
+// Operation describes one API operation.
+type Operation struct {
+	Name   string // "accessmgmt.UpdateUser": used in errors and logs
+	Method string
+	// Path is the path template, with {name} placeholders filled, in order,
+	// by Call.PathParams (each escaped with url.PathEscape).
+	Path string
+	// Idempotent says whether the request may be repeated after it reached
+	// the server. Non-idempotent requests are retried only when the
+	// connection failed before the request was written.
+	Idempotent bool
+	// Auth says whether the request carries the bearer token.
+	Auth bool
+}
+
+// Call is one invocation of an Operation.
+type Call struct {
+	Op         *Operation
+	PathParams []string
+	Body       any // marshalled to JSON once; nil sends no body
+	// Out receives the decoded 2xx body; nil discards it. A *[]byte gets the
+	// raw bytes (at most 1 MiB). An empty 2xx body leaves Out untouched.
+	Out any
+	// Sign, if set, is called before every attempt, after all other headers
+	// are final, with the exact body bytes.
+	Sign func(req *http.Request, body []byte) error
+	// Status, if set, receives the final HTTP status.
+	Status *int
+}
+
+// Client runs calls. It is safe for concurrent use.
+type Client struct {
+	settings  Settings
+	http      *http.Client
+	userAgent string
+	tokens    *TokenCache
+}
+
+// New returns a Client for settings s. tokens may be nil (no Authorization).
+func New(s Settings, tokens *TokenCache) (*Client, error) {
+	c := &Client{settings: s, tokens: tokens}
+	if err := c.check(&s); err != nil {
+		return nil, err
+	}
+	c.http = buildHTTPClient(&s, nil)
+	c.userAgent = UserAgent(s.AppInfo)
+	return c, nil
+}
+
+// Settings returns a copy of the client's settings.
+func (c *Client) Settings() Settings { return c.settings }
+
+// Tokens returns the client's token cache, or nil.
+func (c *Client) Tokens() *TokenCache { return c.tokens }
+
+func (c *Client) check(s *Settings) error {
+	if s.BaseURL == nil || s.BaseURL.Host == "" || (s.BaseURL.Scheme != "http" && s.BaseURL.Scheme != "https") {
+		return fmt.Errorf("memberplatform: base URL must be an absolute http or https URL (set client.WithBaseURL or MEMBERPLATFORM_BASE_URL), got %q", redactURL(s.BaseURL))
+	}
+	if c.tokens != nil && s.BaseURL.Scheme == "http" && !s.AllowInsecureBearer && !httpx.IsLoopbackHost(s.BaseURL.Hostname()) {
+		return fmt.Errorf("memberplatform: refusing to send a bearer token over plain http to non-loopback host %q; use https, or client.WithInsecureBearerOverHTTP() if you really mean it", s.BaseURL.Hostname())
+	}
+	return nil
+}
+
+func redactURL(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	r := *u
+	r.User = nil
+	r.RawQuery = ""
+	return r.String()
+}
+
+// UserAgent returns "memberplatform-go/<version> (go<ver>; <os>/<arch>)"
+// followed by appInfo, if any.
+func UserAgent(appInfo string) string {
+	ua := "memberplatform-go/" + memberplatform.Version + " (" + runtime.Version() + "; " + runtime.GOOS + "/" + runtime.GOARCH + ")"
+	if appInfo != "" {
+		ua += " " + appInfo
+	}
+	return ua
+}
+
+// buildHTTPClient makes the *http.Client the retry loop uses: the user's
+// transport (or a pooled default) behind a wrapper that hides
+// CloseIdleConnections, because go-retryablehttp calls it when it gives up
+// and that would tear down the user's shared connection pool.
+func buildHTTPClient(s *Settings, prev *http.Client) *http.Client {
+	rt := s.Transport
+	hc := &http.Client{}
+	if s.HTTPClient != nil {
+		hc.Jar = s.HTTPClient.Jar
+		hc.CheckRedirect = s.HTTPClient.CheckRedirect
+		hc.Timeout = s.HTTPClient.Timeout
+		if rt == nil {
+			rt = s.HTTPClient.Transport
+		}
+	}
+	if rt == nil {
+		if prev != nil {
+			if w, ok := prev.Transport.(keepIdle); ok {
+				rt = w.rt
+			}
+		}
+		if rt == nil {
+			rt = cleanhttp.DefaultPooledTransport()
+		}
+	}
+	if s.AttemptTimeout > 0 {
+		hc.Timeout = s.AttemptTimeout
+	}
+	hc.Transport = keepIdle{rt}
+	return hc
+}
+
+// keepIdle forwards to a RoundTripper without exposing
+// CloseIdleConnections.
+type keepIdle struct{ rt http.RoundTripper }
+
+func (k keepIdle) RoundTrip(r *http.Request) (*http.Response, error) { return k.rt.RoundTrip(r) }
+
+// Do runs call with the client's settings and opts applied.
+func (c *Client) Do(ctx context.Context, call *Call, opts ...Option) error {
+	s := &c.settings
+	hc := c.http
+	if len(opts) > 0 {
+		cp := c.settings
+		if err := cp.Apply(opts); err != nil {
+			return &apierrors.ValidationError{Operation: call.Op.Name, Fields: []apierrors.FieldError{{Field: "options", Message: err.Error()}}}
+		}
+		if cp.TokenSourceSet != c.settings.TokenSourceSet || cp.TokenSource != c.settings.TokenSource {
+			return &apierrors.ValidationError{Operation: call.Op.Name, Fields: []apierrors.FieldError{{Field: "options", Message: "WithTokenSource and WithSigV4 apply to client.New, not to a single call"}}}
+		}
+		if call.Op.Auth {
+			if err := c.check(&cp); err != nil {
+				return &apierrors.ValidationError{Operation: call.Op.Name, Fields: []apierrors.FieldError{{Field: "options", Message: err.Error()}}}
+			}
+		}
+		if cp.Transport != c.settings.Transport || cp.HTTPClient != c.settings.HTTPClient || cp.AttemptTimeout != c.settings.AttemptTimeout {
+			hc = buildHTTPClient(&cp, c.http)
+		}
+		s = &cp
+	}
+	if s.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.Timeout)
+		defer cancel()
+	}
+	rawURL, path := buildURL(s, call.Op.Path, call.PathParams)
+	var body []byte
+	if call.Body != nil {
+		var err error
+		if body, err = json.Marshal(call.Body); err != nil {
+			return &apierrors.ValidationError{Operation: call.Op.Name, Fields: []apierrors.FieldError{{Field: "body", Message: "cannot encode as JSON: " + err.Error()}}}
+		}
+	}
+	useAuth := call.Op.Auth && c.tokens != nil
+	attempts := 0
+	for authRetry := 0; ; authRetry++ {
+		var tok *CachedToken
+		if useAuth {
+			var err error
+			if tok, err = c.tokens.Get(ctx); err != nil {
+				return err
+			}
+		}
+		resp, n, err := c.send(ctx, s, hc, call, rawURL, path, body, tok)
+		attempts += n
+		if err != nil {
+			if te, ok := err.(*apierrors.TransportError); ok {
+				te.Attempts = attempts
+			}
+			return err
+		}
+		if resp.StatusCode == http.StatusUnauthorized && useAuth && authRetry == 0 {
+			// The token was rejected: drop exactly that token (a newer
+			// one is kept), fetch a fresh one and resend once.
+			httpx.DrainAndClose(resp.Body)
+			c.tokens.Invalidate(tok)
+			continue
+		}
+		if call.Status != nil {
+			*call.Status = resp.StatusCode
+		}
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			e := apierrors.FromResponse(resp)
+			e.Operation, e.Method, e.Path, e.Attempts = call.Op.Name, call.Op.Method, path, attempts
+			return e
+		}
+		return decodeSuccess(resp, call, path, attempts)
+	}
+}
+
+func decodeSuccess(resp *http.Response, call *Call, path string, attempts int) error {
+	defer httpx.DrainAndClose(resp.Body)
+	if call.Out == nil {
+		return nil
+	}
+	var err error
+	if raw, ok := call.Out.(*[]byte); ok {
+		*raw, err = io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	} else {
+		err = json.NewDecoder(resp.Body).Decode(call.Out)
+		if err == io.EOF {
+			err = nil // an empty 2xx body is a success with no content
+		}
+	}
+	if err != nil {
+		return &apierrors.Error{Operation: call.Op.Name, Method: call.Op.Method, Path: path, StatusCode: resp.StatusCode,
+			Header: resp.Header, RequestID: httpx.RequestID(resp.Header), Attempts: attempts, Err: err}
+	}
+	return nil
+}
+
+// buildURL joins the base URL (keeping its path prefix), the escaped path
+// and the query. It returns the full URL and the escaped path alone.
+func buildURL(s *Settings, tmpl string, params []string) (string, string) {
+	var b strings.Builder
+	b.Grow(len(tmpl) + 64)
+	i := 0
+	for {
+		open := strings.IndexByte(tmpl, '{')
+		if open < 0 {
+			b.WriteString(tmpl)
+			break
+		}
+		end := strings.IndexByte(tmpl[open:], '}')
+		if end < 0 {
+			b.WriteString(tmpl)
+			break
+		}
+		b.WriteString(tmpl[:open])
+		if i < len(params) {
+			b.WriteString(escapeSegment(params[i]))
+		}
+		i++
+		tmpl = tmpl[open+end+1:]
+	}
+	path := b.String()
+	base := strings.TrimSuffix(s.BaseURL.EscapedPath(), "/")
+	full := s.BaseURL.Scheme + "://" + s.BaseURL.Host + base + path
+	if len(s.Query) > 0 {
+		full += "?" + s.Query.Encode()
+	}
+	return full, base + path
+}
+
+// escapeSegment escapes one path segment; "." and ".." are encoded too, so
+// no parameter can climb out of its place in the path.
+func escapeSegment(p string) string {
+	switch p {
+	case ".":
+		return "%2E"
+	case "..":
+		return "%2E%2E"
+	}
+	return url.PathEscape(p)
+}
+
+// send runs the retry loop for one token. It returns the final response, or
+// a typed error when none was received, and the number of attempts made.
+func (c *Client) send(ctx context.Context, s *Settings, hc *http.Client, call *Call, rawURL, path string, body []byte, tok *CachedToken) (*http.Response, int, error) {
+	var rawBody any
+	if body != nil {
+		rawBody = body
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, call.Op.Method, rawURL, rawBody)
+	if err != nil {
+		return nil, 0, &apierrors.ValidationError{Operation: call.Op.Name, Fields: []apierrors.FieldError{{Field: "url", Message: err.Error()}}}
+	}
+	h := req.Header
+	ua := c.userAgent
+	if s.AppInfo != c.settings.AppInfo {
+		ua = UserAgent(s.AppInfo)
+	}
+	h["User-Agent"] = []string{ua}
+	h["Accept"] = acceptHeader
+	if body != nil {
+		h["Content-Type"] = jsonContentType
+	}
+	for k, v := range s.Header {
+		h[k] = v
+	}
+	if tok != nil {
+		h["Authorization"] = []string{tok.Header}
+	}
+	st := &attemptState{c: c, s: s, call: call, path: path, body: body, tok: tok}
+	if call.Sign != nil {
+		if err := call.Sign(req.Request, body); err != nil {
+			return nil, 0, &apierrors.TokenError{Reason: "signing the request", Err: err}
+		}
+	}
+	rc := &retryablehttp.Client{
+		HTTPClient:   hc,
+		RetryMax:     s.Retry.MaxRetries,
+		CheckRetry:   st.checkRetry,
+		Backoff:      st.backoff,
+		ErrorHandler: st.errorHandler,
+		PrepareRetry: st.prepareRetry,
+	}
+	if s.Logger != nil {
+		rc.RequestLogHook = st.requestLogHook
+	}
+	resp, err := rc.Do(req)
+	if err != nil {
+		if st.prepareErr != nil {
+			return nil, st.attempts, st.prepareErr
+		}
+		return nil, st.attempts, st.transportError(err)
+	}
+	if st.stop == StopRetryAfter || st.stop == StopDeadline || st.stop == StopExhausted {
+		st.log(slog.LevelWarn, "giving up", resp, nil, slog.String("reason", stopReason(st.stop)))
+	}
+	return resp, st.attempts, nil
+}
+
+var (
+	acceptHeader    = []string{"application/json, application/problem+json"}
+	jsonContentType = []string{"application/json"}
+)
+
+// RetryAttemptHeader carries the retry number (1 for the first retry) on
+// retried requests, for server-side telemetry. It is set before signing, so
+// it is covered by a SigV4 signature rather than breaking it.
+const RetryAttemptHeader = "X-Retry-Attempt"
+
+// attemptState is the per-call state the retry hooks share.
+type attemptState struct {
+	c          *Client
+	s          *Settings
+	call       *Call
+	path       string
+	body       []byte
+	tok        *CachedToken
+	attempts   int
+	stop       Decision
+	wait       time.Duration
+	waited     time.Duration
+	lastStatus int
+	start      time.Time
+	prepareErr error
+}
+
+func (st *attemptState) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	st.attempts++
+	if resp != nil {
+		st.lastStatus = resp.StatusCode
+	}
+	st.log(slog.LevelDebug, "attempt", resp, err)
+	d, wait := st.s.Retry.Decide(ctx, st.attempts, st.call.Op.Idempotent, resp, err)
+	st.stop = d
+	if d != Retry {
+		return false, nil
+	}
+	st.wait = wait
+	st.waited += wait
+	st.log(slog.LevelWarn, "retrying", resp, err, slog.Duration("wait", wait))
+	return true, nil
+}
+
+func (st *attemptState) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
+	return st.wait
+}
+
+// errorHandler hands the last response back instead of go-retryablehttp's
+// "giving up after N attempts" error, so it can be decoded; with no
+// response it passes the cause on.
+func (st *attemptState) errorHandler(resp *http.Response, err error, _ int) (*http.Response, error) {
+	if resp != nil {
+		return resp, nil
+	}
+	return nil, err
+}
+
+func (st *attemptState) prepareRetry(req *http.Request) error {
+	req.Header = req.Header.Clone()
+	req.Header.Set(RetryAttemptHeader, strconv.Itoa(st.attempts))
+	if st.tok != nil {
+		// The cached token may have been refreshed during the backoff.
+		if t, err := st.c.tokens.Get(req.Context()); err == nil {
+			st.tok = t
+			req.Header["Authorization"] = []string{t.Header}
+		} else {
+			st.prepareErr = err
+			return err
+		}
+	}
+	if st.call.Sign != nil {
+		if err := st.call.Sign(req, st.body); err != nil {
+			st.prepareErr = &apierrors.TokenError{Reason: "signing the request", Err: err}
+			return st.prepareErr
+		}
+	}
+	return nil
+}
+
+func (st *attemptState) requestLogHook(_ retryablehttp.Logger, _ *http.Request, _ int) {
+	st.start = time.Now()
+}
+
+func (st *attemptState) transportError(err error) error {
+	var uerr *url.Error
+	if stderrors.As(err, &uerr) {
+		// Never echo a query string (it may hold caller secrets).
+		if u, perr := url.Parse(uerr.URL); perr == nil {
+			uerr.URL = redactURL(u)
+		}
+	}
+	return &apierrors.TransportError{Operation: st.call.Op.Name, Method: st.call.Op.Method, Path: st.path,
+		Attempts: st.attempts, Waited: st.waited, LastStatus: st.lastStatus, Err: err}
+}
+
+// log writes one record if a logger is configured. Only allow-listed values
+// are logged: operation, method, path template, status, attempt, duration,
+// request ID and error text; never headers or bodies.
+func (st *attemptState) log(level slog.Level, msg string, resp *http.Response, err error, extra ...slog.Attr) {
+	l := st.s.Logger
+	if l == nil || !l.Enabled(context.Background(), level) {
+		return
+	}
+	attrs := make([]slog.Attr, 0, 9+len(extra))
+	attrs = append(attrs,
+		slog.String("operation", st.call.Op.Name),
+		slog.String("method", st.call.Op.Method),
+		slog.String("path", st.call.Op.Path),
+		slog.Int("attempt", st.attempts))
+	if !st.start.IsZero() {
+		attrs = append(attrs, slog.Duration("duration", time.Since(st.start)))
+	}
+	if resp != nil {
+		attrs = append(attrs, slog.Int("status", resp.StatusCode))
+		if id := httpx.RequestID(resp.Header); id != "" {
+			attrs = append(attrs, slog.String("request_id", id))
+		}
+	}
+	if err != nil {
+		var uerr *url.Error
+		if stderrors.As(err, &uerr) {
+			err = uerr.Err // the URL may carry a caller's query string
+		}
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	attrs = append(attrs, extra...)
+	l.LogAttrs(context.Background(), level, "memberplatform: "+msg, attrs...)
+}
+
+func stopReason(d Decision) string {
+	switch d {
+	case StopExhausted:
+		return "retries exhausted"
+	case StopRetryAfter:
+		return "Retry-After exceeds the configured maximum"
+	case StopDeadline:
+		return "next retry would end after the context deadline"
+	}
+	return ""
+}

@@ -1,0 +1,163 @@
+package core
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	stderrors "errors"
+	"math"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/httpx"
+)
+
+// RetryPolicy configures retries. The zero value of a field means "use the
+// default" only through DefaultRetryPolicy; options set fields explicitly.
+type RetryPolicy struct {
+	// MaxRetries is how many times a failed attempt is retried; 0 disables
+	// retries. Default 3 (4 attempts).
+	MaxRetries int
+	// BaseDelay and MaxDelay shape exponential backoff with full jitter:
+	// retry n waits a uniformly random duration in [0, min(MaxDelay,
+	// BaseDelay·2ⁿ)). Defaults 250ms and 8s.
+	BaseDelay time.Duration
+	MaxDelay  time.Duration
+	// MaxRetryAfter caps a server's Retry-After: when a 429 or 503 asks for
+	// longer, the call stops at once and returns the rate-limited error with
+	// the asked duration. Default 20s.
+	MaxRetryAfter time.Duration
+	// Rand returns a float in [0,1) for jitter; nil uses math/rand/v2.
+	Rand func() float64
+	// Now returns the current time; nil uses time.Now.
+	Now func() time.Time
+}
+
+// DefaultRetryPolicy returns the SDK's retry defaults.
+func DefaultRetryPolicy() RetryPolicy {
+	return RetryPolicy{MaxRetries: 3, BaseDelay: 250 * time.Millisecond, MaxDelay: 8 * time.Second, MaxRetryAfter: 20 * time.Second}
+}
+
+func (p *RetryPolicy) now() time.Time {
+	if p.Now != nil {
+		return p.Now()
+	}
+	return time.Now()
+}
+
+// Backoff returns the wait before retry number retry (0 for the first
+// retry): full jitter over min(MaxDelay, BaseDelay·2^retry).
+func (p *RetryPolicy) Backoff(retry int) time.Duration {
+	ceil := float64(p.BaseDelay) * math.Pow(2, float64(retry))
+	if ceil > float64(p.MaxDelay) || math.IsInf(ceil, 0) {
+		ceil = float64(p.MaxDelay)
+	}
+	r := 0.0
+	if p.Rand != nil {
+		r = p.Rand()
+	} else {
+		r = rand.Float64()
+	}
+	return time.Duration(r * ceil)
+}
+
+// Decision is what the policy decided after one attempt.
+type Decision int
+
+// Decisions.
+const (
+	Done           Decision = iota // not retriable, or success
+	Retry                          // wait Wait, then retry
+	StopExhausted                  // retriable, but no retries left
+	StopRetryAfter                 // the server asked for longer than MaxRetryAfter
+	StopDeadline                   // the wait would end after the context deadline
+)
+
+// Decide applies the policy to the outcome of attempt number attempt
+// (1-based): resp and err are what the transport returned. It returns the
+// decision and, for Retry, the wait. idempotent says whether the request may
+// be repeated after it reached the server.
+func (p *RetryPolicy) Decide(ctx context.Context, attempt int, idempotent bool, resp *http.Response, err error) (Decision, time.Duration) {
+	if ctx.Err() != nil || !Retriable(idempotent, resp, err) {
+		return Done, 0
+	}
+	if attempt > p.MaxRetries {
+		return StopExhausted, 0
+	}
+	wait := p.Backoff(attempt - 1)
+	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+		if ra, ok := httpx.RetryAfter(resp.Header, p.now()); ok {
+			if ra > p.MaxRetryAfter {
+				return StopRetryAfter, ra
+			}
+			wait = ra
+		}
+	}
+	if dl, ok := ctx.Deadline(); ok && p.now().Add(wait).After(dl) {
+		return StopDeadline, wait
+	}
+	return Retry, wait
+}
+
+// Retriable reports whether an attempt's outcome may be retried. Responses:
+// 408, 429, 500, 502, 503 and 504, except a problem saying the provider is
+// not configured (peeked without consuming the body). Errors: connection
+// failures and per-attempt timeouts, but never TLS certificate errors or
+// invalid URLs (Decide stops first when the call's own context is done). A non-idempotent request is retried only when the connection
+// failed before the request was written (a dial error).
+func Retriable(idempotent bool, resp *http.Response, err error) bool {
+	if err != nil {
+		var certErr *tls.CertificateVerificationError
+		var unknownAuth x509.UnknownAuthorityError
+		var hostErr x509.HostnameError
+		var invalid x509.CertificateInvalidError
+		var recordErr tls.RecordHeaderError
+		if stderrors.As(err, &certErr) || stderrors.As(err, &unknownAuth) || stderrors.As(err, &hostErr) || stderrors.As(err, &invalid) || stderrors.As(err, &recordErr) {
+			return false
+		}
+		var uerr *url.Error
+		if stderrors.As(err, &uerr) && (uerr.Op == "parse" || stderrors.Is(uerr.Err, http.ErrSchemeMismatch)) {
+			return false
+		}
+		var opErr *net.OpError
+		if stderrors.As(err, &opErr) && opErr.Op == "dial" {
+			return true
+		}
+		var dnsErr *net.DNSError
+		if stderrors.As(err, &dnsErr) {
+			return dnsErr.IsTemporary || dnsErr.IsTimeout
+		}
+		return idempotent
+	}
+	if resp == nil || !idempotent {
+		return false
+	}
+	switch resp.StatusCode {
+	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusInternalServerError,
+		http.StatusBadGateway, http.StatusGatewayTimeout:
+		return true
+	case http.StatusServiceUnavailable:
+		return !providerNotConfigured(resp)
+	}
+	return false
+}
+
+// providerNotConfigured peeks at a 503 body for the "provider not
+// configured" problem, which retrying cannot fix. The peeked bytes are put
+// back in front of the body.
+func providerNotConfigured(resp *http.Response) bool {
+	if resp.Body == nil || resp.Body == http.NoBody {
+		return false
+	}
+	peek := make([]byte, 0, 4096)
+	buf := peek[:4096]
+	n, _ := readFull(resp.Body, buf)
+	peek = buf[:n]
+	resp.Body = &prefixedBody{prefix: peek, rc: resp.Body}
+	e := apierrors.Decode(resp.StatusCode, resp.Header, peek)
+	return stderrors.Is(e, apierrors.ErrProviderNotConfigured)
+}

@@ -1,0 +1,105 @@
+package payments
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/memberplatform/memberplatform-go/internal/core"
+	"github.com/memberplatform/memberplatform-go/internal/flextime"
+	"github.com/memberplatform/memberplatform-go/internal/validate"
+)
+
+// Service calls the payment-method operations. Get one from
+// client.Client.Payments; it is safe for concurrent use.
+type Service struct{ be *core.Client }
+
+// NewService returns a Service that sends through be. client.New calls it;
+// users do not need to.
+func NewService(be *core.Client) *Service { return &Service{be: be} }
+
+// PaymentMethod is a stored payment card.
+type PaymentMethod struct {
+	ID               string    `json:"id"`
+	BillingAccountID string    `json:"billingAccountId"`
+	LastFourDigits   string    `json:"lastFourDigits"`
+	CardBrand        string    `json:"cardBrand"`
+	ExpDate          string    `json:"expDate"` // MM/YYYY
+	Primary          bool      `json:"primary"`
+	CreatedAt        time.Time `json:"createdAt"`
+	UpdatedAt        time.Time `json:"updatedAt"`
+}
+
+// UnmarshalJSON decodes a payment method, reading createdAt and updatedAt
+// in any of the date-time shapes servers send (RFC 3339 with or without
+// fractional seconds or zone, a space instead of 'T', epoch seconds or
+// milliseconds), since the contract says only "date-time".
+func (p *PaymentMethod) UnmarshalJSON(b []byte) error {
+	type plain PaymentMethod
+	var w struct {
+		*plain
+		CreatedAt flextime.Time `json:"createdAt"`
+		UpdatedAt flextime.Time `json:"updatedAt"`
+	}
+	w.plain = (*plain)(p)
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	p.CreatedAt, p.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
+	return nil
+}
+
+// UpdatePaymentMethodParams are the fields to change; nil leaves a field as
+// it is. SetAsPrimary: new(false) sends an explicit false.
+type UpdatePaymentMethodParams struct {
+	SetAsPrimary *bool `json:"setAsPrimary,omitempty"`
+	// ExpDate is sent exactly as given: the contract does not fix the
+	// request format (the resource reports MM/YYYY, which ExpDate builds).
+	// Only an empty string is refused.
+	ExpDate *string `json:"expDate,omitempty"`
+}
+
+// ExpDate formats a card expiry as MM/YYYY, the format the platform reports.
+func ExpDate(month time.Month, year int) string {
+	return fmt.Sprintf("%02d/%04d", int(month), year)
+}
+
+// The PATCH sets absolute values (primary = true/false, expDate = X), so
+// repeating it leaves the same state: safe to retry.
+var updatePaymentMethodOp = core.Operation{
+	Name: "payments.UpdatePaymentMethod", Method: http.MethodPatch,
+	Path: "/payment-methods/{id}", Idempotent: true, Auth: true,
+}
+
+// UpdatePaymentMethod updates payment method id (a UUID) and returns it.
+//
+// A platform that does not implement the operation answers with a "Not
+// implemented" problem: errors.Is(err, apierrors.ErrNotImplemented). If the
+// platform answers 2xx with an empty body, the returned value holds only the
+// ID and the fields that were sent.
+func (s *Service) UpdatePaymentMethod(ctx context.Context, id string, params UpdatePaymentMethodParams, opts ...core.Option) (*PaymentMethod, error) {
+	v := validate.Errors{Operation: updatePaymentMethodOp.Name}
+	validate.UUIDParam(&v, "id", id)
+	if params.ExpDate != nil && validate.Blank(*params.ExpDate) {
+		v.Add("expDate", "must not be empty when set")
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	var pm PaymentMethod
+	if err := s.be.Do(ctx, &core.Call{Op: &updatePaymentMethodOp, PathParams: []string{id}, Body: params, Out: &pm}, opts...); err != nil {
+		return nil, err
+	}
+	if pm.ID == "" {
+		pm.ID = id
+		if params.SetAsPrimary != nil {
+			pm.Primary = *params.SetAsPrimary
+		}
+		if params.ExpDate != nil {
+			pm.ExpDate = *params.ExpDate
+		}
+	}
+	return &pm, nil
+}
