@@ -1,6 +1,9 @@
 package errors
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // CodeMessage is the error format of the customer (member address)
 // operation: a code, a message and, on validation errors, field errors.
@@ -27,7 +30,7 @@ func (c *CodeMessage) FieldErrors() []FieldError {
 	}
 	out := make([]FieldError, 0, len(c.Errors))
 	for _, e := range c.Errors {
-		out = append(out, FieldError{Field: FieldFromPointer(e.Field), Message: e.Message})
+		out = append(out, newFieldError(e.Field, e.Message))
 	}
 	if len(out) == 0 {
 		return nil
@@ -45,12 +48,22 @@ func decodeCodeMessage(obj map[string]json.RawMessage) *CodeMessage {
 		case "message":
 			ok = decodeString(raw, &c.Message)
 		case "errors":
+			// Kept in Extensions too unless some field error was read
+			// from it (or it is an empty list).
 			var v any
-			ok = json.Unmarshal(raw, &v) == nil
-			if ok {
-				for _, fe := range fieldErrorsFromValue(v) {
-					c.Errors = append(c.Errors, CodeMessageFieldError{Field: fe.Field, Message: fe.Message})
+			if json.Unmarshal(raw, &v) == nil {
+				fes := fieldErrorsFromValue(v)
+				for _, fe := range fes {
+					field := fe.Field
+					if fe.Pointer != "" {
+						field = fe.Pointer
+					}
+					c.Errors = append(c.Errors, CodeMessageFieldError{Field: field, Message: fe.Message})
 				}
+				list, isList := v.([]any)
+				ok = len(fes) > 0 || (isList && len(list) == 0)
+			} else {
+				ok = false
 			}
 		default:
 			ok = false
@@ -63,6 +76,17 @@ func decodeCodeMessage(obj map[string]json.RawMessage) *CodeMessage {
 				}
 				c.Extensions[k] = v
 			}
+		}
+	}
+	if c.Code == "" {
+		// AWS JSON protocol errors {"__type": "ns#ThrottlingException",
+		// "message": ...} and Anthropic/OpenAI-style {"type": ..., "message":
+		// ...}: take the type as the code (it stays in Extensions too).
+		var t string
+		if decodeString(obj["__type"], &t) && t != "" {
+			c.Code = t[strings.LastIndexByte(t, '#')+1:]
+		} else if decodeString(obj["type"], &t) {
+			c.Code = t
 		}
 	}
 	return c

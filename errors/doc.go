@@ -29,6 +29,38 @@
 //		for _, f := range apiErr.FieldErrors() { fmt.Println(f.Field, f.Message) }
 //	}
 //
+// # Decoding error bodies
+//
+// FromResponse reads at most MaxBodySnippet (64 KiB) of an error body,
+// drains a bounded further amount and closes it, so the connection can be
+// reused. The decoder never fails and never panics: a problem document is
+// recognised by its media type (application/problem+json, any parameters) or
+// its members, a code/message body by code or message, and anything else (an
+// HTML page from a proxy, plain text, an empty body, a JSON array, an API
+// gateway's {"message": ...}, an {"error": {...}} wrapper, truncated JSON)
+// still yields an *Error with the status, headers and body snippet, and
+// where possible a readable Title and Detail and field errors. Members that
+// are missing or of the wrong type are left at their zero value and kept in
+// Extensions; the HTTP status is authoritative over a status in the body.
+//
+// # Kinds
+//
+// An *Error matches the kind of its HTTP status (400 ErrBadRequest, 401
+// ErrUnauthorized, ..., 502–504 ErrServiceUnavailable) and the kind its body
+// names: a problem type or title, or a code, spelling BAD_REQUEST,
+// NOT_FOUND, MEMBER_NOT_FOUND, VALIDATION_ERROR and the like. The contract
+// describes two responses only in words, and gives no status for them:
+//
+//   - provider not configured: this SDK assumes a 503 and recognises it by
+//     a problem type, title or code saying "not configured" (any status),
+//     or a detail saying so on a 5xx. It matches ErrProviderNotConfigured
+//     (and ErrServiceUnavailable for a 503), and is not Temporary.
+//   - provider rate limited: a 429, or a body saying "rate limit", "too many
+//     requests" or "throttled". RetryAfter holds the Retry-After header
+//     (delta-seconds or HTTP date) as a duration.
+//
+// Kind returns the single most specific kind.
+//
 // No error string produced by this package contains a bearer token, an
 // Authorization header, AWS credentials or a SigV4 signature: they never
 // reach it.

@@ -44,38 +44,54 @@ type Error struct {
 	// 2xx body; nil for ordinary error responses.
 	Err error
 
-	// summary is a readable message found in a body of neither format.
-	summary string
+	// other is what could be read from a body of neither format.
+	other *otherBody
 }
 
-// Error returns one line: operation, status, title or code, detail or
-// message, a summary of the field errors, the attempt count and request ID.
+// Error returns one line: operation (or method and path), status, title or
+// code, detail or message, a summary of the field errors, the Retry-After
+// wait, the attempt count and the request ID. Server text is folded onto one
+// line, stripped of control characters and cut to a bounded length. The line
+// never holds request headers (so never a bearer token, Authorization header
+// or signature), body members other than those, or the raw body.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("memberplatform: ")
-	if e.Operation != "" {
-		b.WriteString(e.Operation)
-		b.WriteString(": ")
+	switch {
+	case e.Operation != "":
+		b.WriteString(e.Operation + ": ")
+	case e.Method != "":
+		b.WriteString(oneLine(e.Method, 16) + " " + oneLine(e.Path, 200) + ": ")
 	}
 	b.WriteString(strconv.Itoa(e.StatusCode))
 	if t := http.StatusText(e.StatusCode); t != "" {
 		b.WriteString(" " + t)
 	}
 	title, detail := e.headline()
-	if title != "" {
-		b.WriteString(": " + oneLine(title, 200))
+	title, detail = oneLine(title, 200), oneLine(detail, 300)
+	if title != "" && !e.restatesStatus(title) {
+		b.WriteString(": " + title)
 	}
-	if detail != "" && detail != title {
-		b.WriteString(": " + oneLine(detail, 300))
+	if detail != "" && detail != title && !e.restatesStatus(detail) {
+		b.WriteString(": " + detail)
 	}
 	if e.Err != nil {
 		b.WriteString(": " + oneLine(e.Err.Error(), 300))
 	}
 	if fs := e.FieldErrors(); len(fs) > 0 {
-		b.WriteString(" [" + summarizeFields(fs) + "]")
+		// Skip the list when the detail already says it all (API Platform
+		// writes "title: This value should not be blank." in both places).
+		sum := summarizeFields(fs)
+		if sum != detail && (len(fs) > 1 || oneLine(fs[0].Message, 300) != detail) {
+			b.WriteString(" [" + sum + "]")
+		}
 	}
 	if e.RetryAfter > 0 {
-		b.WriteString(" (retry after " + e.RetryAfter.String() + ")")
+		d := e.RetryAfter.Round(time.Second)
+		if e.RetryAfter < 10*time.Second {
+			d = e.RetryAfter.Round(time.Millisecond)
+		}
+		b.WriteString(" (retry after " + d.String() + ")")
 	}
 	if e.Attempts > 1 {
 		b.WriteString(" (after " + strconv.Itoa(e.Attempts) + " attempts)")
@@ -86,75 +102,141 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// restatesStatus reports whether s only repeats the status line, as in
+// "404 Not Found: Not Found" or an nginx page titled "502 Bad Gateway".
+func (e *Error) restatesStatus(s string) bool {
+	n := normalizeName(s)
+	code := strconv.Itoa(e.StatusCode)
+	text := normalizeName(http.StatusText(e.StatusCode))
+	return n == code || (text != "" && (n == text || n == code+"_"+text))
+}
+
+// GoString describes the error without the raw body or headers, so %#v
+// cannot print a secret a server put in an error body.
+func (e *Error) GoString() string {
+	return "&errors.Error{Operation:" + strconv.Quote(e.Operation) + ", StatusCode:" + strconv.Itoa(e.StatusCode) +
+		", RequestID:" + strconv.Quote(e.RequestID) + ", Body:<" + strconv.Itoa(len(e.Body)) + " bytes>, Message:" + strconv.Quote(e.Error()) + "}"
+}
+
+// headline returns the title (or code) and the detail (or message).
 func (e *Error) headline() (title, detail string) {
 	switch {
 	case e.Problem != nil:
 		title = e.Problem.Title
+		if title == "" && e.Problem.Type != "about:blank" {
+			title = e.Problem.Type
+		}
 		if e.Problem.ServiceCode != "" {
 			title = strings.TrimSpace(title + " (" + e.Problem.ServiceCode + ")")
-		}
-		if title == "" && e.Problem.Type != "" && e.Problem.Type != "about:blank" {
-			title = e.Problem.Type
 		}
 		return title, e.Problem.Detail
 	case e.CodeMessage != nil:
 		return e.CodeMessage.Code, e.CodeMessage.Message
+	case e.other != nil:
+		return e.other.code, e.other.message
 	}
-	return "", e.summary
+	return "", ""
+}
+
+// Title returns the problem's title, the code/message body's code, or the
+// code found in a body of neither format (such as OAuth's "error"); "" if
+// none.
+func (e *Error) Title() string {
+	t, _ := e.headline()
+	return t
+}
+
+// Detail returns the problem's detail, the code/message body's message, or
+// a readable message found in a body of neither format: a JSON message or
+// detail member, an HTML page's title, an XML Message, the first line of
+// plain text; "" if none.
+func (e *Error) Detail() string {
+	_, d := e.headline()
+	return d
 }
 
 // Unwrap returns Err.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Is reports whether target is one of the kinds this error belongs to: the
-// kind of its HTTP status, and the kind its body names, if any.
+// kind of its HTTP status, and the kind its body names, if any (see Kind).
 func (e *Error) Is(target error) bool {
 	if target == nil {
 		return false
 	}
-	if k := kindForStatus(e.StatusCode); k == target {
+	if kindForStatus(e.StatusCode) == target {
 		return true
 	}
 	if e.StatusCode >= 200 && e.StatusCode < 300 && e.Err != nil && target == ErrUnexpectedResponseBody {
 		return true
 	}
-	return e.bodyKind() == target
+	return e.textKind() == target || e.nameKind() == target
 }
 
-// Kind returns the most specific kind of the error: the kind its body names
-// when there is one (so a provider-not-configured 503 is
-// ErrProviderNotConfigured), else the kind of its status, else nil.
+// Kind returns the most specific kind of the error: ErrProviderNotConfigured
+// or ErrRateLimited when the body says so (see classifyText); else the kind of
+// the HTTP status, which is authoritative; else the kind a body's type, title
+// or code names (BAD_REQUEST, NOT_FOUND...) when the status has none; else
+// nil.
 func (e *Error) Kind() error {
-	if k := e.bodyKind(); k != nil {
+	if k := e.textKind(); k != nil {
 		return k
 	}
 	if e.StatusCode >= 200 && e.StatusCode < 300 && e.Err != nil {
 		return ErrUnexpectedResponseBody
 	}
-	return kindForStatus(e.StatusCode)
+	if k := kindForStatus(e.StatusCode); k != nil {
+		return k
+	}
+	return e.nameKind()
 }
 
-func (e *Error) bodyKind() error {
-	if p := e.Problem; p != nil {
-		for _, s := range []string{p.Type, p.Title, p.Detail} {
+// textKind recognises the provider-not-configured and rate-limited
+// responses, which the contract describes in words only. A problem's type or
+// title, or a code, that says so counts at any status; a detail or message
+// only on a 429 or a 5xx, so that a 400 explaining "rate limit must be
+// positive" is not taken for one.
+func (e *Error) textKind() error {
+	var strong, weak []string
+	switch {
+	case e.Problem != nil:
+		strong = []string{e.Problem.Type, e.Problem.Title}
+		weak = []string{e.Problem.Detail}
+	case e.CodeMessage != nil:
+		strong = []string{e.CodeMessage.Code}
+		weak = []string{e.CodeMessage.Message}
+	case e.other != nil:
+		strong = []string{e.other.code}
+		weak = []string{e.other.message}
+	}
+	for _, s := range strong {
+		if k := classifyText(s); k != nil {
+			return k
+		}
+	}
+	if e.StatusCode == http.StatusTooManyRequests || e.StatusCode >= 500 {
+		for _, s := range weak {
 			if k := classifyText(s); k != nil {
 				return k
 			}
 		}
-		if k := kindForName(lastSegment(p.Type)); k != nil {
-			return k
-		}
-		if k := kindForName(p.Title); k != nil {
-			return k
-		}
 	}
-	if c := e.CodeMessage; c != nil {
-		if k := kindForName(c.Code); k != nil {
+	return nil
+}
+
+// nameKind is the kind named by the last segment of a problem's type URI,
+// its title, or a code (see kindForName).
+func (e *Error) nameKind() error {
+	switch {
+	case e.Problem != nil:
+		if k := kindForName(lastSegment(e.Problem.Type)); k != nil {
 			return k
 		}
-		if k := classifyText(c.Message); k != nil {
-			return k
-		}
+		return kindForName(e.Problem.Title)
+	case e.CodeMessage != nil:
+		return kindForName(e.CodeMessage.Code)
+	case e.other != nil:
+		return kindForName(e.other.code)
 	}
 	return nil
 }
@@ -162,17 +244,22 @@ func (e *Error) bodyKind() error {
 // FieldErrors returns the field-level details of the body, whichever format
 // it was in, or nil.
 func (e *Error) FieldErrors() []FieldError {
-	if e.Problem != nil {
+	switch {
+	case e.Problem != nil:
 		return e.Problem.FieldErrors()
+	case e.CodeMessage != nil:
+		return e.CodeMessage.FieldErrors()
+	case e.other != nil:
+		return e.other.fields
 	}
-	return e.CodeMessage.FieldErrors()
+	return nil
 }
 
 // Temporary reports whether the same request may succeed later: 408, 429,
 // 500, 502, 503 and 504, except when the body says the provider is not
 // configured (retrying cannot fix configuration).
 func (e *Error) Temporary() bool {
-	if e.bodyKind() == ErrProviderNotConfigured {
+	if e.textKind() == ErrProviderNotConfigured {
 		return false
 	}
 	switch e.StatusCode {

@@ -3,6 +3,7 @@ package errors
 import (
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // FieldError is one field-level detail of a failure, in the same shape for
@@ -19,10 +20,13 @@ type FieldError struct {
 	Message string
 }
 
-// String returns "field: message", or just the message when no field is named.
+// String returns "field: message", or whichever of the two is set.
 func (f FieldError) String() string {
 	if f.Field == "" {
 		return f.Message
+	}
+	if f.Message == "" {
+		return f.Field
 	}
 	return f.Field + ": " + f.Message
 }
@@ -51,6 +55,16 @@ func FieldFromPointer(pointer string) string {
 	return b.String()
 }
 
+// newFieldError names the field of a field error sent as a JSON pointer
+// (kept in Pointer) or as a plain field name.
+func newFieldError(fieldOrPointer, msg string) FieldError {
+	fe := FieldError{Field: FieldFromPointer(fieldOrPointer), Message: msg}
+	if strings.HasPrefix(fieldOrPointer, "/") || strings.HasPrefix(fieldOrPointer, "#/") {
+		fe.Pointer = fieldOrPointer
+	}
+	return fe
+}
+
 // summarizeFields renders at most five field errors on one line.
 func summarizeFields(fs []FieldError) string {
 	const most = 5
@@ -71,6 +85,7 @@ func summarizeFields(fs []FieldError) string {
 // oneLine folds s onto one line and cuts it to at most n bytes (on a rune
 // boundary), so a server's text cannot break a log line.
 func oneLine(s string, n int) string {
+	s = strings.Map(printable, strings.ToValidUTF8(s, "\uFFFD"))
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {
 		return s
@@ -80,6 +95,19 @@ func oneLine(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// printable turns control characters (including a terminal's escape) and
+// line or paragraph separators into spaces, and drops bidirectional
+// overrides, so a server's text cannot forge or hide log content.
+func printable(r rune) rune {
+	switch {
+	case unicode.IsControl(r), r == '\u2028', r == '\u2029':
+		return ' '
+	case r >= '\u202A' && r <= '\u202E', r >= '\u2066' && r <= '\u2069':
+		return -1
+	}
+	return r
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -4,6 +4,7 @@ import (
 	stderrors "errors"
 	"net/http"
 	"strings"
+	"unicode"
 )
 
 // Kinds of failure, for use with errors.Is. An *Error matches the kind of its
@@ -65,69 +66,75 @@ func kindForName(name string) error {
 	if n == "" {
 		return nil
 	}
-	if strings.Contains(n, "NOT_CONFIGURED") {
-		return ErrProviderNotConfigured
+	if k := classifyText(name); k != nil {
+		return k
 	}
-	if strings.Contains(n, "RATE_LIMIT") || strings.Contains(n, "TOO_MANY_REQUESTS") {
-		return ErrRateLimited
+	if n == "NOT_FOUND" || strings.HasSuffix(n, "_NOT_FOUND") {
+		return ErrNotFound // MEMBER_NOT_FOUND, USER_NOT_FOUND...
 	}
 	switch n {
-	case "BAD_REQUEST", "INVALID_REQUEST":
+	case "BAD_REQUEST", "INVALID_REQUEST", "INVALID_ARGUMENT":
 		return ErrBadRequest
-	case "UNAUTHORIZED", "UNAUTHENTICATED":
+	case "UNAUTHORIZED", "UNAUTHENTICATED", "NOT_AUTHENTICATED", "AUTHENTICATION_REQUIRED":
 		return ErrUnauthorized
-	case "FORBIDDEN", "PERMISSION_DENIED":
+	case "FORBIDDEN", "PERMISSION_DENIED", "ACCESS_DENIED", "INSUFFICIENT_PERMISSIONS":
 		return ErrForbidden
-	case "NOT_FOUND", "MEMBER_NOT_FOUND", "USER_NOT_FOUND", "ROLE_NOT_FOUND":
-		return ErrNotFound
-	case "CONFLICT":
+	case "CONFLICT", "ALREADY_EXISTS":
 		return ErrConflict
-	case "UNPROCESSABLE_ENTITY", "UNPROCESSABLE_CONTENT", "VALIDATION_ERROR", "VALIDATION_FAILED":
+	case "UNPROCESSABLE_ENTITY", "UNPROCESSABLE_CONTENT", "VALIDATION", "VALIDATION_ERROR", "VALIDATION_FAILED", "VALIDATION_EXCEPTION":
 		return ErrUnprocessableEntity
-	case "INTERNAL_SERVER_ERROR", "INTERNAL_ERROR":
+	case "INTERNAL_SERVER_ERROR", "INTERNAL_ERROR", "INTERNAL":
 		return ErrInternal
-	case "NOT_IMPLEMENTED":
+	case "NOT_IMPLEMENTED", "UNIMPLEMENTED":
 		return ErrNotImplemented
 	}
 	return nil
 }
 
 // classifyText recognises the two responses the contract describes only in
-// words. Provider not configured: the contract gives no status; this SDK
-// assumes a 503 but recognises the response by its problem type, title or
-// detail mentioning "not configured" (any status). Rate limited: a body whose
-// type, title or detail says "rate limit" or "too many requests".
+// words. Provider not configured ("The access-management provider is not
+// configured for this environment"): the contract gives no status; this SDK
+// assumes a 503 but recognises the response by wording, "not configured" or
+// "unconfigured", at any status when a problem's type or title or a code says
+// it, and on a 5xx when only the detail or message does (see
+// (*Error).textKind). Rate limited: "rate limit", "ratelimit", "too many
+// requests" or "throttl...", under the same rule with 429 or a 5xx.
 func classifyText(s string) error {
 	n := normalizeName(s)
 	switch {
-	case strings.Contains(n, "NOT_CONFIGURED"):
+	case strings.Contains(n, "NOT_CONFIGURED"), strings.Contains(n, "UNCONFIGURED"):
 		return ErrProviderNotConfigured
-	case strings.Contains(n, "RATE_LIMIT"), strings.Contains(n, "TOO_MANY_REQUESTS"):
+	case strings.Contains(n, "RATE_LIMIT"), strings.Contains(n, "RATELIMIT"),
+		strings.Contains(n, "TOO_MANY_REQUESTS"), strings.Contains(n, "THROTTL"):
 		return ErrRateLimited
 	}
 	return nil
 }
 
-// normalizeName upper-cases s and turns every run of non-alphanumerics into a
-// single underscore: "Not Found" and "not-found" and the last segment of a
-// type URI all compare as NOT_FOUND.
+// normalizeName upper-cases s, turns every run of non-alphanumerics into a
+// single underscore and splits camel case: "Not Found", "not-found",
+// "NotFound" and the last segment of a type URI all compare as NOT_FOUND.
 func normalizeName(s string) string {
 	var b strings.Builder
-	b.Grow(len(s))
-	under := false
+	b.Grow(len(s) + 8)
+	under, lower := false, false
 	for _, r := range s {
 		switch {
-		case r >= 'a' && r <= 'z':
-			b.WriteRune(r - 'a' + 'A')
-			under = false
-		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(unicode.ToUpper(r))
+			under, lower = false, true
+		case r >= 'A' && r <= 'Z':
+			if lower {
+				b.WriteByte('_')
+			}
 			b.WriteRune(r)
-			under = false
+			under, lower = false, false
 		default:
 			if !under && b.Len() > 0 {
 				b.WriteByte('_')
 				under = true
 			}
+			lower = false
 		}
 	}
 	return strings.TrimSuffix(b.String(), "_")

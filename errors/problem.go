@@ -38,7 +38,8 @@ type ServiceError struct {
 
 // FieldErrors returns the problem's field-level errors: serviceErrors, plus
 // the common shapes other services use for the same thing (invalid-params,
-// errors, violations, validation_messages) when present in Extensions.
+// errors, violations, validation_messages, a detail that is a list, ACME
+// subproblems) when present in Extensions.
 func (p *Problem) FieldErrors() []FieldError {
 	if p == nil {
 		return nil
@@ -47,7 +48,7 @@ func (p *Problem) FieldErrors() []FieldError {
 	for _, se := range p.ServiceErrors {
 		out = append(out, FieldError{Field: FieldFromPointer(se.Pointer), Pointer: se.Pointer, Message: se.Detail})
 	}
-	for _, k := range []string{"invalid-params", "invalid_params", "errors", "violations", "validation_messages"} {
+	for _, k := range []string{"invalid-params", "invalid_params", "errors", "violations", "validation_messages", "detail", "subproblems"} {
 		if v, ok := p.Extensions[k]; ok {
 			out = append(out, fieldErrorsFromValue(v)...)
 		}
@@ -93,24 +94,32 @@ func decodeProblem(obj map[string]json.RawMessage) *Problem {
 	return p
 }
 
+// decodeServiceErrors reads the items of serviceErrors, accepting field and
+// message in place of pointer and detail. It returns false, so the raw value
+// is kept in Extensions as well, when the member is not an array or any item
+// could not be read.
 func decodeServiceErrors(raw json.RawMessage, dst *[]ServiceError) bool {
 	var items []json.RawMessage
 	if json.Unmarshal(raw, &items) != nil {
 		return false
 	}
+	all := true
 	for _, it := range items {
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(it, &obj) != nil {
+			all = false
 			continue
 		}
 		var se ServiceError
-		decodeString(obj["detail"], &se.Detail)
-		decodeString(obj["pointer"], &se.Pointer)
-		if se.Detail != "" || se.Pointer != "" {
-			*dst = append(*dst, se)
+		_ = decodeString(obj["detail"], &se.Detail) || decodeString(obj["message"], &se.Detail)
+		_ = decodeString(obj["pointer"], &se.Pointer) || decodeString(obj["field"], &se.Pointer)
+		if se.Detail == "" && se.Pointer == "" {
+			all = false
+			continue
 		}
+		*dst = append(*dst, se)
 	}
-	return true
+	return all
 }
 
 func decodeString(raw json.RawMessage, dst *string) bool {
@@ -146,11 +155,19 @@ func decodeInt(raw json.RawMessage, dst *int) bool {
 	return false
 }
 
+// Members of a field-error item naming the field, and the message, in order
+// of preference.
+var (
+	itemFieldKeys   = []string{"pointer", "field", "name", "propertyPath", "property", "location", "path", "param", "loc", "fields"}
+	itemMessageKeys = []string{"message", "detail", "reason", "description", "msg", "title", "error", "code"}
+)
+
 // fieldErrorsFromValue reads the field-error shapes seen in the wild:
-// arrays of objects naming the field (field, name, pointer, location,
-// propertyPath, property, path) and the message (message, detail, reason,
-// description); arrays of plain strings; and objects mapping a field to a
-// message, a list of messages, or an object of messages.
+// arrays of objects naming the field (pointer, field, name, propertyPath,
+// location, FastAPI's loc path array, Salesforce's fields list...) and the
+// message (message, detail, reason, msg..., else GitHub's code); arrays of
+// plain strings; and objects mapping a field to a message, a list of
+// messages, or an object of messages (ASP.NET Core, Laminas).
 func fieldErrorsFromValue(v any) []FieldError {
 	var out []FieldError
 	switch t := v.(type) {
@@ -161,16 +178,13 @@ func fieldErrorsFromValue(v any) []FieldError {
 				out = append(out, FieldError{Message: item})
 			case map[string]any:
 				fe := FieldError{}
-				for _, k := range []string{"pointer", "field", "name", "propertyPath", "property", "location", "path", "param"} {
-					if s, ok := item[k].(string); ok && s != "" {
-						if k == "pointer" {
-							fe.Pointer = s
-						}
-						fe.Field = FieldFromPointer(s)
+				for _, k := range itemFieldKeys {
+					if f := fieldName(item[k]); f != "" {
+						fe = newFieldError(f, "")
 						break
 					}
 				}
-				for _, k := range []string{"message", "detail", "reason", "description", "title"} {
+				for _, k := range itemMessageKeys {
 					if s, ok := item[k].(string); ok && s != "" {
 						fe.Message = s
 						break
@@ -184,11 +198,57 @@ func fieldErrorsFromValue(v any) []FieldError {
 	case map[string]any:
 		for _, field := range sortedKeys(t) {
 			for _, msg := range messagesOf(t[field]) {
-				out = append(out, FieldError{Field: FieldFromPointer(field), Message: msg})
+				out = append(out, newFieldError(field, msg))
 			}
 		}
 	}
 	return out
+}
+
+// fieldName reads a field named by a string, or by a path array such as
+// FastAPI's ["body", "items", 0] ("body.items[0]"), or a list of field
+// names such as Salesforce's ["Name", "Email"] ("Name, Email").
+func fieldName(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case []any:
+		var b strings.Builder
+		allStrings := true
+		for _, el := range t {
+			if _, ok := el.(string); !ok {
+				allStrings = false
+			}
+		}
+		for i, el := range t {
+			switch x := el.(type) {
+			case string:
+				if i > 0 {
+					if allStrings && len(t) > 1 && !looksLikeLocation(t) {
+						b.WriteString(", ")
+					} else {
+						b.WriteByte('.')
+					}
+				}
+				b.WriteString(x)
+			case float64:
+				b.WriteString("[" + strconv.FormatFloat(x, 'f', -1, 64) + "]")
+			}
+		}
+		return b.String()
+	}
+	return ""
+}
+
+// looksLikeLocation reports whether a list of names is a path whose first
+// element is a request location (FastAPI, Pydantic) rather than a list of
+// fields.
+func looksLikeLocation(t []any) bool {
+	switch t[0] {
+	case "body", "query", "path", "header", "cookie":
+		return true
+	}
+	return false
 }
 
 func messagesOf(v any) []string {

@@ -1,0 +1,112 @@
+package errors_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/memberplatform/memberplatform-go/accessmgmt"
+	"github.com/memberplatform/memberplatform-go/client"
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/sdktest"
+)
+
+// Classify any SDK error: the sentinel kinds with errors.Is, the details
+// with errors.As.
+func Example() {
+	srv := sdktest.Start()
+	defer srv.Close()
+	c, _ := srv.NewClient()
+
+	_, err := c.AccessMgmt.UpdateUser(context.Background(), "user_404", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
+	var apiErr *apierrors.Error
+	switch {
+	case errors.Is(err, apierrors.ErrInvalidInput):
+		fmt.Println("fix the input")
+	case errors.Is(err, apierrors.ErrNotFound) && errors.As(err, &apiErr):
+		fmt.Println("not found:", apiErr.StatusCode, apiErr.Problem.ServiceCode, apiErr.Problem.Detail)
+	case errors.Is(err, apierrors.ErrTransport), errors.Is(err, apierrors.ErrTokenUnavailable):
+		fmt.Println("could not reach the platform")
+	case err != nil:
+		fmt.Println("other failure:", err)
+	}
+	// Output: not found: 404 40400001 user user_404 not found
+}
+
+func ExampleError_FieldErrors() {
+	// Decode turns any error body into an *Error; FieldErrors reads the
+	// field-level errors of either format.
+	problem := apierrors.Decode(http.StatusUnprocessableEntity, http.Header{"Content-Type": {"application/problem+json"}}, []byte(`{
+		"type": "https://errors.example/unprocessable-entity", "title": "Unprocessable Entity", "status": 422,
+		"serviceCode": "42200001",
+		"serviceErrors": [{"detail": "must match ^[a-z0-9:._*-]+$", "pointer": "/permissions/2"}]}`))
+	codeMessage := apierrors.Decode(http.StatusBadRequest, http.Header{"Content-Type": {"application/json"}}, []byte(`{
+		"code": "VALIDATION_ERROR", "message": "Validation failed",
+		"errors": [{"field": "postcode", "message": "is required"}]}`))
+	for _, e := range []*apierrors.Error{problem, codeMessage} {
+		for _, f := range e.FieldErrors() {
+			fmt.Printf("%d %s %q: %s\n", e.StatusCode, f.Field, f.Pointer, f.Message)
+		}
+	}
+	// Output:
+	// 422 permissions[2] "/permissions/2": must match ^[a-z0-9:._*-]+$
+	// 400 postcode "": is required
+}
+
+func ExampleError_retryAfter() {
+	srv := sdktest.Start()
+	defer srv.Close()
+	srv.AddUser(sdktest.User{ID: "user_1", Email: "ada@example.com"})
+	c, _ := srv.NewClient()
+
+	// The provider asks for two minutes, longer than the SDK waits on its
+	// own (client.WithMaxRetryAfter, 20s by default): the call returns at
+	// once and the caller decides.
+	srv.FailNext(1, sdktest.Fault{Status: http.StatusTooManyRequests, RetryAfter: 2 * time.Minute})
+	_, err := c.AccessMgmt.UpdateUser(context.Background(), "user_1", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
+	var apiErr *apierrors.Error
+	if errors.Is(err, apierrors.ErrRateLimited) && errors.As(err, &apiErr) {
+		fmt.Println("retry after", apiErr.RetryAfter, "temporary:", apiErr.Temporary())
+	}
+	// Output: retry after 2m0s temporary: true
+}
+
+func ExampleValidationError() {
+	srv := sdktest.Start()
+	defer srv.Close()
+	c, _ := srv.NewClient()
+
+	err := c.AccessMgmt.ReplaceRolePermissions(context.Background(), "org_1", "Admins", []string{"users:read", "Users Write"})
+	var ve *apierrors.ValidationError
+	if errors.As(err, &ve) {
+		for _, f := range ve.Fields {
+			fmt.Println(f)
+		}
+	}
+	fmt.Println("requests sent:", srv.RequestCount(""))
+	// Output:
+	// slug: must match ^org-[a-z0-9_-]+$, such as org-admin
+	// permissions[1]: must match ^[a-z0-9:._*-]+$, such as users:read
+	// requests sent: 0
+}
+
+func ExampleTransportError() {
+	srv := sdktest.Start()
+	defer srv.Close()
+	srv.AddUser(sdktest.User{ID: "user_1", Email: "ada@example.com"})
+	c, _ := srv.NewClient(client.WithMaxRetries(1))
+	ctx := context.Background()
+	if _, err := c.AccessMgmt.UpdateUser(ctx, "user_1", accessmgmt.UpdateUserParams{FirstName: new("Ada")}); err != nil { // fetch a token
+		panic(err)
+	}
+
+	srv.FailNext(2, sdktest.Fault{Reset: true}) // two connection resets: the first is retried
+	_, err := c.AccessMgmt.UpdateUser(ctx, "user_1", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
+	var te *apierrors.TransportError
+	if errors.As(err, &te) {
+		fmt.Println("no response after", te.Attempts, "attempts; timeout:", te.Timeout())
+	}
+	// Output: no response after 2 attempts; timeout: false
+}

@@ -1,0 +1,373 @@
+package errors
+
+import (
+	stderrors "errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// realBodiesDir locates ../shared/testdata/error-bodies relative to the
+// module root (the directory holding go.mod), skipping the test when absent.
+func realBodiesDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("module root not found")
+		}
+		dir = parent
+	}
+	d := filepath.Join(dir, "..", "shared", "testdata", "error-bodies")
+	if _, err := os.Stat(filepath.Join(d, "README.md")); err != nil {
+		t.Skipf("real error bodies not present at %s", d)
+	}
+	return d
+}
+
+// realBody is one row of error-bodies/README.md: the content type and status
+// each file is served with (where the README states none, the choice is
+// noted) and what the decoder must find in it.
+type realBody struct {
+	file   string
+	ct     string // "" sends no Content-Type at all
+	status int
+	header map[string]string
+
+	kind     error // Kind()
+	problem  bool
+	codeMsg  bool
+	title    string // Title()
+	detail   string // Detail()
+	fields   []FieldError
+	errorHas []string // substrings of Error()
+	check    func(t *testing.T, e *Error)
+}
+
+var realBodies = []realBody{
+	{file: "01-rfc9457-out-of-credit.json", ct: "application/problem+json", status: 403, header: map[string]string{"Content-Language": "en"},
+		kind: ErrForbidden, problem: true, title: "You do not have enough credit.", detail: "Your current balance is 30, but that costs 50.",
+		check: func(t *testing.T, e *Error) {
+			p := e.Problem
+			eq(t, "type", p.Type, "https://example.com/probs/out-of-credit")
+			eq(t, "instance", p.Instance, "/account/12345/msgs/abc")
+			eq(t, "status (absent in body)", p.Status, 0)
+			eq(t, "balance", p.Extensions["balance"], any(float64(30)))
+			eq(t, "accounts", p.Extensions["accounts"], any([]any{"/account/12345", "/account/67890"}))
+			eq(t, "Content-Language", e.Header.Get("Content-Language"), "en")
+		}},
+	{file: "03-rfc7807-invalid-params.json", ct: "application/problem+json", status: 400,
+		kind: ErrBadRequest, problem: true, title: "Your request parameters didn't validate.",
+		fields: []FieldError{{Field: "age", Message: "must be a positive integer"}, {Field: "color", Message: "must be 'green', 'red' or 'blue'"}},
+		check: func(t *testing.T, e *Error) {
+			eq(t, "type", e.Problem.Type, "https://example.net/validation-error")
+			if _, ok := e.Problem.Extensions["invalid-params"]; !ok {
+				t.Error("invalid-params not kept in Extensions")
+			}
+		}},
+	{file: "05-api-platform-violations-422.json", ct: "application/problem+json; charset=utf-8", status: 422,
+		kind: ErrUnprocessableEntity, problem: true, title: "An error occurred", detail: "title: This value should not be blank.",
+		fields: []FieldError{{Field: "title", Message: "This value should not be blank."}},
+		check: func(t *testing.T, e *Error) {
+			eq(t, "status", e.Problem.Status, 422)
+			eq(t, "type", e.Problem.Type, "/validation_errors/c1051bb4-d103-4f74-8988-acbcafc7fdc3")
+		}},
+	{file: "07-huma-422-errors-location-value.json", ct: "application/problem+json", status: 422, header: map[string]string{"Link": `</schemas/ErrorModel.json>; rel="describedBy"`},
+		kind: ErrUnprocessableEntity, problem: true, title: "Unprocessable Entity", detail: "validation failed",
+		fields: []FieldError{{Field: "body.title", Message: "expected string"}, {Field: "body.reviews", Message: "unexpected property"}},
+		check: func(t *testing.T, e *Error) {
+			eq(t, "$schema", e.Problem.Extensions["$schema"], any("https://api.rest.sh/schemas/ErrorModel.json"))
+			eq(t, "type", e.Problem.Type, "")
+		}},
+	{file: "09-zalando-500-causal-chain-stacktrace.json", ct: "application/problem+json", status: 500,
+		kind: ErrInternal, problem: true, title: "Internal Server Error", detail: "Illegal State",
+		check: func(t *testing.T, e *Error) {
+			cause, ok := e.Problem.Extensions["cause"].(map[string]any)
+			if !ok || cause["detail"] != "Illegal Argument" {
+				t.Errorf("cause extension = %#v", e.Problem.Extensions["cause"])
+			}
+			if st, ok := e.Problem.Extensions["stacktrace"].([]any); !ok || len(st) != 2 {
+				t.Errorf("stacktrace extension = %#v", e.Problem.Extensions["stacktrace"])
+			}
+			if !e.Temporary() {
+				t.Error("a 500 should be Temporary")
+			}
+		}},
+	// README: content type not stated; served as plain application/json to
+	// prove detection by members.
+	{file: "11-adyen-management-401-no-detail.json", ct: "application/json", status: 401,
+		kind: ErrUnauthorized, problem: true, title: "Unauthorized", detail: "",
+		check: func(t *testing.T, e *Error) {
+			eq(t, "errorCode", e.Problem.Extensions["errorCode"], any("00_401"))
+			eq(t, "status", e.Problem.Status, 401)
+		}},
+	{file: "13-aspnetcore-400-validation-instance-traceid.json", ct: "application/problem+json; charset=utf-8", status: 400, header: map[string]string{"Server": "Kestrel"},
+		kind: ErrBadRequest, problem: true, title: "One or more validation errors occurred.",
+		fields: []FieldError{{Field: "size", Message: "Invalid size for male shirt. Minimum size is 8."}},
+		check: func(t *testing.T, e *Error) {
+			eq(t, "instance", e.Problem.Instance, "/api/shirts/18")
+			eq(t, "traceId", e.Problem.Extensions["traceId"], any("00-08e7305c11eded02554599f186c93598-14005217aa88c42f-00"))
+		}},
+	{file: "15-fakerestapi-400-json-path-errors.json", ct: "application/problem+json; charset=utf-8", status: 400, header: map[string]string{"Server": "Kestrel"},
+		kind: ErrBadRequest, problem: true, title: "One or more validation errors occurred.",
+		fields: []FieldError{{Field: "$", Message: "The JSON object contains a trailing comma at the end which is not supported in this mode. Change the reader options. Path: $ | LineNumber: 3 | BytePositionInLine: 0."}}},
+	{file: "17-laminas-422-validation-messages-map.json", ct: "application/problem+json", status: 422,
+		kind: ErrUnprocessableEntity, problem: true, title: "Unprocessable Entity", detail: "Failed Validation",
+		fields: []FieldError{
+			{Field: "age", Message: "The input must contain only digits"},
+			{Field: "age", Message: "The input is not less than '120'"},
+			{Field: "email", Message: "Value is required and can't be empty"},
+		}},
+	// README: content type not stated; Swedbank Pay problems follow RFC 7807.
+	{file: "19-swedbankpay-403-problems-suspension.json", ct: "application/problem+json", status: 403,
+		kind: ErrForbidden, problem: true, title: "SuspensionWarning. The card might be blocked.", detail: "5 attempts left before the card is blocked.",
+		check: func(t *testing.T, e *Error) {
+			if ps, ok := e.Problem.Extensions["problems"].([]any); !ok || len(ps) != 3 {
+				t.Errorf("problems extension = %#v", e.Problem.Extensions["problems"])
+			}
+			s, _ := e.Problem.Extensions["suspension"].(map[string]any)
+			eq(t, "suspension.remaining", s["remaining"], any(float64(3)))
+		}},
+	{file: "21-stellar-horizon-404-instance-not-uri.json", ct: "application/problem+json; charset=utf-8", status: 404,
+		kind: ErrNotFound, problem: true, title: "Resource Missing",
+		check: func(t *testing.T, e *Error) {
+			eq(t, "instance", e.Problem.Instance, "horizon-live-001/61KdRW8tKi-18408110")
+			if !strings.HasPrefix(e.Detail(), "The resource at the url requested was not found.") {
+				t.Errorf("detail = %q", e.Detail())
+			}
+		}},
+	{file: "23-huma-406-errors-message-only.json", ct: "application/problem+json", status: 406,
+		kind: nil, problem: true, title: "Not Acceptable", detail: "unable to marshal response",
+		fields: []FieldError{{Message: "unknown accept content type"}}},
+	// README: library fixture, no status; served with 500 to prove the
+	// HTTP status is authoritative over the body's 666.
+	{file: "25-zalando-problem-status-666.json", ct: "application/problem+json", status: 500,
+		kind: ErrInternal, problem: true, title: "Gates of Hell opened", detail: "Lucifer opened the gates of hell",
+		errorHas: []string{": 500 Internal Server Error: Gates of Hell opened"},
+		check: func(t *testing.T, e *Error) {
+			eq(t, "body status", e.Problem.Status, 666)
+			eq(t, "HTTP status", e.StatusCode, 500)
+		}},
+	{file: "27-acme-rfc8555-403-subproblems-urn-type.json", ct: "application/problem+json", status: 403, header: map[string]string{"Link": `<https://example.com/acme/directory>;rel="index"`},
+		kind: ErrForbidden, problem: true, title: "urn:ietf:params:acme:error:malformed", detail: "Some of the identifiers requested were rejected",
+		fields: []FieldError{{Message: `Invalid underscore in DNS name "_example.org"`}, {Message: `This CA will not issue for "example.net"`}},
+		check: func(t *testing.T, e *Error) {
+			eq(t, "title", e.Problem.Title, "")
+			if _, ok := e.Problem.Extensions["subproblems"]; !ok {
+				t.Error("subproblems not kept")
+			}
+		}},
+	// README: no content type set by the test server (Go sniffs text/plain).
+	{file: "29-acme-400-type-only.json", ct: "text/plain; charset=utf-8", status: 400, header: map[string]string{"Retry-After": "0"},
+		kind: ErrBadRequest, problem: true, title: "urn:ietf:params:acme:error:badNonce",
+		check: func(t *testing.T, e *Error) {
+			eq(t, "RetryAfter", e.RetryAfter, 0)
+			eq(t, "Retry-After header", e.Header.Get("Retry-After"), "0")
+		}},
+	{file: "31-workos-400-code-message-errors-strings.json", ct: "application/json", status: 400, header: map[string]string{"X-Request-Id": "req_01HYGGEB6FYMWQNWF3XDZG7VV3"},
+		kind: ErrBadRequest, codeMsg: true, title: "invalid_audit_logs", detail: "Invalid Audit",
+		fields:   []FieldError{{Message: "another_error"}},
+		errorHas: []string{"(request id req_01HYGGEB6FYMWQNWF3XDZG7VV3)", "[another_error]"},
+		check: func(t *testing.T, e *Error) {
+			eq(t, "RequestID", e.RequestID, "req_01HYGGEB6FYMWQNWF3XDZG7VV3")
+		}},
+	{file: "32-workos-422-email-verification-required.json", ct: "application/json", status: 422,
+		kind: ErrUnprocessableEntity, codeMsg: true, title: "email_verification_required", detail: "Email ownership must be verified before authentication.",
+		check: func(t *testing.T, e *Error) {
+			eq(t, "token kept", e.CodeMessage.Extensions["pending_authentication_token"], any("YQyCkYfuVw2mI3tzSrk2C1Y7S"))
+			eq(t, "email kept", e.CodeMessage.Extensions["email"], any("marcelina.davis@example.com"))
+			for _, s := range []string{e.Error(), e.GoString()} {
+				if strings.Contains(s, "YQyCkYfuVw2mI3tzSrk2C1Y7S") {
+					t.Errorf("error text leaks the pending authentication token: %s", s)
+				}
+			}
+		}},
+	{file: "33-workos-400-oauth-invalid-grant.json", ct: "application/json", status: 400,
+		kind: ErrBadRequest, title: "invalid_grant", detail: "The code has expired."},
+	{file: "35-github-422-live-recording.json", ct: "application/json; charset=utf-8", status: 422, header: map[string]string{"Server": "GitHub.com"},
+		kind: ErrUnprocessableEntity, codeMsg: true, title: "", detail: "Validation Failed",
+		fields: []FieldError{{Field: "color", Message: "invalid"}},
+		check: func(t *testing.T, e *Error) {
+			eq(t, "documentation_url", e.CodeMessage.Extensions["documentation_url"], any("https://docs.github.com/rest/reference/issues#create-a-label"))
+			eq(t, "body length", len(e.Body), 179)
+		}},
+	{file: "37-envoy-503-upstream-connect-error.txt", ct: "text/plain", status: 503, header: map[string]string{"Server": "envoy"},
+		kind: ErrServiceUnavailable, detail: "upstream connect error or disconnect/reset before headers. reset reason: connection failure",
+		check: func(t *testing.T, e *Error) {
+			if !e.Temporary() {
+				t.Error("envoy 503 should be Temporary")
+			}
+		}},
+	{file: "39-cloudflare-403-attention-required.html", ct: "text/html; charset=UTF-8", status: 403, header: map[string]string{"Server": "cloudflare"},
+		kind: ErrForbidden, detail: "Attention Required! | Cloudflare",
+		check: func(t *testing.T, e *Error) {
+			eq(t, "body length", len(e.Body), 12372)
+			eq(t, "truncated", e.BodyTruncated, false)
+			if strings.Contains(e.Error(), "<") {
+				t.Errorf("HTML leaks into Error(): %s", e.Error())
+			}
+		}},
+	{file: "41-empty-body.txt", ct: "", status: 403,
+		kind: ErrForbidden,
+		check: func(t *testing.T, e *Error) {
+			eq(t, "body length", len(e.Body), 0)
+			eq(t, "Content-Type", e.Header.Get("Content-Type"), "")
+			eq(t, "Error()", e.Error(), "memberplatform: GET /41-empty-body.txt: 403 Forbidden")
+		}},
+	{file: "43-salesforce-400-top-level-array.json", ct: "application/json", status: 400,
+		kind: ErrBadRequest, title: "REQUIRED_FIELD_MISSING", detail: "Required fields are missing: [Name]",
+		fields: []FieldError{{Field: "Name", Message: "Required fields are missing: [Name]"}}},
+	{file: "45-fastapi-404-detail-only.json", ct: "application/json", status: 404,
+		kind: ErrNotFound, detail: "Item not found",
+		errorHas: []string{"404 Not Found: Item not found"}},
+}
+
+// TestRealErrorBodies serves every file of the shared real-world corpus
+// through an httptest server with the README's content type, status and
+// headers, and decodes the response with FromResponse.
+func TestRealErrorBodies(t *testing.T) {
+	dir := realBodiesDir(t)
+	files, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byFile := map[string]realBody{}
+	for _, rb := range realBodies {
+		byFile[rb.file] = rb
+	}
+	for _, f := range files {
+		if f.Name() == "README.md" {
+			continue
+		}
+		if _, ok := byFile[f.Name()]; !ok {
+			t.Errorf("%s is in the corpus but not in the table", f.Name())
+		}
+	}
+
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rb, ok := byFile[strings.TrimPrefix(r.URL.Path, "/")]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		body, err := os.ReadFile(filepath.Join(dir, rb.file))
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		if rb.ct != "" {
+			w.Header().Set("Content-Type", rb.ct)
+		}
+		for k, v := range rb.header {
+			w.Header().Set(k, v)
+		}
+		w.WriteHeader(rb.status)
+		_, _ = w.Write(body)
+	}))
+	defer srv.Close()
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr}
+
+	for _, rb := range realBodies {
+		t.Run(rb.file, func(t *testing.T) {
+			raw, err := os.ReadFile(filepath.Join(dir, rb.file))
+			if err != nil {
+				t.Skip(err)
+			}
+			resp, err := hc.Get(srv.URL + "/" + rb.file + "?api_key=secret")
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := FromResponse(resp)
+			t.Logf("Error(): %s", e.Error())
+
+			eq(t, "StatusCode", e.StatusCode, rb.status)
+			eq(t, "Method", e.Method, "GET")
+			eq(t, "Path (no query)", e.Path, "/"+rb.file)
+			if string(e.Body) != string(raw) {
+				t.Errorf("Body snippet differs from the file (%d vs %d bytes)", len(e.Body), len(raw))
+			}
+			if rb.ct != "" && e.Header.Get("Content-Type") != rb.ct {
+				t.Errorf("Content-Type = %q", e.Header.Get("Content-Type"))
+			}
+			if got := e.Kind(); got != rb.kind {
+				t.Errorf("Kind() = %v, want %v", got, rb.kind)
+			}
+			if rb.kind != nil && !stderrors.Is(e, rb.kind) {
+				t.Errorf("errors.Is(%v) = false", rb.kind)
+			}
+			var as *Error
+			if !stderrors.As(error(e), &as) || as != e {
+				t.Error("errors.As failed")
+			}
+			eq(t, "is problem", e.Problem != nil, rb.problem)
+			eq(t, "is code/message", e.CodeMessage != nil, rb.codeMsg)
+			eq(t, "Title()", e.Title(), rb.title)
+			if rb.detail != "" || rb.check == nil {
+				eq(t, "Detail()", e.Detail(), rb.detail)
+			}
+			checkFields(t, e.FieldErrors(), rb.fields)
+			msg := e.Error()
+			checkOneLine(t, msg)
+			if strings.Contains(msg, "secret") {
+				t.Errorf("Error() leaks the query: %s", msg)
+			}
+			for _, s := range rb.errorHas {
+				if !strings.Contains(msg, s) {
+					t.Errorf("Error() = %q, want it to contain %q", msg, s)
+				}
+			}
+			if rb.check != nil {
+				rb.check(t, e)
+			}
+		})
+	}
+}
+
+func eq[T any](t *testing.T, what string, got, want T) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s = %#v, want %#v", what, got, want)
+	}
+}
+
+// checkFields compares Field and Message of each field error, and Pointer
+// where the wanted one sets it.
+func checkFields(t *testing.T, got, want []FieldError) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("FieldErrors() = %q, want %q", got, want)
+		return
+	}
+	for i := range want {
+		if got[i].Field != want[i].Field || got[i].Message != want[i].Message || (want[i].Pointer != "" && got[i].Pointer != want[i].Pointer) {
+			t.Errorf("FieldErrors()[%d] = %#v, want %#v", i, got[i], want[i])
+		}
+	}
+}
+
+// checkOneLine asserts Error() is a single printable line.
+func checkOneLine(t *testing.T, s string) {
+	t.Helper()
+	if !strings.HasPrefix(s, "memberplatform: ") {
+		t.Errorf("Error() lacks the package prefix: %q", s)
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' || (r >= '\u202A' && r <= '\u202E') {
+			t.Errorf("Error() holds control character %U: %q", r, s)
+			return
+		}
+	}
+}
