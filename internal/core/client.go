@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	stderrors "errors"
@@ -12,6 +13,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-cleanhttp"
@@ -57,6 +59,7 @@ type Client struct {
 	settings  Settings
 	http      *http.Client
 	userAgent string
+	uaHeader  []string // []string{userAgent}, shared by every request (never mutated)
 	tokens    *TokenCache
 }
 
@@ -68,6 +71,7 @@ func New(s Settings, tokens *TokenCache) (*Client, error) {
 	}
 	c.http = buildHTTPClient(&s, nil)
 	c.userAgent = UserAgent(s.AppInfo)
+	c.uaHeader = []string{c.userAgent}
 	return c, nil
 }
 
@@ -151,10 +155,16 @@ func (c *Client) Do(ctx context.Context, call *Call, opts ...Option) error {
 	hc := c.http
 	if len(opts) > 0 {
 		cp := c.settings
+		// Header and Query are shared with the client: copy them before a
+		// per-call option writes to them. TokenSourceSet is cleared so that
+		// a per-call WithTokenSource is detected without comparing sources
+		// (a TokenSourceFunc is not comparable: == would panic).
+		cp.cloned = false
+		cp.TokenSourceSet = false
 		if err := cp.Apply(opts); err != nil {
 			return &apierrors.ValidationError{Operation: call.Op.Name, Fields: []apierrors.FieldError{{Field: "options", Message: err.Error()}}}
 		}
-		if cp.TokenSourceSet != c.settings.TokenSourceSet || cp.TokenSource != c.settings.TokenSource {
+		if cp.TokenSourceSet {
 			return &apierrors.ValidationError{Operation: call.Op.Name, Fields: []apierrors.FieldError{{Field: "options", Message: "WithTokenSource and WithSigV4 apply to client.New, not to a single call"}}}
 		}
 		if call.Op.Auth {
@@ -202,7 +212,7 @@ func (c *Client) Do(ctx context.Context, call *Call, opts ...Option) error {
 			// The token was rejected: drop exactly that token (a newer
 			// one is kept), fetch a fresh one and resend once.
 			httpx.DrainAndClose(resp.Body)
-			c.tokens.Invalidate(tok)
+			c.tokens.InvalidateRejected(resp.Request, tok)
 			continue
 		}
 		if call.Status != nil {
@@ -218,6 +228,12 @@ func (c *Client) Do(ctx context.Context, call *Call, opts ...Option) error {
 }
 
 func decodeSuccess(resp *http.Response, call *Call, path string, attempts int) error {
+	if bb, ok := resp.Body.(*bufferedBody); ok && bb.Len() == len(bb.b) {
+		// Read in full inside the attempt (bufferBody): decode the bytes
+		// where they are instead of copying them again through a
+		// json.Decoder, and skip the drain (there is nothing to drain).
+		return decodeBuffered(resp, bb.b, call, path, attempts)
+	}
 	defer httpx.DrainAndClose(resp.Body)
 	if call.Out == nil {
 		return nil
@@ -238,11 +254,52 @@ func decodeSuccess(resp *http.Response, call *Call, path string, attempts int) e
 	return nil
 }
 
+// decodeBuffered is decodeSuccess for a body already in memory, with the
+// same results: json.Unmarshal parses in place, and a syntax error (such as
+// data after the first value, which json.Decoder ignores) falls back to
+// json.Decoder so the outcome and the error are exactly decodeSuccess's.
+func decodeBuffered(resp *http.Response, b []byte, call *Call, path string, attempts int) error {
+	var err error
+	switch out := call.Out.(type) {
+	case nil:
+		return nil
+	case *[]byte:
+		*out = b // at most maxBuffered (1 MiB), no longer used by the body
+		return nil
+	default:
+		if len(bytes.TrimSpace(b)) == 0 {
+			return nil // an empty 2xx body is a success with no content
+		}
+		err = json.Unmarshal(b, out)
+		var se *json.SyntaxError
+		if stderrors.As(err, &se) {
+			err = json.NewDecoder(bytes.NewReader(b)).Decode(out)
+		}
+	}
+	if err != nil {
+		return &apierrors.Error{Operation: call.Op.Name, Method: call.Op.Method, Path: path, StatusCode: resp.StatusCode,
+			Header: resp.Header, RequestID: httpx.RequestID(resp.Header), Attempts: attempts, Err: err}
+	}
+	return nil
+}
+
 // buildURL joins the base URL (keeping its path prefix), the escaped path
 // and the query. It returns the full URL and the escaped path alone.
 func buildURL(s *Settings, tmpl string, params []string) (string, string) {
+	// One allocation: the full URL is built in one buffer and the path is
+	// a substring of it.
+	base := strings.TrimSuffix(s.BaseURL.EscapedPath(), "/")
+	size := len(s.BaseURL.Scheme) + len("://") + len(s.BaseURL.Host) + len(base) + len(tmpl) + 16
+	for _, p := range params {
+		size += len(p)
+	}
 	var b strings.Builder
-	b.Grow(len(tmpl) + 64)
+	b.Grow(size)
+	b.WriteString(s.BaseURL.Scheme)
+	b.WriteString("://")
+	b.WriteString(s.BaseURL.Host)
+	origin := b.Len()
+	b.WriteString(base)
 	i := 0
 	for {
 		open := strings.IndexByte(tmpl, '{')
@@ -262,13 +319,12 @@ func buildURL(s *Settings, tmpl string, params []string) (string, string) {
 		i++
 		tmpl = tmpl[open+end+1:]
 	}
-	path := b.String()
-	base := strings.TrimSuffix(s.BaseURL.EscapedPath(), "/")
-	full := s.BaseURL.Scheme + "://" + s.BaseURL.Host + base + path
+	full := b.String()
+	path := full[origin:]
 	if len(s.Query) > 0 {
 		full += "?" + s.Query.Encode()
 	}
-	return full, base + path
+	return full, path
 }
 
 // escapeSegment escapes one path segment; "." and ".." are encoded too, so
@@ -286,6 +342,10 @@ func escapeSegment(p string) string {
 // send runs the retry loop for one token. It returns the final response, or
 // a typed error when none was received, and the number of attempts made.
 func (c *Client) send(ctx context.Context, s *Settings, hc *http.Client, call *Call, rawURL, path string, body []byte, tok *CachedToken) (*http.Response, int, error) {
+	run := retryRuns.Get().(*retryRun)
+	defer run.release()
+	st := &run.st
+	*st = attemptState{ctx: ctx, c: c, s: s, call: call, path: path, body: body, tok: tok}
 	var rawBody any
 	if body != nil {
 		rawBody = body
@@ -295,11 +355,11 @@ func (c *Client) send(ctx context.Context, s *Settings, hc *http.Client, call *C
 		return nil, 0, &apierrors.ValidationError{Operation: call.Op.Name, Fields: []apierrors.FieldError{{Field: "url", Message: err.Error()}}}
 	}
 	h := req.Header
-	ua := c.userAgent
 	if s.AppInfo != c.settings.AppInfo {
-		ua = UserAgent(s.AppInfo)
+		h["User-Agent"] = []string{UserAgent(s.AppInfo)}
+	} else {
+		h["User-Agent"] = c.uaHeader
 	}
-	h["User-Agent"] = []string{ua}
 	h["Accept"] = acceptHeader
 	if body != nil {
 		h["Content-Type"] = jsonContentType
@@ -308,26 +368,25 @@ func (c *Client) send(ctx context.Context, s *Settings, hc *http.Client, call *C
 		h[k] = v
 	}
 	if tok != nil {
-		h["Authorization"] = []string{tok.Header}
+		h["Authorization"] = tok.headerValues()
 	}
-	st := &attemptState{c: c, s: s, call: call, path: path, body: body, tok: tok}
 	if call.Sign != nil {
 		if err := call.Sign(req.Request, body); err != nil {
 			return nil, 0, &apierrors.TokenError{Reason: "signing the request", Err: err}
 		}
 	}
-	rc := &retryablehttp.Client{
-		HTTPClient:   hc,
-		RetryMax:     s.Retry.MaxRetries,
-		CheckRetry:   st.checkRetry,
-		Backoff:      st.backoff,
-		ErrorHandler: st.errorHandler,
-		PrepareRetry: st.prepareRetry,
-	}
+	rc := &run.rc
+	rc.HTTPClient = hc
+	rc.RetryMax = s.Retry.MaxRetries
 	if s.Logger != nil {
-		rc.RequestLogHook = st.requestLogHook
+		rc.RequestLogHook = run.logHook
 	}
 	resp, err := rc.Do(req)
+	if st.sleeping {
+		// The context ended during the backoff sleep.
+		st.waited += min(time.Since(st.sleepStart), st.wait)
+		st.sleeping = false
+	}
 	if err != nil {
 		if st.prepareErr != nil {
 			return nil, st.attempts, st.prepareErr
@@ -338,6 +397,41 @@ func (c *Client) send(ctx context.Context, s *Settings, hc *http.Client, call *C
 		st.log(slog.LevelWarn, "giving up", resp, nil, slog.String("reason", stopReason(st.stop)))
 	}
 	return resp, st.attempts, nil
+}
+
+// retryRun is one send's attemptState and the go-retryablehttp client
+// whose hooks are bound to it. Binding a hook (a method value) allocates, so
+// runs are pooled and their hooks bound once, when the run is made: a call
+// then allocates neither its state, nor the client, nor five closures.
+//
+// A run is reused as soon as send returns: nothing may keep a pointer to it,
+// to its attemptState or to its hooks beyond that (not a response body, an
+// error, a request's GetBody or a goroutine). Errors copy what they need out
+// of the state. (The request body is deliberately not served from the run:
+// resp.Request.GetBody outlives send.)
+type retryRun struct {
+	st      attemptState
+	rc      retryablehttp.Client
+	logHook retryablehttp.RequestLogHook
+}
+
+var retryRuns = sync.Pool{New: func() any {
+	r := new(retryRun)
+	st := &r.st
+	r.rc.CheckRetry = st.checkRetry
+	r.rc.Backoff = st.backoff
+	r.rc.ErrorHandler = st.errorHandler
+	r.rc.PrepareRetry = st.prepareRetry
+	r.logHook = st.requestLogHook
+	return r
+}}
+
+// release clears the run's references and returns it to the pool.
+func (r *retryRun) release() {
+	r.st = attemptState{}
+	r.rc.HTTPClient = nil
+	r.rc.RequestLogHook = nil
+	retryRuns.Put(r)
 }
 
 var (
@@ -352,6 +446,7 @@ const RetryAttemptHeader = "X-Retry-Attempt"
 
 // attemptState is the per-call state the retry hooks share.
 type attemptState struct {
+	ctx        context.Context // the call's: log records carry it (trace IDs)
 	c          *Client
 	s          *Settings
 	call       *Call
@@ -362,50 +457,115 @@ type attemptState struct {
 	stop       Decision
 	wait       time.Duration
 	waited     time.Duration
+	sleeping   bool      // a backoff sleep of wait started at sleepStart
+	sleepStart time.Time // and is not yet counted in waited
 	lastStatus int
 	start      time.Time
 	prepareErr error
 }
 
+// checkRetry runs after every attempt. It reads the response body inside
+// the attempt (see bufferBody) and asks the policy what to do. A 2xx whose
+// body could not be read in full lost the result: it is handled like a
+// transport failure (retried when the operation is idempotent, else a
+// TransportError). An error status whose body was cut short is decided on
+// its status, with what was read of the body.
 func (st *attemptState) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	st.attempts++
+	var bodyErr error
 	if resp != nil {
 		st.lastStatus = resp.StatusCode
+		if err == nil {
+			if resp.StatusCode < 200 || resp.StatusCode > 299 {
+				limitErrorBody(resp)
+			}
+			if berr := bufferBody(resp); berr != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+				resp.Body = http.NoBody // bufferBody closed the original
+				bodyErr = fmt.Errorf("reading the %d response body: %w", resp.StatusCode, berr)
+				err, resp = bodyErr, nil
+			}
+		}
 	}
 	st.log(slog.LevelDebug, "attempt", resp, err)
 	d, wait := st.s.Retry.Decide(ctx, st.attempts, st.call.Op.Idempotent, resp, err)
 	st.stop = d
 	if d != Retry {
-		return false, nil
+		// A non-nil error makes go-retryablehttp pass it to errorHandler
+		// instead of returning the emptied response as a success.
+		return false, bodyErr
 	}
 	st.wait = wait
-	st.waited += wait
+	st.sleeping, st.sleepStart = true, time.Now()
+	if st.s.Retry.OnRetry != nil {
+		st.s.Retry.OnRetry(st.attempts, wait)
+	}
 	st.log(slog.LevelWarn, "retrying", resp, err, slog.Duration("wait", wait))
 	return true, nil
+}
+
+// limitErrorBody bounds what bufferBody reads of an error response to what
+// apierrors.FromResponse keeps: MaxBodySnippet, plus one byte to tell that
+// the body was longer. Closing the limited body drains a bounded amount more
+// (httpx.DrainAndClose), so a moderately long error page does not cost the
+// connection. Without it, every attempt answered with a huge error body
+// would allocate maxBuffered (1 MiB) and more while reading it.
+func limitErrorBody(resp *http.Response) {
+	if resp.Body == nil || resp.Body == http.NoBody {
+		return
+	}
+	resp.Body = &errorSnippetBody{Reader: io.LimitReader(resp.Body, apierrors.MaxBodySnippet+1), rc: resp.Body}
+}
+
+// errorSnippetBody is the head of an error body; Close drains and closes
+// the whole body.
+type errorSnippetBody struct {
+	io.Reader
+	rc io.ReadCloser
+}
+
+func (b *errorSnippetBody) Close() error {
+	httpx.DrainAndClose(b.rc)
+	return nil
 }
 
 func (st *attemptState) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
 	return st.wait
 }
 
-// errorHandler hands the last response back instead of go-retryablehttp's
-// "giving up after N attempts" error, so it can be decoded; with no
-// response it passes the cause on.
+// errorHandler replaces go-retryablehttp's "giving up after N attempts"
+// error. It is called with the last response and the last cause: a
+// transport error, a body read error from checkRetry, or a prepareRetry
+// failure (then resp is the previous attempt's response, already drained
+// and closed, and must not be decoded). A response that comes with a cause
+// is drained and closed and the cause passed on; a response without one is
+// handed back, undrained, to be decoded.
 func (st *attemptState) errorHandler(resp *http.Response, err error, _ int) (*http.Response, error) {
-	if resp != nil {
-		return resp, nil
+	if st.prepareErr != nil {
+		// Preparing the retry failed (no token, signing error): report
+		// that, not the previous attempt's already drained response.
+		err = st.prepareErr
 	}
-	return nil, err
+	if err != nil {
+		if resp != nil {
+			httpx.DrainAndClose(resp.Body)
+		}
+		return nil, err
+	}
+	return resp, nil
 }
 
 func (st *attemptState) prepareRetry(req *http.Request) error {
+	if st.sleeping {
+		st.waited += st.wait
+		st.sleeping = false
+	}
 	req.Header = req.Header.Clone()
 	req.Header.Set(RetryAttemptHeader, strconv.Itoa(st.attempts))
 	if st.tok != nil {
 		// The cached token may have been refreshed during the backoff.
 		if t, err := st.c.tokens.Get(req.Context()); err == nil {
 			st.tok = t
-			req.Header["Authorization"] = []string{t.Header}
+			req.Header["Authorization"] = t.headerValues()
 		} else {
 			st.prepareErr = err
 			return err
@@ -441,7 +601,14 @@ func (st *attemptState) transportError(err error) error {
 // request ID and error text; never headers or bodies.
 func (st *attemptState) log(level slog.Level, msg string, resp *http.Response, err error, extra ...slog.Attr) {
 	l := st.s.Logger
-	if l == nil || !l.Enabled(context.Background(), level) {
+	if l == nil {
+		return
+	}
+	ctx := st.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if !l.Enabled(ctx, level) {
 		return
 	}
 	attrs := make([]slog.Attr, 0, 9+len(extra))
@@ -467,7 +634,7 @@ func (st *attemptState) log(level slog.Level, msg string, resp *http.Response, e
 		attrs = append(attrs, slog.String("error", err.Error()))
 	}
 	attrs = append(attrs, extra...)
-	l.LogAttrs(context.Background(), level, "memberplatform: "+msg, attrs...)
+	l.LogAttrs(ctx, level, "memberplatform: "+msg, attrs...)
 }
 
 func stopReason(d Decision) string {

@@ -33,8 +33,14 @@ type RetryPolicy struct {
 	MaxRetryAfter time.Duration
 	// Rand returns a float in [0,1) for jitter; nil uses math/rand/v2.
 	Rand func() float64
-	// Now returns the current time; nil uses time.Now.
+	// Now returns the current time; nil uses time.Now. It is used to
+	// resolve an HTTP-date Retry-After and to compare the end of a wait with
+	// the context's deadline (the sleep itself uses real timers).
 	Now func() time.Time
+	// OnRetry, if set, is called with the retry number (1 for the first
+	// retry) and the wait the policy chose, just before the client sleeps
+	// for it. For tests and metrics; it must be safe for concurrent use.
+	OnRetry func(retry int, wait time.Duration)
 }
 
 // DefaultRetryPolicy returns the SDK's retry defaults.
@@ -106,9 +112,12 @@ func (p *RetryPolicy) Decide(ctx context.Context, attempt int, idempotent bool, 
 // Retriable reports whether an attempt's outcome may be retried. Responses:
 // 408, 429, 500, 502, 503 and 504, except a problem saying the provider is
 // not configured (peeked without consuming the body). Errors: connection
-// failures and per-attempt timeouts, but never TLS certificate errors or
-// invalid URLs (Decide stops first when the call's own context is done). A non-idempotent request is retried only when the connection
-// failed before the request was written (a dial error).
+// failures (refused, reset, EOF before or while reading the response) and
+// per-attempt timeouts, but never TLS certificate or alert errors, invalid
+// URLs, or a DNS name that does not exist (Decide stops first when the
+// call's own context is done). A non-idempotent request is retried only when
+// the connection failed before the request was written: a dial or proxy
+// connect error.
 func Retriable(idempotent bool, resp *http.Response, err error) bool {
 	if err != nil {
 		var certErr *tls.CertificateVerificationError
@@ -116,20 +125,24 @@ func Retriable(idempotent bool, resp *http.Response, err error) bool {
 		var hostErr x509.HostnameError
 		var invalid x509.CertificateInvalidError
 		var recordErr tls.RecordHeaderError
-		if stderrors.As(err, &certErr) || stderrors.As(err, &unknownAuth) || stderrors.As(err, &hostErr) || stderrors.As(err, &invalid) || stderrors.As(err, &recordErr) {
+		var alertErr tls.AlertError
+		if stderrors.As(err, &certErr) || stderrors.As(err, &unknownAuth) || stderrors.As(err, &hostErr) ||
+			stderrors.As(err, &invalid) || stderrors.As(err, &recordErr) || stderrors.As(err, &alertErr) {
 			return false
 		}
 		var uerr *url.Error
 		if stderrors.As(err, &uerr) && (uerr.Op == "parse" || stderrors.Is(uerr.Err, http.ErrSchemeMismatch)) {
 			return false
 		}
-		var opErr *net.OpError
-		if stderrors.As(err, &opErr) && opErr.Op == "dial" {
-			return true
-		}
+		// A DNS failure is wrapped in a dial *net.OpError: check it first,
+		// so a name that does not exist is not retried.
 		var dnsErr *net.DNSError
 		if stderrors.As(err, &dnsErr) {
 			return dnsErr.IsTemporary || dnsErr.IsTimeout
+		}
+		var opErr *net.OpError
+		if stderrors.As(err, &opErr) && (opErr.Op == "dial" || opErr.Op == "proxyconnect") {
+			return true
 		}
 		return idempotent
 	}
@@ -152,6 +165,10 @@ func Retriable(idempotent bool, resp *http.Response, err error) bool {
 func providerNotConfigured(resp *http.Response) bool {
 	if resp.Body == nil || resp.Body == http.NoBody {
 		return false
+	}
+	if bb, ok := resp.Body.(*bufferedBody); ok && bb.Len() == len(bb.b) {
+		// Read inside the attempt already: look at all of it.
+		return stderrors.Is(apierrors.Decode(resp.StatusCode, resp.Header, bb.b), apierrors.ErrProviderNotConfigured)
 	}
 	peek := make([]byte, 0, 4096)
 	buf := peek[:4096]

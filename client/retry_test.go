@@ -1,0 +1,297 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/memberplatform/memberplatform-go/client"
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/payments"
+)
+
+const retryPMID = "3fa85f64-5717-4562-b3fc-2c963f66afa6"
+
+const retryPMJSON = `{"id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","billingAccountId":"9b2f4c1e-2a57-4d0b-9a43-1c7c2f5e8d10",
+"lastFourDigits":"4242","cardBrand":"visa","expDate":"08/2031","primary":true,
+"createdAt":"2024-01-02T03:04:05Z","updatedAt":"2024-01-02T03:04:05Z"}`
+
+// retryServer answers with respond(hit) and records each request's
+// X-Retry-Attempt header and body.
+type retryServer struct {
+	*httptest.Server
+	conns atomic.Int32
+	mu    sync.Mutex
+	tries []string
+	body  [][]byte
+}
+
+func (s *retryServer) hits() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.tries)
+}
+
+func newRetryServer(t *testing.T, respond func(w http.ResponseWriter, r *http.Request, hit int)) *retryServer {
+	t.Helper()
+	s := &retryServer{}
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.tries = append(s.tries, r.Header.Get("X-Retry-Attempt"))
+		s.body = append(s.body, b)
+		n := len(s.tries)
+		s.mu.Unlock()
+		respond(w, r, n)
+	}))
+	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	s.Config.ErrorLog = log.New(io.Discard, "", 0)
+	s.Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+func retryJSON(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
+}
+
+// newRetryClient builds a public client on a test-owned transport with a
+// 1ms..2ms backoff, so retries are fast.
+func newRetryClient(t *testing.T, url string, opts ...client.Option) *client.Client {
+	t.Helper()
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	all := append([]client.Option{client.WithBaseURL(url), client.WithTokenSource(nil), client.WithTransport(tr),
+		client.WithRetryBackoff(time.Millisecond, 2*time.Millisecond)}, opts...)
+	c, err := client.New(all...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func updatePM(ctx context.Context, c *client.Client, opts ...client.Option) (*payments.PaymentMethod, error) {
+	return c.Payments.UpdatePaymentMethod(ctx, retryPMID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true), ExpDate: new("08/2031")}, opts...)
+}
+
+func attemptsOf(t *testing.T, err error) int {
+	t.Helper()
+	var ae *apierrors.Error
+	if errors.As(err, &ae) {
+		return ae.Attempts
+	}
+	var te *apierrors.TransportError
+	if errors.As(err, &te) {
+		return te.Attempts
+	}
+	t.Fatalf("err = %T %v, want *errors.Error or *errors.TransportError", err, err)
+	return 0
+}
+
+func TestPublicRetryThenSuccess(t *testing.T) {
+	srv := newRetryServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		if hit < 3 {
+			retryJSON(w, http.StatusServiceUnavailable, `{"title":"Service Unavailable","status":503,"serviceCode":"50300000"}`)
+			return
+		}
+		retryJSON(w, http.StatusOK, retryPMJSON)
+	})
+	c := newRetryClient(t, srv.URL)
+	pm, err := updatePM(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pm.LastFourDigits != "4242" || !pm.Primary {
+		t.Fatalf("payment method = %+v", pm)
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if want := []string{"", "1", "2"}; len(srv.tries) != 3 || srv.tries[0] != want[0] || srv.tries[1] != want[1] || srv.tries[2] != want[2] {
+		t.Fatalf("X-Retry-Attempt per attempt = %q, want %q", srv.tries, want)
+	}
+	for i := 1; i < len(srv.body); i++ {
+		if !bytes.Equal(srv.body[i], srv.body[0]) || len(srv.body[0]) == 0 {
+			t.Fatalf("attempt %d body %q differs from the first %q", i+1, srv.body[i], srv.body[0])
+		}
+	}
+	if srv.conns.Load() != 1 {
+		t.Fatalf("%d connections, want 1", srv.conns.Load())
+	}
+}
+
+func TestPublicMaxRetries(t *testing.T) {
+	srv := newRetryServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { retryJSON(w, 500, `{}`) })
+	ctx := context.Background()
+
+	def := newRetryClient(t, srv.URL)
+	_, err := updatePM(ctx, def)
+	if n := attemptsOf(t, err); n != 4 {
+		t.Fatalf("default client: %d attempts, want 4 (3 retries)", n)
+	}
+	if _, err := updatePM(ctx, def, client.WithMaxRetries(0)); attemptsOf(t, err) != 1 {
+		t.Fatalf("per-call WithMaxRetries(0): %d attempts, want 1", attemptsOf(t, err))
+	}
+	one := newRetryClient(t, srv.URL, client.WithMaxRetries(1))
+	if _, err := updatePM(ctx, one); attemptsOf(t, err) != 2 {
+		t.Fatalf("client-wide WithMaxRetries(1): %d attempts, want 2", attemptsOf(t, err))
+	}
+	if _, err := updatePM(ctx, one, client.WithMaxRetries(2)); attemptsOf(t, err) != 3 {
+		t.Fatalf("per-call WithMaxRetries(2) over client-wide 1: %d attempts, want 3", attemptsOf(t, err))
+	}
+	if h := srv.hits(); h != 4+1+2+3 {
+		t.Fatalf("server hits = %d, want 10", h)
+	}
+}
+
+func TestPublicMaxRetryAfter(t *testing.T) {
+	srv := newRetryServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		if hit <= 2 { // call 1: one 429; call 2: a 429, then 200
+			w.Header().Set("Retry-After-Ms", "30")
+			retryJSON(w, http.StatusTooManyRequests, `{"title":"Too Many Requests","status":429,"serviceCode":"42900000"}`)
+			return
+		}
+		retryJSON(w, http.StatusOK, retryPMJSON)
+	})
+	c := newRetryClient(t, srv.URL, client.WithMaxRetryAfter(10*time.Millisecond))
+	_, err := updatePM(context.Background(), c)
+	var ae *apierrors.Error
+	if !errors.As(err, &ae) || !errors.Is(err, apierrors.ErrRateLimited) || ae.RetryAfter != 30*time.Millisecond || ae.Attempts != 1 {
+		t.Fatalf("err = %v, want the rate-limited error asking 30ms after 1 attempt", err)
+	}
+	// A per-call cap above the asked wait lets the retry happen.
+	start := time.Now()
+	if _, err := updatePM(context.Background(), c, client.WithMaxRetryAfter(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el < 30*time.Millisecond {
+		t.Fatalf("retried after %v, want the asked 30ms honoured", el)
+	}
+	if srv.hits() != 3 {
+		t.Fatalf("server hits = %d, want 3", srv.hits())
+	}
+}
+
+func TestPublicDeadlineCutsRetryAfter(t *testing.T) {
+	srv := newRetryServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		w.Header().Set("Retry-After", "1")
+		retryJSON(w, http.StatusServiceUnavailable, `{}`)
+	})
+	c := newRetryClient(t, srv.URL, client.WithTimeout(300*time.Millisecond))
+	start := time.Now()
+	_, err := updatePM(context.Background(), c)
+	var ae *apierrors.Error
+	if !errors.As(err, &ae) || ae.RetryAfter != time.Second || ae.Attempts != 1 {
+		t.Fatalf("err = %v, want the 503 asking 1s after 1 attempt", err)
+	}
+	if el := time.Since(start); el > 200*time.Millisecond {
+		t.Fatalf("returned after %v; a wait past the WithTimeout deadline must not start", el)
+	}
+}
+
+func TestPublicAttemptTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := newRetryServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	})
+	defer close(release)
+	c := newRetryClient(t, srv.URL, client.WithMaxRetries(1))
+	start := time.Now()
+	_, err := updatePM(context.Background(), c, client.WithAttemptTimeout(40*time.Millisecond))
+	var te *apierrors.TransportError
+	if !errors.As(err, &te) || !te.Timeout() || te.Attempts != 2 {
+		t.Fatalf("err = %v, want a timed-out TransportError after 2 attempts", err)
+	}
+	if el := time.Since(start); el < 80*time.Millisecond || el > 2*time.Second {
+		t.Fatalf("took %v, want about 2 × 40ms", el)
+	}
+}
+
+func TestPublicNotRetried(t *testing.T) {
+	srv := newRetryServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		w.Header().Set("Content-Type", "application/problem+json")
+		if r.Header.Get("X-Case") == "400" {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"type":"about:blank","title":"Bad Request","status":400,"serviceCode":"40000000"}`)
+			return
+		}
+		w.WriteHeader(http.StatusNotImplemented)
+		_, _ = io.WriteString(w, `{"type":"about:blank","title":"Not implemented","status":501,"serviceCode":"not-implemented"}`)
+	})
+	c := newRetryClient(t, srv.URL)
+	_, err := updatePM(context.Background(), c)
+	if !errors.Is(err, apierrors.ErrNotImplemented) || attemptsOf(t, err) != 1 {
+		t.Fatalf("err = %v, want ErrNotImplemented after 1 attempt", err)
+	}
+	_, err = updatePM(context.Background(), c, client.WithHeader("X-Case", "400"))
+	if !errors.Is(err, apierrors.ErrBadRequest) || attemptsOf(t, err) != 1 {
+		t.Fatalf("err = %v, want ErrBadRequest after 1 attempt", err)
+	}
+	if srv.hits() != 2 {
+		t.Fatalf("server hits = %d, want 2", srv.hits())
+	}
+}
+
+// idleRecorder is a user transport that records CloseIdleConnections.
+type idleRecorder struct {
+	*http.Transport
+	closes atomic.Int32
+}
+
+func (r *idleRecorder) CloseIdleConnections() { r.closes.Add(1); r.Transport.CloseIdleConnections() }
+
+func TestPublicGivingUpKeepsUserPool(t *testing.T) {
+	srv := newRetryServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			_ = conn.Close() // no response at all
+		}
+	})
+	for _, viaHTTPClient := range []bool{false, true} {
+		rec := &idleRecorder{Transport: &http.Transport{}}
+		opt := client.WithTransport(rec)
+		if viaHTTPClient {
+			opt = client.WithHTTPClient(&http.Client{Transport: rec})
+		}
+		c := newRetryClient(t, srv.URL, opt)
+		_, err := updatePM(context.Background(), c)
+		if !errors.Is(err, apierrors.ErrTransport) || attemptsOf(t, err) != 4 {
+			t.Fatalf("err = %v, want a TransportError after 4 attempts", err)
+		}
+		if n := rec.closes.Load(); n != 0 {
+			t.Fatalf("viaHTTPClient=%v: the SDK closed the user's idle connections %d times", viaHTTPClient, n)
+		}
+		rec.Transport.CloseIdleConnections()
+	}
+}
+
+func TestPublicRetryOptionValidation(t *testing.T) {
+	for name, opt := range map[string]client.Option{
+		"WithMaxRetries(-1)":       client.WithMaxRetries(-1),
+		"WithRetryBackoff(0,1s)":   client.WithRetryBackoff(0, time.Second),
+		"WithRetryBackoff(2s,1s)":  client.WithRetryBackoff(2*time.Second, time.Second),
+		"WithMaxRetryAfter(-1)":    client.WithMaxRetryAfter(-1),
+		"WithAttemptTimeout(-1ns)": client.WithAttemptTimeout(-1),
+	} {
+		if _, err := client.New(client.WithBaseURL("https://api.example.com"), client.WithTokenSource(nil), opt); !errors.Is(err, apierrors.ErrInvalidInput) {
+			t.Errorf("%s: New err = %v, want ErrInvalidInput", name, err)
+		}
+	}
+}

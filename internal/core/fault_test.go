@@ -1,0 +1,910 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	stderrors "errors"
+	"fmt"
+	"io"
+	"log"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+)
+
+var (
+	rtPutOp  = &Operation{Name: "test.Put", Method: http.MethodPut, Path: "/things/{id}", Idempotent: true}
+	rtPostOp = &Operation{Name: "test.Post", Method: http.MethodPost, Path: "/things/{id}", Idempotent: false}
+)
+
+// rtBody is a request body with bytes that a careless replay would mangle.
+var rtBody = map[string]any{"name": "Zoë <&> \u2028", "n": 42, "list": []string{"a", "b"}}
+
+// rtRecorded is one request as the server saw it.
+type rtRecorded struct {
+	Header http.Header
+	Body   []byte
+	CL     int64
+}
+
+// rtServer is a loopback server that records requests and counts new TCP
+// connections.
+type rtServer struct {
+	*httptest.Server
+	conns atomic.Int32
+	mu    sync.Mutex
+	reqs  []rtRecorded
+}
+
+func (s *rtServer) hits() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.reqs)
+}
+
+func (s *rtServer) recorded() []rtRecorded {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]rtRecorded(nil), s.reqs...)
+}
+
+// rtNewServer starts a server whose handler h is called with the 1-based
+// hit number, after the request body has been read and recorded.
+func rtNewServer(t *testing.T, h func(w http.ResponseWriter, r *http.Request, hit int)) *rtServer {
+	t.Helper()
+	s := &rtServer{}
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.reqs = append(s.reqs, rtRecorded{Header: r.Header.Clone(), Body: b, CL: r.ContentLength})
+		n := len(s.reqs)
+		s.mu.Unlock()
+		h(w, r, n)
+	}))
+	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	s.Config.ErrorLog = log.New(io.Discard, "", 0)
+	s.Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// rtNewTransport returns a transport whose idle connections are closed
+// when the test ends (the SDK itself never closes them).
+func rtNewTransport(t *testing.T) *http.Transport {
+	tr := &http.Transport{MaxIdleConnsPerHost: 4, DisableCompression: true}
+	t.Cleanup(tr.CloseIdleConnections)
+	return tr
+}
+
+// rtNewClient returns a core client for baseURL with 1ms..4ms backoff, a
+// test-owned transport, and mut applied.
+func rtNewClient(t *testing.T, baseURL string, mut func(*Settings)) *Client {
+	t.Helper()
+	s := DefaultSettings()
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.BaseURL = u
+	s.Transport = rtNewTransport(t)
+	s.Retry.BaseDelay, s.Retry.MaxDelay = time.Millisecond, 4*time.Millisecond
+	if mut != nil {
+		mut(&s)
+	}
+	c, err := New(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func rtJSON(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
+}
+
+func rtCall(op *Operation, out any) *Call {
+	return &Call{Op: op, PathParams: []string{"t-1"}, Body: rtBody, Out: out}
+}
+
+func rtWantAPIError(t *testing.T, err error, status, attempts int) *apierrors.Error {
+	t.Helper()
+	var ae *apierrors.Error
+	if !stderrors.As(err, &ae) {
+		t.Fatalf("err = %T %v, want *errors.Error", err, err)
+	}
+	if ae.StatusCode != status || ae.Attempts != attempts {
+		t.Fatalf("status %d, attempts %d; want %d, %d (%v)", ae.StatusCode, ae.Attempts, status, attempts, err)
+	}
+	return ae
+}
+
+func rtWantTransportError(t *testing.T, err error, attempts int) *apierrors.TransportError {
+	t.Helper()
+	var te *apierrors.TransportError
+	if !stderrors.As(err, &te) {
+		t.Fatalf("err = %T %v, want *errors.TransportError", err, err)
+	}
+	if te.Attempts != attempts {
+		t.Fatalf("Attempts = %d, want %d (%v)", te.Attempts, attempts, err)
+	}
+	if !stderrors.Is(err, apierrors.ErrTransport) {
+		t.Fatalf("errors.Is(err, ErrTransport) = false")
+	}
+	return te
+}
+
+// --- Retry sequence, telemetry header and body replay -----------------------
+
+func TestRetry503Then503Then200(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		if hit < 3 {
+			rtJSON(w, 503, `{"title":"Service Unavailable","status":503,"serviceCode":"50300000"}`)
+			return
+		}
+		rtJSON(w, 200, `{"ok":true}`)
+	})
+	var waits []time.Duration
+	c := rtNewClient(t, srv.URL, func(s *Settings) {
+		s.Retry.Rand = rand.New(rand.NewPCG(1, 2)).Float64
+		s.Retry.OnRetry = func(n int, d time.Duration) {
+			if n != len(waits)+1 {
+				t.Errorf("OnRetry retry number %d, want %d", n, len(waits)+1)
+			}
+			waits = append(waits, d)
+		}
+	})
+	var out struct{ OK bool }
+	status := 0
+	call := rtCall(rtPutOp, &out)
+	call.Status = &status
+	if err := c.Do(context.Background(), call); err != nil {
+		t.Fatal(err)
+	}
+	if !out.OK || status != 200 {
+		t.Fatalf("out = %+v, status %d; want ok, 200", out, status)
+	}
+	// The exact seeded waits: r_n × 1ms·2ⁿ for the PCG(1,2) sequence.
+	if want := []time.Duration{676455, 922772}; fmt.Sprint(waits) != fmt.Sprint(want) {
+		t.Fatalf("waits = %v, want %v", waits, want)
+	}
+	reqs := srv.recorded()
+	if len(reqs) != 3 {
+		t.Fatalf("server saw %d requests, want 3", len(reqs))
+	}
+	want, _ := json.Marshal(rtBody)
+	for i, r := range reqs {
+		if !bytes.Equal(r.Body, want) || r.CL != int64(len(want)) {
+			t.Errorf("attempt %d body %q (Content-Length %d), want %q (%d)", i+1, r.Body, r.CL, want, len(want))
+		}
+		got := r.Header.Values(RetryAttemptHeader)
+		if i == 0 && len(got) != 0 {
+			t.Errorf("first attempt carries %s: %q", RetryAttemptHeader, got)
+		}
+		if i > 0 && (len(got) != 1 || got[0] != strconv.Itoa(i)) {
+			t.Errorf("attempt %d %s = %q, want [%d]", i+1, RetryAttemptHeader, got, i)
+		}
+		if r.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("attempt %d Content-Type = %q", i+1, r.Header.Get("Content-Type"))
+		}
+	}
+	if n := srv.conns.Load(); n != 1 {
+		t.Errorf("%d TCP connections, want 1 (bodies drained before retrying)", n)
+	}
+}
+
+func TestRetryExhaustedReturnsLastResponse(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		w.Header().Set("X-Request-Id", "req-"+strconv.Itoa(hit))
+		rtJSON(w, 502, `{"title":"Bad Gateway","status":502,"serviceCode":"50200000","detail":"attempt `+strconv.Itoa(hit)+`"}`)
+	})
+	c := rtNewClient(t, srv.URL, nil)
+	err := c.Do(context.Background(), rtCall(rtPutOp, nil))
+	ae := rtWantAPIError(t, err, 502, 4)
+	if ae.RequestID != "req-4" || ae.Problem == nil || ae.Problem.Detail != "attempt 4" {
+		t.Fatalf("error does not describe the last response: request ID %q, problem %+v", ae.RequestID, ae.Problem)
+	}
+	if ae.Operation != "test.Put" || ae.Method != http.MethodPut || ae.Path != "/things/t-1" {
+		t.Fatalf("error names %q %s %s", ae.Operation, ae.Method, ae.Path)
+	}
+	if srv.hits() != 4 {
+		t.Fatalf("server hits = %d, want 4 (3 retries)", srv.hits())
+	}
+}
+
+func TestRetryMaxRetriesClientWideAndPerCall(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 500, `{}`) })
+	c := rtNewClient(t, srv.URL, func(s *Settings) { s.Retry.MaxRetries = 1 })
+	rtWantAPIError(t, c.Do(context.Background(), rtCall(rtPutOp, nil)), 500, 2)
+	noRetry := func(s *Settings) error { s.Retry.MaxRetries = 0; return nil }
+	rtWantAPIError(t, c.Do(context.Background(), rtCall(rtPutOp, nil), noRetry), 500, 1)
+	five := func(s *Settings) error { s.Retry.MaxRetries = 5; return nil }
+	rtWantAPIError(t, c.Do(context.Background(), rtCall(rtPutOp, nil), five), 500, 6)
+	if srv.hits() != 2+1+6 {
+		t.Fatalf("server hits = %d, want 9", srv.hits())
+	}
+}
+
+// --- Statuses that are not retried -----------------------------------------
+
+func TestNotRetriedStatuses(t *testing.T) {
+	for _, status := range []int{400, 401, 403, 404, 409, 422, 501} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+				w.Header().Set("Content-Type", "application/problem+json")
+				w.WriteHeader(status)
+				_, _ = fmt.Fprintf(w, `{"type":"about:blank","title":%q,"status":%d,"serviceCode":"00000000"}`, http.StatusText(status), status)
+			})
+			c := rtNewClient(t, srv.URL, nil)
+			rtWantAPIError(t, c.Do(context.Background(), rtCall(rtPutOp, nil)), status, 1)
+			if srv.hits() != 1 {
+				t.Fatalf("server hits = %d, want 1", srv.hits())
+			}
+		})
+	}
+}
+
+func TestNotImplementedNotRetried(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(501)
+		_, _ = io.WriteString(w, `{"type":"about:blank","title":"Not implemented","status":501,"serviceCode":"not-implemented"}`)
+	})
+	c := rtNewClient(t, srv.URL, nil)
+	err := c.Do(context.Background(), rtCall(rtPutOp, nil))
+	rtWantAPIError(t, err, 501, 1)
+	if !stderrors.Is(err, apierrors.ErrNotImplemented) || srv.hits() != 1 {
+		t.Fatalf("err %v, hits %d; want ErrNotImplemented after 1 hit", err, srv.hits())
+	}
+}
+
+func TestProviderNotConfiguredNotRetried(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(503)
+		_, _ = io.WriteString(w, `{"type":"https://errors.example.com/provider-not-configured","title":"Provider not configured","status":503,"serviceCode":"50300001"}`)
+	})
+	c := rtNewClient(t, srv.URL, nil)
+	err := c.Do(context.Background(), rtCall(rtPutOp, nil))
+	ae := rtWantAPIError(t, err, 503, 1)
+	if !stderrors.Is(err, apierrors.ErrProviderNotConfigured) || ae.Problem == nil {
+		t.Fatalf("err = %v, want ErrProviderNotConfigured with its problem decoded", err)
+	}
+}
+
+func TestNonIdempotentNotRetriedOnStatus(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 503, `{}`) })
+	c := rtNewClient(t, srv.URL, nil)
+	rtWantAPIError(t, c.Do(context.Background(), rtCall(rtPostOp, nil)), 503, 1)
+}
+
+// --- Retry-After -------------------------------------------------------------
+
+func TestRetryAfterSeconds429(t *testing.T) {
+	t.Parallel()
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		if hit == 1 {
+			w.Header().Set("Retry-After", "1")
+			rtJSON(w, 429, `{"title":"Too Many Requests","status":429,"serviceCode":"42900000"}`)
+			return
+		}
+		rtJSON(w, 200, `{}`)
+	})
+	var waits []time.Duration
+	c := rtNewClient(t, srv.URL, func(s *Settings) {
+		s.Retry.OnRetry = func(_ int, d time.Duration) { waits = append(waits, d) }
+	})
+	start := time.Now()
+	if err := c.Do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
+		t.Fatal(err)
+	}
+	elapsed := time.Since(start)
+	if len(waits) != 1 || waits[0] != time.Second {
+		t.Fatalf("waits = %v, want [1s] from Retry-After (not the 1ms..4ms backoff)", waits)
+	}
+	if elapsed < time.Second || srv.hits() != 2 {
+		t.Fatalf("elapsed %v, hits %d; want >= 1s, 2", elapsed, srv.hits())
+	}
+}
+
+func TestRetryAfterHTTPDate429(t *testing.T) {
+	date := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		if hit == 1 {
+			w.Header().Set("Retry-After", date.Format(http.TimeFormat))
+			rtJSON(w, 429, `{}`)
+			return
+		}
+		rtJSON(w, 200, `{}`)
+	})
+	var waits []time.Duration
+	c := rtNewClient(t, srv.URL, func(s *Settings) {
+		// The injected clock puts the date 30ms in the future.
+		s.Retry.Now = func() time.Time { return date.Add(-30 * time.Millisecond) }
+		s.Retry.OnRetry = func(_ int, d time.Duration) { waits = append(waits, d) }
+	})
+	start := time.Now()
+	if err := c.Do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if len(waits) != 1 || waits[0] != 30*time.Millisecond {
+		t.Fatalf("waits = %v, want [30ms] from the HTTP-date", waits)
+	}
+	if el := time.Since(start); el < 30*time.Millisecond || srv.hits() != 2 {
+		t.Fatalf("elapsed %v, hits %d; want >= 30ms, 2", el, srv.hits())
+	}
+}
+
+func TestRetryAfterMs503(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		if hit == 1 {
+			w.Header().Set("Retry-After-Ms", "20")
+			w.Header().Set("Retry-After", "60")
+			rtJSON(w, 503, `{}`)
+			return
+		}
+		rtJSON(w, 200, `{}`)
+	})
+	var waits []time.Duration
+	c := rtNewClient(t, srv.URL, func(s *Settings) {
+		s.Retry.OnRetry = func(_ int, d time.Duration) { waits = append(waits, d) }
+	})
+	if err := c.Do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if len(waits) != 1 || waits[0] != 20*time.Millisecond {
+		t.Fatalf("waits = %v, want [20ms] from Retry-After-Ms", waits)
+	}
+}
+
+func TestRetryAfterOverCapStopsAtOnce(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		w.Header().Set("Retry-After", "30")
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(429)
+		_, _ = io.WriteString(w, `{"type":"about:blank","title":"Provider rate limited","status":429,"serviceCode":"42900001"}`)
+	})
+	c := rtNewClient(t, srv.URL, func(s *Settings) { s.Retry.MaxRetryAfter = 5 * time.Second })
+	start := time.Now()
+	err := c.Do(context.Background(), rtCall(rtPutOp, nil))
+	el := time.Since(start)
+	ae := rtWantAPIError(t, err, 429, 1)
+	if !stderrors.Is(err, apierrors.ErrRateLimited) || ae.RetryAfter != 30*time.Second {
+		t.Fatalf("err = %v (RetryAfter %v), want ErrRateLimited asking 30s", err, ae.RetryAfter)
+	}
+	if el > time.Second || srv.hits() != 1 {
+		t.Fatalf("elapsed %v, hits %d; want an immediate stop after 1 hit", el, srv.hits())
+	}
+}
+
+func TestRetryAfterBeyondDeadlineStopsAtOnce(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		w.Header().Set("Retry-After", "2")
+		rtJSON(w, 503, `{}`)
+	})
+	c := rtNewClient(t, srv.URL, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := c.Do(ctx, rtCall(rtPutOp, nil))
+	el := time.Since(start)
+	ae := rtWantAPIError(t, err, 503, 1)
+	if ae.RetryAfter != 2*time.Second || el > 250*time.Millisecond {
+		t.Fatalf("RetryAfter %v after %v; want 2s, returned well before the deadline", ae.RetryAfter, el)
+	}
+}
+
+func TestBackoffBeyondDeadlineNotStarted(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 500, `{}`) })
+	c := rtNewClient(t, srv.URL, func(s *Settings) {
+		s.Retry.BaseDelay, s.Retry.MaxDelay = time.Second, time.Second
+		s.Retry.Rand = func() float64 { return 0.9 } // 900ms, 1s cap
+		s.Timeout = 300 * time.Millisecond           // WithTimeout
+	})
+	start := time.Now()
+	err := c.Do(context.Background(), rtCall(rtPutOp, nil))
+	rtWantAPIError(t, err, 500, 1)
+	if el := time.Since(start); el > 200*time.Millisecond {
+		t.Fatalf("returned after %v; a wait ending past the deadline must not start", el)
+	}
+}
+
+// --- Context cancellation during backoff -------------------------------------
+
+func TestCancelDuringBackoffReturnsPromptly(t *testing.T) {
+	hit := make(chan struct{}, 1)
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		rtJSON(w, 503, `{}`)
+		select {
+		case hit <- struct{}{}:
+		default:
+		}
+	})
+	c := rtNewClient(t, srv.URL, func(s *Settings) {
+		s.Retry.BaseDelay, s.Retry.MaxDelay = 10*time.Second, 10*time.Second
+		s.Retry.Rand = func() float64 { return 0.9 } // a 9s backoff
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type result struct {
+		err error
+		at  time.Time
+	}
+	done := make(chan result, 1)
+	go func() {
+		err := c.Do(ctx, rtCall(rtPutOp, nil))
+		done <- result{err, time.Now()}
+	}()
+	<-hit
+	time.Sleep(50 * time.Millisecond) // well inside the 9s sleep
+	cancelAt := time.Now()
+	cancel()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Do did not return after cancel")
+	}
+	lag := r.at.Sub(cancelAt)
+	t.Logf("cancel → return: %v", lag)
+	if lag > 50*time.Millisecond {
+		t.Fatalf("Do returned %v after cancel, want < 50ms", lag)
+	}
+	te := rtWantTransportError(t, r.err, 1)
+	if !stderrors.Is(r.err, context.Canceled) || te.LastStatus != 503 {
+		t.Fatalf("err = %v (last status %d), want context.Canceled after a 503", r.err, te.LastStatus)
+	}
+	if te.Waited < 40*time.Millisecond || te.Waited > time.Second {
+		t.Fatalf("Waited = %v, want the ~50ms actually slept, not the planned 9s", te.Waited)
+	}
+	if srv.hits() != 1 {
+		t.Fatalf("server hits = %d, want 1", srv.hits())
+	}
+}
+
+// --- Connection faults --------------------------------------------------------
+
+// rtReset hijacks the connection and closes it with an RST.
+func rtReset(t *testing.T, w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		t.Errorf("hijack: %v", err)
+		return
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
+}
+
+func TestConnectionResetMidRequest(t *testing.T) {
+	t.Run("idempotent retried", func(t *testing.T) {
+		srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+			if hit == 1 {
+				rtReset(t, w)
+				return
+			}
+			rtJSON(w, 200, `{"ok":true}`)
+		})
+		c := rtNewClient(t, srv.URL, nil)
+		var out struct{ OK bool }
+		if err := c.Do(context.Background(), rtCall(rtPutOp, &out)); err != nil {
+			t.Fatal(err)
+		}
+		reqs := srv.recorded()
+		if !out.OK || len(reqs) != 2 || !bytes.Equal(reqs[0].Body, reqs[1].Body) {
+			t.Fatalf("out %+v, %d requests; want success on the identical second attempt", out, len(reqs))
+		}
+	})
+	t.Run("exhausted", func(t *testing.T) {
+		srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtReset(t, w) })
+		c := rtNewClient(t, srv.URL, nil)
+		err := c.Do(context.Background(), rtCall(rtPutOp, nil))
+		te := rtWantTransportError(t, err, 4)
+		var ue *url.Error
+		if !stderrors.As(err, &ue) || te.LastStatus != 0 || srv.hits() != 4 {
+			t.Fatalf("err = %v (last status %d), hits %d; want a wrapped *url.Error after 4 hits", err, te.LastStatus, srv.hits())
+		}
+	})
+	t.Run("non-idempotent written not retried", func(t *testing.T) {
+		srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtReset(t, w) })
+		c := rtNewClient(t, srv.URL, nil)
+		rtWantTransportError(t, c.Do(context.Background(), rtCall(rtPostOp, nil)), 1)
+		if srv.hits() != 1 {
+			t.Fatalf("server hits = %d, want 1", srv.hits())
+		}
+	})
+}
+
+func TestNonIdempotentRetriedWhenDialFails(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 200, `{}`) })
+	refused := rtClosedAddr(t)
+	var dials atomic.Int32
+	tr := rtNewTransport(t)
+	var d net.Dialer
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if dials.Add(1) == 1 {
+			return d.DialContext(ctx, network, refused) // connection refused
+		}
+		return d.DialContext(ctx, network, addr)
+	}
+	c := rtNewClient(t, srv.URL, func(s *Settings) { s.Transport = tr })
+	if err := c.Do(context.Background(), rtCall(rtPostOp, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if dials.Load() != 2 || srv.hits() != 1 {
+		t.Fatalf("dials %d, hits %d; want 2, 1", dials.Load(), srv.hits())
+	}
+}
+
+// rtClosedAddr returns a loopback address nothing listens on.
+func rtClosedAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	return addr
+}
+
+func TestConnectionRefusedExhausted(t *testing.T) {
+	c := rtNewClient(t, "http://"+rtClosedAddr(t), nil)
+	err := c.Do(context.Background(), rtCall(rtPostOp, nil))
+	rtWantTransportError(t, err, 4)
+	var oe *net.OpError
+	if !stderrors.As(err, &oe) || oe.Op != "dial" {
+		t.Fatalf("err = %v, want the dial error reachable with errors.As", err)
+	}
+}
+
+func TestServerNeverAnswersAttemptTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	})
+	defer close(release) // before srv.Close, which waits for handlers
+	c := rtNewClient(t, srv.URL, func(s *Settings) {
+		s.AttemptTimeout = 50 * time.Millisecond
+		s.Retry.MaxRetries = 2
+	})
+	start := time.Now()
+	err := c.Do(context.Background(), rtCall(rtPutOp, nil))
+	el := time.Since(start)
+	te := rtWantTransportError(t, err, 3)
+	if !te.Timeout() || srv.hits() != 3 {
+		t.Fatalf("err = %v (timeout %v), hits %d; want a timeout after 3 hits", err, te.Timeout(), srv.hits())
+	}
+	if el < 150*time.Millisecond || el > 2*time.Second {
+		t.Fatalf("took %v, want about 3 × 50ms", el)
+	}
+}
+
+func TestTruncatedBody(t *testing.T) {
+	truncate := func(w http.ResponseWriter, status int) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "100")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, `{"ok":tr`)
+	}
+	t.Run("2xx retried", func(t *testing.T) {
+		srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+			if hit == 1 {
+				truncate(w, 200)
+				return
+			}
+			rtJSON(w, 200, `{"ok":true}`)
+		})
+		c := rtNewClient(t, srv.URL, nil)
+		var out struct{ OK bool }
+		if err := c.Do(context.Background(), rtCall(rtPutOp, &out)); err != nil {
+			t.Fatal(err)
+		}
+		if !out.OK || srv.hits() != 2 {
+			t.Fatalf("out %+v, hits %d; want success on the second attempt", out, srv.hits())
+		}
+	})
+	t.Run("2xx exhausted", func(t *testing.T) {
+		srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { truncate(w, 200) })
+		c := rtNewClient(t, srv.URL, nil)
+		err := c.Do(context.Background(), rtCall(rtPutOp, &struct{}{}))
+		te := rtWantTransportError(t, err, 4)
+		if !stderrors.Is(err, io.ErrUnexpectedEOF) || te.LastStatus != 200 {
+			t.Fatalf("err = %v (last status %d), want io.ErrUnexpectedEOF after a 200", err, te.LastStatus)
+		}
+	})
+	t.Run("2xx non-idempotent not retried", func(t *testing.T) {
+		srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { truncate(w, 200) })
+		c := rtNewClient(t, srv.URL, nil)
+		rtWantTransportError(t, c.Do(context.Background(), rtCall(rtPostOp, nil)), 1)
+	})
+	t.Run("4xx decided on status", func(t *testing.T) {
+		srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { truncate(w, 400) })
+		c := rtNewClient(t, srv.URL, nil)
+		ae := rtWantAPIError(t, c.Do(context.Background(), rtCall(rtPutOp, nil)), 400, 1)
+		if !ae.BodyTruncated || string(ae.Body) != `{"ok":tr` {
+			t.Fatalf("body %q truncated=%v; want the partial body, marked truncated", ae.Body, ae.BodyTruncated)
+		}
+	})
+}
+
+func TestTLSCertificateErrorNotRetried(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	var handshakes atomic.Int32
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.TLS = &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
+		handshakes.Add(1)
+		return nil, nil
+	}}
+	srv.StartTLS()
+	defer srv.Close()
+	c := rtNewClient(t, srv.URL, nil) // the transport does not trust the test CA
+	err := c.Do(context.Background(), rtCall(rtPutOp, nil))
+	rtWantTransportError(t, err, 1)
+	var cv *tls.CertificateVerificationError
+	if !stderrors.As(err, &cv) || handshakes.Load() != 1 || hits.Load() != 0 {
+		t.Fatalf("err = %v, %d handshakes, %d hits; want one failed verification", err, handshakes.Load(), hits.Load())
+	}
+}
+
+// --- SDK errors that are never retried ---------------------------------------
+
+func TestSigningErrorNotRetried(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 503, `{}`) })
+	c := rtNewClient(t, srv.URL, nil)
+	signErr := stderrors.New("no credentials")
+	t.Run("first attempt", func(t *testing.T) {
+		call := rtCall(rtPutOp, nil)
+		call.Sign = func(*http.Request, []byte) error { return signErr }
+		err := c.Do(context.Background(), call)
+		if !stderrors.Is(err, apierrors.ErrTokenUnavailable) || !stderrors.Is(err, signErr) || srv.hits() != 0 {
+			t.Fatalf("err = %v, hits %d; want a TokenError before any request", err, srv.hits())
+		}
+	})
+	t.Run("on retry", func(t *testing.T) {
+		n := 0
+		call := rtCall(rtPutOp, nil)
+		call.Sign = func(*http.Request, []byte) error {
+			if n++; n > 1 {
+				return signErr
+			}
+			return nil
+		}
+		err := c.Do(context.Background(), call)
+		var te *apierrors.TokenError
+		if !stderrors.As(err, &te) || !stderrors.Is(err, signErr) {
+			t.Fatalf("err = %T %v; want the signing TokenError, not the drained 503", err, err)
+		}
+		if n != 2 || srv.hits() != 1 {
+			t.Fatalf("signed %d times, %d hits; want 2, 1", n, srv.hits())
+		}
+	})
+}
+
+func TestValidationErrorNotSent(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 200, `{}`) })
+	c := rtNewClient(t, srv.URL, nil)
+	call := rtCall(rtPutOp, nil)
+	call.Body = map[string]any{"bad": make(chan int)}
+	err := c.Do(context.Background(), call)
+	if !stderrors.Is(err, apierrors.ErrInvalidInput) || srv.hits() != 0 {
+		t.Fatalf("err = %v, hits %d; want ErrInvalidInput and no request", err, srv.hits())
+	}
+}
+
+// --- Body hygiene and connection reuse ---------------------------------------
+
+// rtBodyTracker wraps a transport and records every response body.
+type rtBodyTracker struct {
+	rt     http.RoundTripper
+	mu     sync.Mutex
+	bodies []*rtTrackedBody
+}
+
+type rtTrackedBody struct {
+	rc     io.ReadCloser
+	eof    atomic.Bool
+	closed atomic.Bool
+}
+
+func (b *rtTrackedBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if err == io.EOF {
+		b.eof.Store(true)
+	}
+	return n, err
+}
+
+func (b *rtTrackedBody) Close() error { b.closed.Store(true); return b.rc.Close() }
+
+func (t *rtBodyTracker) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.rt.RoundTrip(r)
+	if resp != nil {
+		tb := &rtTrackedBody{rc: resp.Body}
+		resp.Body = tb
+		t.mu.Lock()
+		t.bodies = append(t.bodies, tb)
+		t.mu.Unlock()
+	}
+	return resp, err
+}
+
+func TestEveryBodyDrainedAndClosed(t *testing.T) {
+	big := strings.Repeat("x", 100<<10) // far beyond go-retryablehttp's 4 KiB drain
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		switch {
+		case r.URL.Path == "/things/ok" && hit%2 == 1:
+			rtJSON(w, 503, `{"detail":"`+big+`"}`)
+		case r.URL.Path == "/things/ok":
+			rtJSON(w, 200, `{"ok":true}`+"\n\n  ")
+		default:
+			rtJSON(w, 404, `{"code":"NOT_FOUND","message":"`+big+`"}`)
+		}
+	})
+	tr := &rtBodyTracker{rt: rtNewTransport(t)}
+	c := rtNewClient(t, srv.URL, func(s *Settings) { s.Transport = tr })
+	var out struct{ OK bool }
+	if err := c.Do(context.Background(), &Call{Op: rtPutOp, PathParams: []string{"ok"}, Out: &out}); err != nil || !out.OK {
+		t.Fatalf("err %v, out %+v", err, out)
+	}
+	rtWantAPIError(t, c.Do(context.Background(), &Call{Op: rtPutOp, PathParams: []string{"missing"}}), 404, 1)
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if len(tr.bodies) != 3 {
+		t.Fatalf("%d responses, want 3", len(tr.bodies))
+	}
+	for i, b := range tr.bodies {
+		if !b.eof.Load() || !b.closed.Load() {
+			t.Errorf("response %d: read to EOF %v, closed %v; want both", i+1, b.eof.Load(), b.closed.Load())
+		}
+	}
+	if n := srv.conns.Load(); n != 1 {
+		t.Errorf("%d TCP connections, want 1", n)
+	}
+}
+
+func TestThousandCallsOneConnection(t *testing.T) {
+	var flaky sync.Map
+	errBody := `{"type":"about:blank","title":"x","status":0,"serviceCode":"00000000","detail":"` + strings.Repeat("e", 10<<10) + `"}`
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		id := strings.TrimPrefix(r.URL.Path, "/things/")
+		switch id[:2] {
+		case "ok":
+			rtJSON(w, 200, `{"ok":true}`)
+		case "br":
+			rtJSON(w, 400, errBody)
+		case "nf":
+			rtJSON(w, 404, `{"code":"NOT_FOUND","message":"no"}`)
+		case "ie":
+			rtJSON(w, 500, errBody)
+		case "fl": // 503 with a 10 KiB body, then 200
+			if _, seen := flaky.LoadOrStore(id, true); !seen {
+				rtJSON(w, 503, errBody)
+				return
+			}
+			rtJSON(w, 200, `{"ok":true}`)
+		}
+	})
+	// The SDK's own pooled transport: no Transport option.
+	c := rtNewClient(t, srv.URL, func(s *Settings) { s.Transport = nil })
+	noRetry := func(s *Settings) error { s.Retry.MaxRetries = 0; return nil }
+	ctx := context.Background()
+	kinds := []string{"ok", "br", "nf", "ie", "fl"}
+	for i := range 1000 {
+		kind := kinds[i%len(kinds)]
+		call := &Call{Op: rtPutOp, PathParams: []string{kind + strconv.Itoa(i)}, Body: rtBody}
+		var out struct{ OK bool }
+		call.Out = &out
+		var err error
+		switch kind {
+		case "ie":
+			err = c.Do(ctx, call, noRetry)
+		default:
+			err = c.Do(ctx, call)
+		}
+		wantErr := kind == "br" || kind == "nf" || kind == "ie"
+		if (err != nil) != wantErr || (!wantErr && !out.OK) {
+			t.Fatalf("call %d (%s): err %v, out %+v", i, kind, err, out)
+		}
+	}
+	if n := srv.conns.Load(); n != 1 {
+		t.Fatalf("%d TCP connections for 1,000 calls, want 1", n)
+	}
+	if h := srv.hits(); h != 1200 {
+		t.Fatalf("server hits = %d, want 1200 (200 flaky calls retried once)", h)
+	}
+}
+
+// rtIdleRecorder is a user transport that records CloseIdleConnections.
+type rtIdleRecorder struct {
+	http.RoundTripper
+	closes atomic.Int32
+}
+
+func (r *rtIdleRecorder) CloseIdleConnections() { r.closes.Add(1) }
+
+func TestGivingUpKeepsUserIdleConnections(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		switch r.URL.Path {
+		case "/things/reset":
+			rtReset(t, w)
+		case "/things/slow":
+			rtJSON(w, 503, `{}`)
+		default:
+			rtJSON(w, 503, `{}`)
+		}
+	})
+	rec := &rtIdleRecorder{RoundTripper: rtNewTransport(t)}
+
+	// The recorder works, and go-retryablehttp does call it when it gives up
+	// on a transport it can reach directly.
+	bare := &retryablehttp.Client{HTTPClient: &http.Client{Transport: rec}, RetryMax: 1,
+		RetryWaitMin: time.Millisecond, RetryWaitMax: time.Millisecond, CheckRetry: retryablehttp.DefaultRetryPolicy, Backoff: retryablehttp.DefaultBackoff}
+	req, _ := retryablehttp.NewRequest(http.MethodGet, srv.URL+"/things/reset", nil)
+	if _, err := bare.Do(req); err == nil {
+		t.Fatal("bare go-retryablehttp: want an error")
+	}
+	if rec.closes.Load() == 0 {
+		t.Fatal("recorder saw no CloseIdleConnections from bare go-retryablehttp; the test cannot detect the problem")
+	}
+	rec.closes.Store(0)
+
+	for _, hc := range []bool{false, true} {
+		c := rtNewClient(t, srv.URL, func(s *Settings) {
+			if hc {
+				s.Transport, s.HTTPClient = nil, &http.Client{Transport: rec}
+			} else {
+				s.Transport = rec
+			}
+		})
+		ctx := context.Background()
+		rtWantTransportError(t, c.Do(ctx, &Call{Op: rtPutOp, PathParams: []string{"reset"}}), 4)
+		rtWantAPIError(t, c.Do(ctx, &Call{Op: rtPutOp, PathParams: []string{"503"}}), 503, 4)
+		cctx, cancel := context.WithCancel(ctx)
+		slow := func(s *Settings) error {
+			s.Retry.BaseDelay, s.Retry.MaxDelay = time.Minute, time.Minute
+			s.Retry.OnRetry = func(int, time.Duration) { cancel() }
+			return nil
+		}
+		err := c.Do(cctx, &Call{Op: rtPutOp, PathParams: []string{"slow"}}, slow)
+		if !stderrors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+		signFail := 0
+		call := &Call{Op: rtPutOp, PathParams: []string{"503"}, Sign: func(*http.Request, []byte) error {
+			if signFail++; signFail > 1 {
+				return stderrors.New("sign")
+			}
+			return nil
+		}}
+		if err := c.Do(ctx, call); !stderrors.Is(err, apierrors.ErrTokenUnavailable) {
+			t.Fatalf("err = %v, want a TokenError", err)
+		}
+		if n := rec.closes.Load(); n != 0 {
+			t.Fatalf("HTTPClient=%v: the SDK called the user's CloseIdleConnections %d times", hc, n)
+		}
+	}
+}
