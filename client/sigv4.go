@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/core"
+	"github.com/memberplatform/memberplatform-go/internal/httpx"
 )
 
 // DefaultSigV4Service is the SigV4 signing name used when SigV4Config.Service
@@ -37,6 +39,8 @@ type SigV4Config struct {
 	// BaseURL is the platform base URL; the token is requested from
 	// BaseURL + "/auth/token". Leave it empty when the source is given to
 	// WithTokenSource: it then uses the client's base URL and transport.
+	// Plain http to a non-loopback host is refused (the response carries
+	// the bearer) unless Options include WithInsecureBearerOverHTTP.
 	BaseURL string
 	// Options apply to the token requests (transport, retries, timeout...).
 	Options []Option
@@ -150,6 +154,11 @@ func (s *SigV4TokenSource) backend() (*core.Client, error) {
 	opts := append([]Option{WithBaseURL(s.baseURL)}, s.opts...)
 	if err := st.Apply(opts); err != nil {
 		return nil, err
+	}
+	// The response carries the bearer token: the same rule as for sending
+	// it applies.
+	if u := st.BaseURL; u != nil && u.Scheme == "http" && !st.AllowInsecureBearer && !httpx.IsLoopbackHost(u.Hostname()) {
+		return nil, errors.New("memberplatform: refusing to request a bearer token over plain http from non-loopback host " + strconv.Quote(u.Hostname()) + "; use https, or add client.WithInsecureBearerOverHTTP() to SigV4Config.Options")
 	}
 	be, err := core.New(st, nil)
 	if err != nil {

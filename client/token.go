@@ -3,6 +3,9 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
 	"time"
 
 	"github.com/memberplatform/memberplatform-go/internal/core"
@@ -28,6 +31,20 @@ func (t Token) String() string {
 // GoString redacts the token for %#v.
 func (t Token) GoString() string { return "client." + t.String() }
 
+// Format redacts the token for every fmt verb (%v, %+v, %#v, %s, %q, %x,
+// %d...), not only those that consult String and GoString.
+func (t Token) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		_, _ = io.WriteString(f, t.GoString())
+		return
+	}
+	_, _ = io.WriteString(f, t.String())
+}
+
+// LogValue redacts the token in log/slog records, including JSON handlers
+// that would otherwise marshal its fields.
+func (t Token) LogValue() slog.Value { return slog.StringValue(t.String()) }
+
 // TokenSource supplies bearer tokens. The client caches what it returns and
 // calls it again only when the token nears its expiry or is rejected, with
 // at most one call in flight. Implementations must be safe for concurrent
@@ -50,6 +67,15 @@ func StaticToken(value string) TokenSource { return staticToken(value) }
 type staticToken string
 
 func (s staticToken) Token(context.Context) (Token, error) { return Token{Value: string(s)}, nil }
+
+// Format redacts the token: a static source printed by mistake must not
+// leak it.
+func (s staticToken) Format(f fmt.State, _ rune) {
+	_, _ = io.WriteString(f, "client.StaticToken(<redacted>)")
+}
+
+// LogValue redacts the token in log/slog records.
+func (s staticToken) LogValue() slog.Value { return slog.StringValue("client.StaticToken(<redacted>)") }
 
 // WithTokenSource makes the client send "Authorization: Bearer <token>"
 // from ts on every call, instead of the default chosen from the environment

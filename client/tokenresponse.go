@@ -12,14 +12,22 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/flextime"
 )
 
+const (
+	// maxTokenBodySnippet bounds TokenError.Body.
+	maxTokenBodySnippet = 1024
+	// maxTokenLifetime caps an expiresIn the SDK believes.
+	maxTokenLifetime = 10 * 365 * 24 * time.Hour
+)
+
 // parseTokenResponse reads a token out of the shapes SigV4TokenSource
 // documents.
 func parseTokenResponse(status int, body []byte, now time.Time) (Token, error) {
 	unusable := func(reason string) (Token, error) {
 		snippet := body
-		if len(snippet) > 1024 {
-			snippet = snippet[:1024]
+		if len(snippet) > maxTokenBodySnippet {
+			snippet = snippet[:maxTokenBodySnippet]
 		}
+		snippet = bytes.Clone(snippet) // do not pin the whole body
 		return Token{}, &apierrors.TokenError{StatusCode: status, Body: snippet, Reason: reason, Err: apierrors.ErrUnexpectedResponseBody}
 	}
 	var obj map[string]json.RawMessage
@@ -48,6 +56,8 @@ func parseTokenResponse(status int, body []byte, now time.Time) (Token, error) {
 func expiryFromResponse(obj map[string]json.RawMessage, now time.Time) (time.Time, bool) {
 	for _, k := range []string{"expiresIn", "expires_in"} {
 		if secs, ok := number(obj[k]); ok && secs > 0 {
+			// Clamp: a huge value would overflow time.Duration into the past.
+			secs = min(secs, maxTokenLifetime.Seconds())
 			return now.Add(time.Duration(secs * float64(time.Second))), true
 		}
 	}

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	stderrors "errors"
+	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -22,6 +23,17 @@ type CachedToken struct {
 	Expiry time.Time
 	softAt int64 // unix nanos: refresh early from here on (0: never)
 	hardAt int64 // unix nanos: must refresh from here on
+	// hdr is []string{Header}, built once so that attaching the token to
+	// a request allocates nothing. Requests share it: never mutate it.
+	hdr []string
+}
+
+// headerValues returns the Authorization header's values for t.
+func (t *CachedToken) headerValues() []string {
+	if t.hdr != nil {
+		return t.hdr
+	}
+	return []string{t.Header}
 }
 
 // newCachedToken computes the refresh points: the soft window is
@@ -30,13 +42,26 @@ type CachedToken struct {
 // every call.
 func (c *TokenCache) newCachedToken(v string, exp time.Time) *CachedToken {
 	t := &CachedToken{Value: v, Header: "Bearer " + v, Expiry: exp}
+	t.hdr = []string{t.Header}
 	if !exp.IsZero() {
-		life := exp.Sub(c.Now())
+		life := exp.Sub(c.now())
 		t.softAt = exp.Add(-min(c.SoftWindow, life/2)).UnixNano()
 		t.hardAt = exp.Add(-min(c.HardWindow, life/10)).UnixNano()
 	}
 	return t
 }
+
+// String redacts the token, so a CachedToken printed by mistake does not
+// leak it.
+func (t *CachedToken) String() string {
+	if t == nil {
+		return "<nil>"
+	}
+	return "CachedToken{Value:<redacted>, Expiry:" + t.Expiry.UTC().Format(time.RFC3339) + "}"
+}
+
+// GoString redacts the token for %#v.
+func (t *CachedToken) GoString() string { return t.String() }
 
 // Token cache defaults.
 const (
@@ -61,6 +86,9 @@ const (
 //     not fail the others; each caller still returns when its own ctx ends.
 //   - Invalidate drops a token rejected with 401, unless a newer token has
 //     already replaced it.
+//
+// Now is the clock for the windows and the backoff (time.Now when nil);
+// tests inject one instead of sleeping.
 type TokenCache struct {
 	Fetch        TokenFetcher
 	Now          func() time.Time
@@ -91,7 +119,7 @@ func (c *TokenCache) Get(ctx context.Context) (*CachedToken, error) {
 		if t.softAt == 0 {
 			return t, nil
 		}
-		now := c.Now()
+		now := c.now()
 		ns := now.UnixNano()
 		if ns < t.softAt {
 			return t, nil
@@ -100,7 +128,7 @@ func (c *TokenCache) Get(ctx context.Context) (*CachedToken, error) {
 			return c.softRefresh(ctx, t, now), nil
 		}
 	}
-	return c.fetchShared(ctx)
+	return c.fetchShared(ctx, t)
 }
 
 func (c *TokenCache) softRefresh(ctx context.Context, t *CachedToken, now time.Time) *CachedToken {
@@ -108,22 +136,36 @@ func (c *TokenCache) softRefresh(ctx context.Context, t *CachedToken, now time.T
 		return t
 	}
 	defer c.refreshing.Store(false)
-	nt, err := c.fetchShared(ctx)
+	nt, err := c.fetchShared(ctx, t)
 	if err != nil {
 		if ctx.Err() == nil { // a real failure, not this caller giving up
 			n := c.softFails.Add(1)
 			wait := softRetryMin << min(n-1, 10)
 			wait = min(wait, softRetryMax)
-			c.softUntil.Store(c.Now().Add(wait).UnixNano())
+			c.softUntil.Store(c.now().Add(wait).UnixNano())
 		}
 		return t
 	}
-	c.softFails.Store(0)
 	return nt
 }
 
-func (c *TokenCache) fetchShared(ctx context.Context) (*CachedToken, error) {
+func (c *TokenCache) now() time.Time {
+	if c.Now == nil {
+		return time.Now()
+	}
+	return c.Now()
+}
+
+// fetchShared returns a fresh token, joining the fetch in flight if there is
+// one. seen is the token (or nil) the caller found unusable: if another
+// fetch has replaced it with a usable token since the caller looked (that
+// fetch ended between the caller's load and its joining), that token is
+// returned without fetching again.
+func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*CachedToken, error) {
 	ch := c.group.DoChan("token", func() (any, error) {
+		if cur := c.cur.Load(); cur != nil && cur != seen && (cur.hardAt == 0 || c.now().UnixNano() < cur.hardAt) {
+			return cur, nil
+		}
 		c.fetches.Add(1)
 		timeout := c.FetchTimeout
 		if timeout <= 0 {
@@ -140,6 +182,9 @@ func (c *TokenCache) fetchShared(ctx context.Context) (*CachedToken, error) {
 		}
 		t := c.newCachedToken(v, exp)
 		c.cur.Store(t)
+		// A fresh token ends any soft-refresh backoff, whoever fetched it.
+		c.softFails.Store(0)
+		c.softUntil.Store(0)
 		return t, nil
 	})
 	select {
@@ -157,6 +202,30 @@ func (c *TokenCache) fetchShared(ctx context.Context) (*CachedToken, error) {
 func (c *TokenCache) Invalidate(t *CachedToken) {
 	if t != nil {
 		c.cur.CompareAndSwap(t, nil)
+	}
+}
+
+// InvalidateRejected drops the token that req carried, the request a 401
+// answered, if it is still the current token: a newer token fetched in the
+// meantime is kept. sent is the token the caller attached; the request's own
+// Authorization header wins, because a retry may have attached a refreshed
+// token. A request that reached the server without the header (dropped on a
+// cross-host redirect) invalidates nothing.
+func (c *TokenCache) InvalidateRejected(req *http.Request, sent *CachedToken) {
+	if req == nil {
+		c.Invalidate(sent)
+		return
+	}
+	h := req.Header.Get("Authorization")
+	if h == "" {
+		return
+	}
+	if sent != nil && sent.Header == h {
+		c.Invalidate(sent)
+		return
+	}
+	if cur := c.cur.Load(); cur != nil && cur.Header == h {
+		c.cur.CompareAndSwap(cur, nil)
 	}
 }
 
