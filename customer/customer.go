@@ -80,6 +80,10 @@ var upsertMemberAddressOp = core.Operation{
 // UUID) and returns the stored address. Success is any 2xx (200 updated,
 // 201 created). The SDK checks memberID and the required fields before
 // sending and reports every missing one.
+//
+// If the platform answers 2xx with an empty body, the returned address holds
+// only the fields that were sent (ID, TenantID and the dates are unknown:
+// empty and nil), like the other operations of the SDK.
 func (s *Service) UpsertMemberAddress(ctx context.Context, memberID string, params UpsertMemberAddressParams, opts ...core.Option) (*MemberAddress, error) {
 	v := validate.Errors{Operation: upsertMemberAddressOp.Name}
 	validate.UUIDParam(&v, "memberId", memberID)
@@ -97,6 +101,18 @@ func (s *Service) UpsertMemberAddress(ctx context.Context, memberID string, para
 	var a MemberAddress
 	if err := s.be.Do(ctx, &core.Call{Op: &upsertMemberAddressOp, PathParams: []string{memberID}, Body: params, Out: &a}, opts...); err != nil {
 		return nil, err
+	}
+	if a == (MemberAddress{}) { // empty (or null) 2xx body
+		a = MemberAddress{
+			AddressLineOne: new(params.AddressLineOne), State: new(params.State), Suburb: new(params.Suburb),
+			Postcode: new(params.Postcode), Country: new(params.Country),
+		}
+		if params.AddressFull != nil {
+			a.AddressFull = new(*params.AddressFull)
+		}
+		if v, err := params.AddressLineTwo.Get(); err == nil {
+			a.AddressLineTwo = new(v)
+		}
 	}
 	return &a, nil
 }

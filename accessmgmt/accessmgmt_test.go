@@ -1,0 +1,770 @@
+package accessmgmt_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/memberplatform/memberplatform-go/accessmgmt"
+	"github.com/memberplatform/memberplatform-go/client"
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+)
+
+const (
+	userPath  = "/auth/access-management/users/" + userID
+	permsPath = "/auth/access-management/organizations/" + orgID + "/roles/org-admin/permissions"
+	fullUser  = `{"id":"` + userID + `","email":"ada@example.com","mobileNumber":"+61412345678","firstName":"Ada","lastName":"Lovelace"}`
+)
+
+func TestUpdateUserRequest(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		params accessmgmt.UpdateUserParams
+		body   string
+	}{
+		{"first name only", accessmgmt.UpdateUserParams{FirstName: new("Ada")}, `{"firstName":"Ada"}`},
+		{"last name only", accessmgmt.UpdateUserParams{LastName: new("Lovelace")}, `{"lastName":"Lovelace"}`},
+		{"email only", accessmgmt.UpdateUserParams{Email: new("ada@example.com")}, `{"email":"ada@example.com"}`},
+		{"mobile only", accessmgmt.UpdateUserParams{MobileNumber: new("+61412345678")}, `{"mobileNumber":"+61412345678"}`},
+		{
+			"every field",
+			accessmgmt.UpdateUserParams{MobileNumber: new("+61412345678"), Email: new("ada@example.com"), FirstName: new("Ada"), LastName: new("Lovelace")},
+			`{"mobileNumber":"+61412345678","email":"ada@example.com","firstName":"Ada","lastName":"Lovelace"}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(http.MethodPut, userPath, jsonResp(http.StatusOK, fullUser))
+			u, err := m.client().AccessMgmt.UpdateUser(t.Context(), userID, tt.params)
+			if err != nil {
+				t.Fatalf("UpdateUser: %v", err)
+			}
+			r := m.only()
+			checkRequest(t, r, http.MethodPut, userPath, tt.body)
+			checkHeaders(t, r.Header, true, "Bearer "+token)
+			want := accessmgmt.ProviderUser{ID: userID, Email: "ada@example.com", MobileNumber: "+61412345678", FirstName: "Ada", LastName: "Lovelace"}
+			if *u != want {
+				t.Errorf("user = %+v, want %+v", *u, want)
+			}
+		})
+	}
+}
+
+func TestUpdateUserDecodesResponse(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		body string
+		want accessmgmt.ProviderUser
+	}{
+		{
+			// The server's values win over what was sent.
+			"every field",
+			`{"id":"user_other","email":"verified@example.com","mobileNumber":"+14155550100","firstName":"Augusta","lastName":"King","extra":{"ignored":true}}`,
+			accessmgmt.ProviderUser{ID: "user_other", Email: "verified@example.com", MobileNumber: "+14155550100", FirstName: "Augusta", LastName: "King"},
+		},
+		{
+			"optional fields absent",
+			`{"id":"user_other","email":"verified@example.com"}`,
+			accessmgmt.ProviderUser{ID: "user_other", Email: "verified@example.com"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(http.MethodPut, userPath, jsonResp(http.StatusOK, tt.body))
+			u, err := m.client().AccessMgmt.UpdateUser(t.Context(), userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")})
+			if err != nil {
+				t.Fatalf("UpdateUser: %v", err)
+			}
+			if *u != tt.want {
+				t.Errorf("user = %+v, want %+v", *u, tt.want)
+			}
+		})
+	}
+}
+
+func TestUpdateUserEmptySuccessBody(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{http.StatusOK, http.StatusAccepted, http.StatusNoContent} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(http.MethodPut, userPath, jsonResp(status, ""))
+			params := accessmgmt.UpdateUserParams{Email: new("ada@example.com"), FirstName: new("Ada")}
+			u, err := m.client().AccessMgmt.UpdateUser(t.Context(), userID, params)
+			if err != nil {
+				t.Fatalf("UpdateUser: %v", err)
+			}
+			want := accessmgmt.ProviderUser{ID: userID, Email: "ada@example.com", FirstName: "Ada"}
+			if *u != want {
+				t.Errorf("user = %+v, want %+v", *u, want)
+			}
+		})
+	}
+}
+
+func TestUpdateUserMalformedSuccessBody(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{`{not json`, `[]`, `{"id":5}`, `"user"`, `<html>oops</html>`} {
+		t.Run(body, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(http.MethodPut, userPath, jsonResp(http.StatusOK, body))
+			u, err := m.client().AccessMgmt.UpdateUser(t.Context(), userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")})
+			if u != nil {
+				t.Errorf("user = %+v, want nil", u)
+			}
+			e := apiError(t, err)
+			if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
+				t.Errorf("errors.Is(err, ErrUnexpectedResponseBody) = false; err = %v", err)
+			}
+			if e.StatusCode != http.StatusOK || e.Operation != "accessmgmt.UpdateUser" || e.Method != http.MethodPut || e.Path != userPath || e.Err == nil {
+				t.Errorf("error = %+v", e)
+			}
+		})
+	}
+}
+
+func TestUpdateUserPathEscaping(t *testing.T) {
+	t.Parallel()
+	const prefix = "/auth/access-management/users/"
+	tests := []struct{ id, escaped string }{
+		{userID, userID},
+		{"a/b", "a%2Fb"},
+		{"../../x", "..%2F..%2Fx"},
+		{"../admin", "..%2Fadmin"},
+		{"...", "..."},
+		{"a b", "a%20b"},
+		{"a?b#c", "a%3Fb%23c"},
+		{"a;b,c", "a%3Bb%2Cc"},
+		{"100%", "100%25"},
+		{"auth0|5f7c8ec7c33c6c004bbafe82", "auth0%7C5f7c8ec7c33c6c004bbafe82"},
+		{"ü", "%C3%BC"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(http.MethodPut, prefix+tt.escaped, jsonResp(http.StatusOK, fullUser))
+			if _, err := m.client().AccessMgmt.UpdateUser(t.Context(), tt.id, accessmgmt.UpdateUserParams{FirstName: new("Ada")}); err != nil {
+				t.Fatalf("UpdateUser: %v", err)
+			}
+			r := m.only()
+			got := r.URL.EscapedPath()
+			if got != prefix+tt.escaped {
+				t.Fatalf("escaped path = %q, want %q", got, prefix+tt.escaped)
+			}
+			// The ID stays one segment and round-trips.
+			seg := strings.TrimPrefix(got, prefix)
+			if strings.Contains(seg, "/") {
+				t.Errorf("segment %q contains '/'", seg)
+			}
+			if dec, err := url.PathUnescape(seg); err != nil || dec != tt.id {
+				t.Errorf("segment %q unescapes to %q, %v; want %q", seg, dec, err, tt.id)
+			}
+			if r.URL.Host != "api.example.com" {
+				t.Errorf("host = %q", r.URL.Host)
+			}
+		})
+	}
+}
+
+func TestUpdateUserValidation(t *testing.T) {
+	t.Parallel()
+	one := accessmgmt.UpdateUserParams{FirstName: new("Ada")}
+	tests := []struct {
+		name   string
+		id     string
+		params accessmgmt.UpdateUserParams
+		fields []string // nil: valid
+	}{
+		// userId: any non-empty opaque format.
+		{"opaque user id", userID, one, nil},
+		{"auth0 user id", "auth0|5f7c8ec7c33c6c004bbafe82", one, nil},
+		{"uuid user id", "123e4567-e89b-12d3-a456-426614174000", one, nil},
+		{"numeric user id", "42", one, nil},
+		{"empty user id", "", one, []string{"userId"}},
+		{"blank user id", "  \t", one, []string{"userId"}},
+		{"dot user id", ".", one, []string{"userId"}},
+		{"dot-dot user id", "..", one, []string{"userId"}},
+
+		// At least one field.
+		{"no fields", userID, accessmgmt.UpdateUserParams{}, []string{"params"}},
+		{"no fields and no id", "", accessmgmt.UpdateUserParams{}, []string{"userId", "params"}},
+
+		// mobileNumber: E.164.
+		{"mobile AU", userID, accessmgmt.UpdateUserParams{MobileNumber: new("+61412345678")}, nil},
+		{"mobile shortest", userID, accessmgmt.UpdateUserParams{MobileNumber: new("+12")}, nil},
+		{"mobile 15 digits", userID, accessmgmt.UpdateUserParams{MobileNumber: new("+123456789012345")}, nil},
+		{"mobile 16 digits", userID, accessmgmt.UpdateUserParams{MobileNumber: new("+1234567890123456")}, []string{"mobileNumber"}},
+		{"mobile no plus", userID, accessmgmt.UpdateUserParams{MobileNumber: new("61412345678")}, []string{"mobileNumber"}},
+		{"mobile national", userID, accessmgmt.UpdateUserParams{MobileNumber: new("0412345678")}, []string{"mobileNumber"}},
+		{"mobile leading zero", userID, accessmgmt.UpdateUserParams{MobileNumber: new("+0412345678")}, []string{"mobileNumber"}},
+		{"mobile one digit", userID, accessmgmt.UpdateUserParams{MobileNumber: new("+1")}, []string{"mobileNumber"}},
+		{"mobile spaces", userID, accessmgmt.UpdateUserParams{MobileNumber: new("+61 412 345 678")}, []string{"mobileNumber"}},
+		{"mobile dashes", userID, accessmgmt.UpdateUserParams{MobileNumber: new("+1-415-555-0100")}, []string{"mobileNumber"}},
+		{"mobile empty", userID, accessmgmt.UpdateUserParams{MobileNumber: new("")}, []string{"mobileNumber"}},
+
+		// email: a bare address.
+		{"email simple", userID, accessmgmt.UpdateUserParams{Email: new("ada@example.com")}, nil},
+		{"email plus and subdomain", userID, accessmgmt.UpdateUserParams{Email: new("ada.lovelace+sdk@mail.example.co.uk")}, nil},
+		{"email display name", userID, accessmgmt.UpdateUserParams{Email: new("Ada <ada@example.com>")}, []string{"email"}},
+		{"email angle brackets", userID, accessmgmt.UpdateUserParams{Email: new("<ada@example.com>")}, []string{"email"}},
+		{"email no at", userID, accessmgmt.UpdateUserParams{Email: new("ada.example.com")}, []string{"email"}},
+		{"email no domain", userID, accessmgmt.UpdateUserParams{Email: new("ada@")}, []string{"email"}},
+		{"email trailing space", userID, accessmgmt.UpdateUserParams{Email: new("ada@example.com ")}, []string{"email"}},
+		{"email two addresses", userID, accessmgmt.UpdateUserParams{Email: new("ada@example.com, bob@example.com")}, []string{"email"}},
+		{"email empty", userID, accessmgmt.UpdateUserParams{Email: new("")}, []string{"email"}},
+
+		// Names: set means non-blank.
+		{"names", userID, accessmgmt.UpdateUserParams{FirstName: new("Ada"), LastName: new("Lovelace")}, nil},
+		{"unicode name", userID, accessmgmt.UpdateUserParams{FirstName: new("Zoë")}, nil},
+		{"empty first name", userID, accessmgmt.UpdateUserParams{FirstName: new("")}, []string{"firstName"}},
+		{"blank last name", userID, accessmgmt.UpdateUserParams{LastName: new(" ")}, []string{"lastName"}},
+
+		// Every offending field is reported, in order.
+		{
+			"everything wrong", "",
+			accessmgmt.UpdateUserParams{MobileNumber: new("0412"), Email: new("nope"), FirstName: new(""), LastName: new("")},
+			[]string{"userId", "mobileNumber", "email", "firstName", "lastName"},
+		},
+		{
+			"valid and invalid mixed", userID,
+			accessmgmt.UpdateUserParams{MobileNumber: new("0412"), Email: new("ada@example.com"), FirstName: new("Ada"), LastName: new("")},
+			[]string{"mobileNumber", "lastName"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(http.MethodPut, `=~^`+baseURL+`/auth/access-management/users/`, jsonResp(http.StatusOK, fullUser))
+			u, err := m.client().AccessMgmt.UpdateUser(t.Context(), tt.id, tt.params)
+			if tt.fields == nil {
+				if err != nil || u == nil {
+					t.Fatalf("UpdateUser = %v, %v; want success", u, err)
+				}
+				if m.calls() != 1 {
+					t.Errorf("requests = %d, want 1", m.calls())
+				}
+				return
+			}
+			if u != nil {
+				t.Errorf("user = %+v, want nil", u)
+			}
+			if got := fieldNames(t, err, "accessmgmt.UpdateUser"); !slices.Equal(got, tt.fields) {
+				t.Errorf("fields = %q, want %q", got, tt.fields)
+			}
+			if m.calls() != 0 {
+				t.Errorf("requests = %d, want 0", m.calls())
+			}
+		})
+	}
+}
+
+func TestReplaceRolePermissionsRequest(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		perms []string
+		body  string
+	}{
+		{"nil clears", nil, `{"permissions":[]}`},
+		{"empty clears", []string{}, `{"permissions":[]}`},
+		{"one", []string{"users:read"}, `{"permissions":["users:read"]}`},
+		{"order kept", []string{"users:write", "billing.*", "*", "a-b_c.d:e"}, `{"permissions":["users:write","billing.*","*","a-b_c.d:e"]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(http.MethodPut, permsPath, jsonResp(http.StatusNoContent, ""))
+			if err := m.client().AccessMgmt.ReplaceRolePermissions(t.Context(), orgID, "org-admin", tt.perms); err != nil {
+				t.Fatalf("ReplaceRolePermissions: %v", err)
+			}
+			r := m.only()
+			checkRequest(t, r, http.MethodPut, permsPath, tt.body)
+			checkHeaders(t, r.Header, true, "Bearer "+token)
+		})
+	}
+}
+
+func TestReplaceRolePermissionsDoesNotModifyInput(t *testing.T) {
+	t.Parallel()
+	m := newMock(t)
+	m.on(http.MethodPut, permsPath, jsonResp(http.StatusNoContent, ""))
+	perms := []string{"users:read", "users:write"}
+	if err := m.client().AccessMgmt.ReplaceRolePermissions(t.Context(), orgID, "org-admin", perms); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(perms, []string{"users:read", "users:write"}) {
+		t.Errorf("permissions modified: %q", perms)
+	}
+}
+
+func TestReplaceRolePermissionsSuccessStatuses(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		status int
+		ctype  string
+		body   string
+	}{
+		{"200 empty", http.StatusOK, "", ""},
+		{"200 with permissions", http.StatusOK, "application/json", `{"permissions":["users:read"]}`},
+		{"200 with role record", http.StatusOK, "application/json", `{"slug":"org-admin","permissions":[]}`},
+		{"200 non-JSON body", http.StatusOK, "text/plain", "OK"},
+		{"201 with body", http.StatusCreated, "application/json", `{}`},
+		{"202 empty", http.StatusAccepted, "", ""},
+		{"204 empty", http.StatusNoContent, "", ""},
+		{"204 with body", http.StatusNoContent, "application/json", `{"permissions":["users:read"]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(http.MethodPut, permsPath, respond(tt.status, tt.ctype, tt.body))
+			if err := m.client().AccessMgmt.ReplaceRolePermissions(t.Context(), orgID, "org-admin", []string{"users:read"}); err != nil {
+				t.Fatalf("ReplaceRolePermissions: %v", err)
+			}
+			if m.calls() != 1 {
+				t.Errorf("requests = %d, want 1", m.calls())
+			}
+		})
+	}
+}
+
+func TestReplaceRolePermissionsPathEscaping(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ org, slug, escaped string }{
+		{orgID, "org-admin", "/auth/access-management/organizations/" + orgID + "/roles/org-admin/permissions"},
+		{"a/b", "org-admin", "/auth/access-management/organizations/a%2Fb/roles/org-admin/permissions"},
+		{"../../x", "org-admin", "/auth/access-management/organizations/..%2F..%2Fx/roles/org-admin/permissions"},
+		{"tenant 1?x=y", "org-a_b-9", "/auth/access-management/organizations/tenant%201%3Fx=y/roles/org-a_b-9/permissions"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.org, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(http.MethodPut, tt.escaped, jsonResp(http.StatusNoContent, ""))
+			if err := m.client().AccessMgmt.ReplaceRolePermissions(t.Context(), tt.org, tt.slug, nil); err != nil {
+				t.Fatalf("ReplaceRolePermissions: %v", err)
+			}
+			r := m.only()
+			checkRequest(t, r, http.MethodPut, tt.escaped, `{"permissions":[]}`)
+		})
+	}
+}
+
+func TestReplaceRolePermissionsValidation(t *testing.T) {
+	t.Parallel()
+	ok := []string{"users:read"}
+	tests := []struct {
+		name   string
+		org    string
+		slug   string
+		perms  []string
+		fields []string // nil: valid
+	}{
+		// organizationId: any non-empty opaque format.
+		{"workos org id", orgID, "org-admin", ok, nil},
+		{"uuid org id", "123e4567-e89b-12d3-a456-426614174000", "org-admin", ok, nil},
+		{"mixed-case org id", "Tenant-ABC.123", "org-admin", ok, nil},
+		{"empty org id", "", "org-admin", ok, []string{"organizationId"}},
+		{"blank org id", " ", "org-admin", ok, []string{"organizationId"}},
+		{"dot org id", ".", "org-admin", ok, []string{"organizationId"}},
+		{"dot-dot org id", "..", "org-admin", ok, []string{"organizationId"}},
+
+		// slug: ^org-[a-z0-9_-]+$.
+		{"slug digits underscore hyphen", orgID, "org-a_b-9", ok, nil},
+		{"slug org-org", orgID, "org-org-", ok, nil},
+		{"slug single char", orgID, "org-x", ok, nil},
+		{"slug empty", orgID, "", ok, []string{"slug"}},
+		{"slug prefix only", orgID, "org-", ok, []string{"slug"}},
+		{"slug no prefix", orgID, "admin", ok, []string{"slug"}},
+		{"slug wrong prefix", orgID, "organization-admin", ok, []string{"slug"}},
+		{"slug upper prefix", orgID, "ORG-admin", ok, []string{"slug"}},
+		{"slug upper", orgID, "org-Admin", ok, []string{"slug"}},
+		{"slug colon", orgID, "org-users:read", ok, []string{"slug"}},
+		{"slug dot", orgID, "org-a.b", ok, []string{"slug"}},
+		{"slug slash", orgID, "org-a/b", ok, []string{"slug"}},
+		{"slug space", orgID, "org-a b", ok, []string{"slug"}},
+		{"slug trailing newline", orgID, "org-admin\n", ok, []string{"slug"}},
+		{"slug leading space", orgID, " org-admin", ok, []string{"slug"}},
+
+		// permissions: every slug ^[a-z0-9:._*-]+$.
+		{"perms nil", orgID, "org-admin", nil, nil},
+		{"perms empty", orgID, "org-admin", []string{}, nil},
+		{"perms every allowed char", orgID, "org-admin", []string{"abcxyz0189:._*-", "*", "users:read", "billing.invoices.*"}, nil},
+		{"perm upper", orgID, "org-admin", []string{"Users:read"}, []string{"permissions[0]"}},
+		{"perm empty", orgID, "org-admin", []string{""}, []string{"permissions[0]"}},
+		{"perm space", orgID, "org-admin", []string{"users read"}, []string{"permissions[0]"}},
+		{"perm slash", orgID, "org-admin", []string{"users/read"}, []string{"permissions[0]"}},
+		{"perm plus", orgID, "org-admin", []string{"users+read"}, []string{"permissions[0]"}},
+		{"perm unicode", orgID, "org-admin", []string{"usérs"}, []string{"permissions[0]"}},
+		{
+			"every bad permission listed", orgID, "org-admin",
+			[]string{"users:read", "BAD", "ok", "has space", "", "fine.*"},
+			[]string{"permissions[1]", "permissions[3]", "permissions[4]"},
+		},
+		{
+			"everything wrong", "", "admin",
+			[]string{"X", "y", "Z"},
+			[]string{"organizationId", "slug", "permissions[0]", "permissions[2]"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(http.MethodPut, `=~^`+baseURL+`/auth/access-management/organizations/`, jsonResp(http.StatusNoContent, ""))
+			err := m.client().AccessMgmt.ReplaceRolePermissions(t.Context(), tt.org, tt.slug, tt.perms)
+			if tt.fields == nil {
+				if err != nil {
+					t.Fatalf("ReplaceRolePermissions: %v", err)
+				}
+				if m.calls() != 1 {
+					t.Errorf("requests = %d, want 1", m.calls())
+				}
+				return
+			}
+			if got := fieldNames(t, err, "accessmgmt.ReplaceRolePermissions"); !slices.Equal(got, tt.fields) {
+				t.Errorf("fields = %q, want %q", got, tt.fields)
+			}
+			if m.calls() != 0 {
+				t.Errorf("requests = %d, want 0", m.calls())
+			}
+		})
+	}
+}
+
+// call runs one of the two operations against m and returns its error.
+type call struct {
+	name, method, path, op string
+	run                    func(ctx context.Context, c *client.Client, opts ...client.Option) error
+}
+
+var calls = []call{
+	{
+		"UpdateUser", http.MethodPut, userPath, "accessmgmt.UpdateUser",
+		func(ctx context.Context, c *client.Client, opts ...client.Option) error {
+			_, err := c.AccessMgmt.UpdateUser(ctx, userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")}, opts...)
+			return err
+		},
+	},
+	{
+		"ReplaceRolePermissions", http.MethodPut, permsPath, "accessmgmt.ReplaceRolePermissions",
+		func(ctx context.Context, c *client.Client, opts ...client.Option) error {
+			return c.AccessMgmt.ReplaceRolePermissions(ctx, orgID, "org-admin", []string{"users:read"}, opts...)
+		},
+	},
+}
+
+func TestProblemErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		status int
+		body   string
+		kind   error
+		also   error // a second kind it must match, or nil
+		calls  int
+	}{
+		{"bad request", 400, `{"type":"https://errors.example.com/bad-request","title":"BAD_REQUEST","status":400,"serviceCode":"40000001"}`, apierrors.ErrBadRequest, nil, 1},
+		// A 401 makes the client drop the token and resend once.
+		{"unauthorized", 401, `{"type":"about:blank","title":"UNAUTHORIZED","status":401,"serviceCode":"40100001"}`, apierrors.ErrUnauthorized, nil, 2},
+		{"forbidden", 403, `{"type":"about:blank","title":"FORBIDDEN","status":403,"serviceCode":"40300001"}`, apierrors.ErrForbidden, nil, 1},
+		{"not found", 404, `{"type":"about:blank","title":"NOT_FOUND","status":404,"serviceCode":"40400001"}`, apierrors.ErrNotFound, nil, 1},
+		{"conflict", 409, `{"type":"about:blank","title":"CONFLICT","status":409,"serviceCode":"40900001"}`, apierrors.ErrConflict, nil, 1},
+		{"unprocessable", 422, `{"type":"about:blank","title":"UNPROCESSABLE_ENTITY","status":422,"serviceCode":"42200001"}`, apierrors.ErrUnprocessableEntity, nil, 1},
+		{"rate limited", 429, `{"type":"https://errors.example.com/provider-rate-limited","title":"Provider rate limited","status":429,"serviceCode":"42900001"}`, apierrors.ErrRateLimited, nil, 1},
+		{"internal", 500, `{"type":"about:blank","title":"INTERNAL_SERVER_ERROR","status":500,"serviceCode":"50000001"}`, apierrors.ErrInternal, nil, 1},
+		{"provider not configured", 503, `{"type":"https://errors.example.com/provider-not-configured","title":"Access provider not configured","status":503,"serviceCode":"50300001"}`, apierrors.ErrProviderNotConfigured, apierrors.ErrServiceUnavailable, 1},
+	}
+	for _, op := range calls {
+		for _, tt := range tests {
+			t.Run(op.name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				m := newMock(t)
+				m.on(op.method, op.path, problemResp(tt.status, tt.body))
+				err := op.run(t.Context(), m.client())
+				e := apiError(t, err)
+				if !errors.Is(err, tt.kind) {
+					t.Errorf("errors.Is(err, %v) = false; err = %v", tt.kind, err)
+				}
+				if tt.also != nil && !errors.Is(err, tt.also) {
+					t.Errorf("errors.Is(err, %v) = false; err = %v", tt.also, err)
+				}
+				if errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
+					t.Errorf("error response matched ErrUnexpectedResponseBody")
+				}
+				if e.StatusCode != tt.status || e.Operation != op.op || e.Method != op.method || e.Path != op.path {
+					t.Errorf("error = %+v", e)
+				}
+				if e.Problem == nil || e.Problem.Status != tt.status || e.Problem.ServiceCode == "" || e.Problem.Title == "" {
+					t.Errorf("problem = %+v", e.Problem)
+				}
+				if m.calls() != tt.calls {
+					t.Errorf("requests = %d, want %d", m.calls(), tt.calls)
+				}
+			})
+		}
+	}
+}
+
+func TestProblemFieldErrors(t *testing.T) {
+	t.Parallel()
+	m := newMock(t)
+	m.on(http.MethodPut, userPath, problemResp(http.StatusBadRequest, `{
+		"type":"https://errors.example.com/validation","title":"BAD_REQUEST","status":400,
+		"detail":"Request validation failed","instance":"/auth/access-management/users/x",
+		"serviceCode":"40000002","serviceMeta":{"provider":"workos","attempt":2},
+		"serviceErrors":[{"detail":"must be E.164","pointer":"/mobileNumber"},{"detail":"taken","pointer":"/email"}]}`))
+	_, err := m.client().AccessMgmt.UpdateUser(t.Context(), userID, accessmgmt.UpdateUserParams{Email: new("ada@example.com")})
+	e := apiError(t, err)
+	p := e.Problem
+	if p == nil {
+		t.Fatalf("no problem decoded: %v", err)
+	}
+	if p.Type != "https://errors.example.com/validation" || p.Title != "BAD_REQUEST" || p.Status != 400 ||
+		p.Detail != "Request validation failed" || p.Instance != "/auth/access-management/users/x" || p.ServiceCode != "40000002" {
+		t.Errorf("problem = %+v", p)
+	}
+	if p.ServiceMeta["provider"] != "workos" || p.ServiceMeta["attempt"] != float64(2) {
+		t.Errorf("serviceMeta = %v", p.ServiceMeta)
+	}
+	want := []apierrors.FieldError{
+		{Field: "mobileNumber", Pointer: "/mobileNumber", Message: "must be E.164"},
+		{Field: "email", Pointer: "/email", Message: "taken"},
+	}
+	if got := e.FieldErrors(); !slices.Equal(got, want) {
+		t.Errorf("FieldErrors = %+v, want %+v", got, want)
+	}
+}
+
+func TestRetriedOnServerError(t *testing.T) {
+	t.Parallel()
+	for _, op := range calls {
+		t.Run(op.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			var n atomic.Int32
+			m.on(op.method, op.path, func(r *http.Request) (*http.Response, error) {
+				if n.Add(1) == 1 {
+					return problemResp(http.StatusServiceUnavailable, `{"title":"Service Unavailable","status":503}`)(r)
+				}
+				return jsonResp(http.StatusOK, fullUser)(r)
+			})
+			c := m.client(client.WithMaxRetries(2), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
+			if err := op.run(t.Context(), c); err != nil {
+				t.Fatalf("%s: %v", op.name, err)
+			}
+			reqs := m.requests()
+			if len(reqs) != 2 {
+				t.Fatalf("requests = %d, want 2", len(reqs))
+			}
+			if string(reqs[0].Body) == "" || string(reqs[0].Body) != string(reqs[1].Body) {
+				t.Errorf("retried body %q differs from first %q", reqs[1].Body, reqs[0].Body)
+			}
+			checkHeaders(t, reqs[1].Header, true, "Bearer "+token)
+		})
+	}
+}
+
+func TestProviderNotConfiguredIsNotRetried(t *testing.T) {
+	t.Parallel()
+	m := newMock(t)
+	m.on(http.MethodPut, userPath, problemResp(http.StatusServiceUnavailable,
+		`{"type":"about:blank","title":"Provider not configured","status":503,"serviceCode":"50300002","detail":"The access-management provider is not configured for this environment"}`))
+	c := m.client(client.WithMaxRetries(3), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	_, err := c.AccessMgmt.UpdateUser(t.Context(), userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")})
+	if !errors.Is(err, apierrors.ErrProviderNotConfigured) {
+		t.Errorf("err = %v, want ErrProviderNotConfigured", err)
+	}
+	if e := apiError(t, err); e.Problem == nil || e.Problem.ServiceCode != "50300002" {
+		t.Errorf("problem = %+v", e.Problem)
+	}
+	if m.calls() != 1 {
+		t.Errorf("requests = %d, want 1", m.calls())
+	}
+}
+
+func TestNoAuthorizationWithoutTokenSource(t *testing.T) {
+	t.Parallel()
+	for _, op := range calls {
+		t.Run(op.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(op.method, op.path, jsonResp(http.StatusOK, fullUser))
+			if err := op.run(t.Context(), m.client(client.WithTokenSource(nil))); err != nil {
+				t.Fatal(err)
+			}
+			checkHeaders(t, m.only().Header, true, "")
+		})
+	}
+}
+
+func TestBaseURLPathPrefix(t *testing.T) {
+	t.Parallel()
+	for _, base := range []string{"https://host.example/api/v2", "https://host.example/api/v2/"} {
+		for _, op := range calls {
+			t.Run(op.name+"/"+base, func(t *testing.T) {
+				t.Parallel()
+				m := newMock(t)
+				m.on(op.method, "https://host.example/api/v2"+op.path, jsonResp(http.StatusOK, fullUser))
+				if err := op.run(t.Context(), m.client(client.WithBaseURL(base))); err != nil {
+					t.Fatal(err)
+				}
+				r := m.only()
+				if r.URL.Host != "host.example" || r.URL.Scheme != "https" {
+					t.Errorf("URL = %s", r.URL)
+				}
+				if got, want := r.URL.EscapedPath(), "/api/v2"+op.path; got != want {
+					t.Errorf("path = %q, want %q", got, want)
+				}
+			})
+		}
+	}
+}
+
+func TestPerCallHeaderDoesNotLeak(t *testing.T) {
+	t.Parallel()
+	for _, op := range calls {
+		t.Run(op.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(op.method, op.path, jsonResp(http.StatusOK, fullUser))
+			c := m.client(client.WithHeader("X-Client", "wide"))
+			if err := op.run(t.Context(), c, client.WithHeader("X-Trace-Id", "abc123"), client.WithHeader("X-Client", "extra")); err != nil {
+				t.Fatal(err)
+			}
+			if err := op.run(t.Context(), c); err != nil {
+				t.Fatal(err)
+			}
+			reqs := m.requests()
+			if len(reqs) != 2 {
+				t.Fatalf("requests = %d, want 2", len(reqs))
+			}
+			if got := reqs[0].Header.Get("X-Trace-Id"); got != "abc123" {
+				t.Errorf("first call X-Trace-Id = %q, want abc123", got)
+			}
+			if got := reqs[0].Header.Values("X-Client"); !slices.Equal(got, []string{"wide", "extra"}) {
+				t.Errorf("first call X-Client = %q", got)
+			}
+			if got := reqs[1].Header.Values("X-Trace-Id"); len(got) != 0 {
+				t.Errorf("second call X-Trace-Id = %q, want none", got)
+			}
+			if got := reqs[1].Header.Values("X-Client"); !slices.Equal(got, []string{"wide"}) {
+				t.Errorf("second call X-Client = %q, want [wide]", got)
+			}
+			for _, r := range reqs {
+				checkHeaders(t, r.Header, true, "Bearer "+token)
+			}
+		})
+	}
+}
+
+func TestPerCallAuthorizationHeaderRefused(t *testing.T) {
+	t.Parallel()
+	m := newMock(t)
+	_, err := m.client().AccessMgmt.UpdateUser(t.Context(), userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")},
+		client.WithHeader("Authorization", "Bearer stolen"))
+	if got := fieldNames(t, err, "accessmgmt.UpdateUser"); !slices.Equal(got, []string{"options"}) {
+		t.Errorf("fields = %q", got)
+	}
+	if m.calls() != 0 {
+		t.Errorf("requests = %d, want 0", m.calls())
+	}
+}
+
+type pageQuery struct {
+	Trace  string   `url:"trace"`
+	Limit  int      `url:"limit,omitempty"`
+	Expand []string `url:"expand,omitempty"`
+	Skip   string   `url:"skip,omitempty"`
+}
+
+func TestPerCallQuery(t *testing.T) {
+	t.Parallel()
+	for _, op := range calls {
+		t.Run(op.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(op.method, op.path, jsonResp(http.StatusOK, fullUser))
+			c := m.client()
+			q := pageQuery{Trace: "a b&c", Limit: 5, Expand: []string{"roles", "orgs"}}
+			if err := op.run(t.Context(), c, client.WithQuery(q)); err != nil {
+				t.Fatal(err)
+			}
+			if err := op.run(t.Context(), c); err != nil {
+				t.Fatal(err)
+			}
+			reqs := m.requests()
+			if len(reqs) != 2 {
+				t.Fatalf("requests = %d, want 2", len(reqs))
+			}
+			want := url.Values{"trace": {"a b&c"}, "limit": {"5"}, "expand": {"roles", "orgs"}}
+			got := reqs[0].URL.Query()
+			if len(got) != len(want) || got.Encode() != want.Encode() {
+				t.Errorf("query = %v, want %v", got, want)
+			}
+			if reqs[0].URL.EscapedPath() != op.path {
+				t.Errorf("path = %q, want %q", reqs[0].URL.EscapedPath(), op.path)
+			}
+			if reqs[1].URL.RawQuery != "" {
+				t.Errorf("second call query = %q, want none", reqs[1].URL.RawQuery)
+			}
+		})
+	}
+}
+
+func TestPerCallTimeout(t *testing.T) {
+	t.Parallel()
+	for _, op := range calls {
+		t.Run(op.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(op.method, op.path, jsonResp(http.StatusOK, fullUser))
+			c := m.client()
+			if err := op.run(t.Context(), c, client.WithTimeout(time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+			if err := op.run(t.Context(), c); err != nil {
+				t.Fatal(err)
+			}
+			reqs := m.requests()
+			if len(reqs) != 2 || !reqs[0].HasDeadline || reqs[1].HasDeadline {
+				t.Errorf("deadlines: %d requests, first %v, second %v; want true, false", len(reqs), len(reqs) > 0 && reqs[0].HasDeadline, len(reqs) > 1 && reqs[1].HasDeadline)
+			}
+		})
+	}
+}
+
+func TestPerCallTimeoutExpires(t *testing.T) {
+	t.Parallel()
+	for _, op := range calls {
+		t.Run(op.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(op.method, op.path, hang)
+			start := time.Now()
+			err := op.run(boundedCtx(t), m.client(client.WithMaxRetries(3)), client.WithTimeout(50*time.Millisecond))
+			checkTimedOut(t, err, start)
+			var te *apierrors.TransportError
+			if errors.As(err, &te) && (te.Operation != op.op || te.Method != op.method || te.Path != op.path) {
+				t.Errorf("error = %+v", te)
+			}
+		})
+	}
+}

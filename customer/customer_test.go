@@ -1,0 +1,524 @@
+package customer_test
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/oapi-codegen/nullable"
+
+	"github.com/memberplatform/memberplatform-go/client"
+	"github.com/memberplatform/memberplatform-go/customer"
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+)
+
+const (
+	addrPath = "/customer/members/" + memberID + "/address"
+	fullAddr = `{"id":"` + addrID + `","tenantId":"tenant-42","addressFull":"Unit 4, 1 Main St, Sydney NSW 2000","addressLineOne":"1 Main St","addressLineTwo":"Unit 4","state":"NSW","suburb":"Sydney","postcode":"2000","country":"AU","createdDate":"2024-05-06T07:08:09Z","lastModifiedDate":"2024-06-07T08:09:10.5+10:00"}`
+	nullAddr = `{"id":"` + addrID + `","tenantId":"tenant-42","addressFull":null,"addressLineOne":null,"addressLineTwo":null,"state":null,"suburb":null,"postcode":null,"country":null,"createdDate":null,"lastModifiedDate":null}`
+	// minBody is the JSON of minParams.
+	minBody = `{"addressLineOne":"1 Main St","state":"NSW","suburb":"Sydney","postcode":"2000","country":"AU"}`
+)
+
+func minParams() customer.UpsertMemberAddressParams {
+	return customer.UpsertMemberAddressParams{AddressLineOne: "1 Main St", State: "NSW", Suburb: "Sydney", Postcode: "2000", Country: "AU"}
+}
+
+var fullAddrWant = customer.MemberAddress{
+	ID: addrID, TenantID: "tenant-42",
+	AddressFull: new("Unit 4, 1 Main St, Sydney NSW 2000"), AddressLineOne: new("1 Main St"), AddressLineTwo: new("Unit 4"),
+	State: new("NSW"), Suburb: new("Sydney"), Postcode: new("2000"), Country: new("AU"),
+	CreatedDate: new("2024-05-06T07:08:09Z"), LastModifiedDate: new("2024-06-07T08:09:10.5+10:00"),
+}
+
+// sameAddr compares addresses field by field, *string by value (nil apart).
+func sameAddr(t *testing.T, got *customer.MemberAddress, want customer.MemberAddress) {
+	t.Helper()
+	if got == nil {
+		t.Fatal("address is nil")
+	}
+	if got.ID != want.ID || got.TenantID != want.TenantID {
+		t.Errorf("id, tenantId = %q, %q; want %q, %q", got.ID, got.TenantID, want.ID, want.TenantID)
+	}
+	for _, f := range []struct {
+		name      string
+		got, want *string
+	}{
+		{"addressFull", got.AddressFull, want.AddressFull},
+		{"addressLineOne", got.AddressLineOne, want.AddressLineOne},
+		{"addressLineTwo", got.AddressLineTwo, want.AddressLineTwo},
+		{"state", got.State, want.State},
+		{"suburb", got.Suburb, want.Suburb},
+		{"postcode", got.Postcode, want.Postcode},
+		{"country", got.Country, want.Country},
+		{"createdDate", got.CreatedDate, want.CreatedDate},
+		{"lastModifiedDate", got.LastModifiedDate, want.LastModifiedDate},
+	} {
+		switch {
+		case f.want == nil && f.got != nil:
+			t.Errorf("%s = %q, want nil", f.name, *f.got)
+		case f.want != nil && f.got == nil:
+			t.Errorf("%s = nil, want %q", f.name, *f.want)
+		case f.want != nil && *f.got != *f.want:
+			t.Errorf("%s = %q, want %q", f.name, *f.got, *f.want)
+		}
+	}
+}
+
+func TestUpsertMemberAddressRequest(t *testing.T) {
+	t.Parallel()
+	with := func(f func(*customer.UpsertMemberAddressParams)) customer.UpsertMemberAddressParams {
+		p := minParams()
+		f(&p)
+		return p
+	}
+	tests := []struct {
+		name   string
+		params customer.UpsertMemberAddressParams
+		body   string
+	}{
+		{"required only: addressLineTwo absent", minParams(), minBody},
+		{
+			"addressLineTwo null",
+			with(func(p *customer.UpsertMemberAddressParams) { p.AddressLineTwo = nullable.NewNullNullable[string]() }),
+			`{"addressLineOne":"1 Main St","addressLineTwo":null,"state":"NSW","suburb":"Sydney","postcode":"2000","country":"AU"}`,
+		},
+		{
+			"addressLineTwo value",
+			with(func(p *customer.UpsertMemberAddressParams) {
+				p.AddressLineTwo = nullable.NewNullableWithValue("Unit 4")
+			}),
+			`{"addressLineOne":"1 Main St","addressLineTwo":"Unit 4","state":"NSW","suburb":"Sydney","postcode":"2000","country":"AU"}`,
+		},
+		{
+			"addressLineTwo empty string is a value",
+			with(func(p *customer.UpsertMemberAddressParams) { p.AddressLineTwo = nullable.NewNullableWithValue("") }),
+			`{"addressLineOne":"1 Main St","addressLineTwo":"","state":"NSW","suburb":"Sydney","postcode":"2000","country":"AU"}`,
+		},
+		{
+			"addressLineTwo set then unset",
+			with(func(p *customer.UpsertMemberAddressParams) {
+				p.AddressLineTwo = nullable.NewNullableWithValue("Unit 4")
+				p.AddressLineTwo.SetUnspecified()
+			}),
+			minBody,
+		},
+		{
+			"every field",
+			with(func(p *customer.UpsertMemberAddressParams) {
+				p.AddressFull = new("Unit 4, 1 Main St, Sydney NSW 2000")
+				p.AddressLineTwo = nullable.NewNullableWithValue("Unit 4")
+			}),
+			`{"addressFull":"Unit 4, 1 Main St, Sydney NSW 2000","addressLineOne":"1 Main St","addressLineTwo":"Unit 4","state":"NSW","suburb":"Sydney","postcode":"2000","country":"AU"}`,
+		},
+		{
+			"escaping in values",
+			customer.UpsertMemberAddressParams{AddressLineOne: `1 "Main" St <&>`, State: "Île-de-France", Suburb: "Paris", Postcode: "75001", Country: "FR"},
+			`{"addressLineOne":"1 \"Main\" St \u003c\u0026\u003e","state":"Île-de-France","suburb":"Paris","postcode":"75001","country":"FR"}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(http.MethodPost, addrPath, jsonResp(http.StatusOK, fullAddr))
+			a, err := m.client().Customer.UpsertMemberAddress(t.Context(), memberID, tt.params)
+			if err != nil {
+				t.Fatalf("UpsertMemberAddress: %v", err)
+			}
+			r := m.only()
+			checkRequest(t, r, http.MethodPost, addrPath, tt.body)
+			checkHeaders(t, r.Header, true, "Bearer "+token)
+			sameAddr(t, a, fullAddrWant)
+		})
+	}
+}
+
+func TestUpsertMemberAddressDecodes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		body string
+		want customer.MemberAddress
+	}{
+		{"every field", fullAddr, fullAddrWant},
+		{"every nullable field null", nullAddr, customer.MemberAddress{ID: addrID, TenantID: "tenant-42"}},
+		{
+			"nullable fields absent, some empty",
+			`{"id":"` + addrID + `","tenantId":"tenant-42","addressLineOne":"","country":"AU"}`,
+			customer.MemberAddress{ID: addrID, TenantID: "tenant-42", AddressLineOne: new(""), Country: new("AU")},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(http.MethodPost, addrPath, jsonResp(http.StatusOK, tt.body))
+			a, err := m.client().Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
+			if err != nil {
+				t.Fatalf("UpsertMemberAddress: %v", err)
+			}
+			sameAddr(t, a, tt.want)
+		})
+	}
+}
+
+func TestUpsertMemberAddressSuccessStatuses(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{http.StatusOK, http.StatusCreated} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(http.MethodPost, addrPath, jsonResp(status, fullAddr))
+			a, err := m.client().Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
+			if err != nil {
+				t.Fatalf("UpsertMemberAddress: %v", err)
+			}
+			sameAddr(t, a, fullAddrWant)
+			if m.calls() != 1 {
+				t.Errorf("requests = %d, want 1", m.calls())
+			}
+		})
+	}
+}
+
+func TestUpsertMemberAddressEmptySuccessBody(t *testing.T) {
+	t.Parallel()
+	params := minParams()
+	params.AddressFull = new("1 Main St, Sydney")
+	params.AddressLineTwo = nullable.NewNullableWithValue("Unit 4")
+	nullTwo := minParams()
+	nullTwo.AddressLineTwo = nullable.NewNullNullable[string]()
+	sent := customer.MemberAddress{
+		AddressFull: new("1 Main St, Sydney"), AddressLineOne: new("1 Main St"), AddressLineTwo: new("Unit 4"),
+		State: new("NSW"), Suburb: new("Sydney"), Postcode: new("2000"), Country: new("AU"),
+	}
+	sentMin := customer.MemberAddress{AddressLineOne: new("1 Main St"), State: new("NSW"), Suburb: new("Sydney"), Postcode: new("2000"), Country: new("AU")}
+	tests := []struct {
+		name   string
+		status int
+		body   string
+		params customer.UpsertMemberAddressParams
+		want   customer.MemberAddress
+	}{
+		{"200 empty", http.StatusOK, "", params, sent},
+		{"201 empty", http.StatusCreated, "", params, sent},
+		{"204 empty", http.StatusNoContent, "", params, sent},
+		{"200 null", http.StatusOK, "null", params, sent},
+		{"200 empty, addressLineTwo null", http.StatusOK, "", nullTwo, sentMin},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(http.MethodPost, addrPath, jsonResp(tt.status, tt.body))
+			a, err := m.client().Customer.UpsertMemberAddress(t.Context(), memberID, tt.params)
+			if err != nil {
+				t.Fatalf("UpsertMemberAddress: %v", err)
+			}
+			sameAddr(t, a, tt.want)
+			// The result does not alias the caller's params.
+			*a.AddressLineOne = "changed"
+			if tt.params.AddressLineOne != "1 Main St" {
+				t.Error("result aliases params")
+			}
+			if a.AddressFull != nil {
+				*a.AddressFull = "changed"
+				if *params.AddressFull != "1 Main St, Sydney" {
+					t.Error("result aliases params.AddressFull")
+				}
+			}
+		})
+	}
+}
+
+func TestUpsertMemberAddressMalformedSuccessBody(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{`{not json`, `[]`, `{"id":1}`, `{"id":"` + addrID + `","state":7}`, `<html></html>`} {
+		t.Run(body, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(http.MethodPost, addrPath, jsonResp(http.StatusCreated, body))
+			a, err := m.client().Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
+			if a != nil {
+				t.Errorf("address = %+v, want nil", a)
+			}
+			e := apiError(t, err)
+			if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
+				t.Errorf("errors.Is(err, ErrUnexpectedResponseBody) = false; err = %v", err)
+			}
+			if e.StatusCode != http.StatusCreated || e.Operation != "customer.UpsertMemberAddress" || e.Method != http.MethodPost || e.Path != addrPath {
+				t.Errorf("error = %+v", e)
+			}
+		})
+	}
+}
+
+func TestMemberAddressDates(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	tests := []struct {
+		name string
+		raw  *string
+		want time.Time
+		ok   bool
+	}{
+		{"null", nil, time.Time{}, false},
+		{"RFC 3339", new("2024-05-06T07:08:09Z"), at, true},
+		{"RFC 3339 offset", new("2024-05-06T17:08:09+10:00"), at, true},
+		{"fractional", new("2024-05-06T07:08:09.250Z"), at.Add(250 * time.Millisecond), true},
+		{"no zone", new("2024-05-06T07:08:09"), at, true},
+		{"space separator", new("2024-05-06 07:08:09"), at, true},
+		{"bare date", new("2024-05-06"), time.Date(2024, 5, 6, 0, 0, 0, 0, time.UTC), true},
+		{"epoch seconds", new("1714979289"), at, true},
+		{"epoch millis", new("1714979289000"), at, true},
+		{"empty", new(""), time.Time{}, false},
+		{"garbage", new("yesterday"), time.Time{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := customer.MemberAddress{CreatedDate: tt.raw, LastModifiedDate: tt.raw}
+			for _, f := range []func() (time.Time, bool){a.Created, a.LastModified} {
+				got, ok := f()
+				if ok != tt.ok || !got.Equal(tt.want) {
+					t.Errorf("= %v, %v; want %v, %v", got, ok, tt.want, tt.ok)
+				}
+			}
+		})
+	}
+}
+
+func TestUpsertMemberAddressValidation(t *testing.T) {
+	t.Parallel()
+	with := func(f func(*customer.UpsertMemberAddressParams)) customer.UpsertMemberAddressParams {
+		p := minParams()
+		f(&p)
+		return p
+	}
+	tests := []struct {
+		name   string
+		id     string
+		params customer.UpsertMemberAddressParams
+		fields []string // nil: valid
+	}{
+		{"valid", memberID, minParams(), nil},
+		{"valid upper-case uuid", "7C9E6679-7425-40DE-944B-E07FC1F90AE7", minParams(), nil},
+		{"valid with optional fields", memberID, with(func(p *customer.UpsertMemberAddressParams) {
+			p.AddressFull = new("")
+			p.AddressLineTwo = nullable.NewNullableWithValue("")
+		}), nil},
+		{"valid with null line two", memberID, with(func(p *customer.UpsertMemberAddressParams) { p.AddressLineTwo = nullable.NewNullNullable[string]() }), nil},
+
+		{"empty member id", "", minParams(), []string{"memberId"}},
+		{"member id not a uuid", "member-1", minParams(), []string{"memberId"}},
+		{"member id without hyphens", "7c9e6679742540de944be07fc1f90ae7", minParams(), []string{"memberId"}},
+		{"member id with path", "../" + memberID, minParams(), []string{"memberId"}},
+
+		{"addressLineOne missing", memberID, with(func(p *customer.UpsertMemberAddressParams) { p.AddressLineOne = "" }), []string{"addressLineOne"}},
+		{"state missing", memberID, with(func(p *customer.UpsertMemberAddressParams) { p.State = "" }), []string{"state"}},
+		{"suburb missing", memberID, with(func(p *customer.UpsertMemberAddressParams) { p.Suburb = "" }), []string{"suburb"}},
+		{"postcode missing", memberID, with(func(p *customer.UpsertMemberAddressParams) { p.Postcode = "" }), []string{"postcode"}},
+		{"country missing", memberID, with(func(p *customer.UpsertMemberAddressParams) { p.Country = "" }), []string{"country"}},
+		{"blank counts as missing", memberID, with(func(p *customer.UpsertMemberAddressParams) { p.Suburb = " \t\n" }), []string{"suburb"}},
+		{"two missing", memberID, with(func(p *customer.UpsertMemberAddressParams) { p.State, p.Country = "", "" }), []string{"state", "country"}},
+		{"everything missing", "nope", customer.UpsertMemberAddressParams{AddressFull: new("x"), AddressLineTwo: nullable.NewNullableWithValue("y")},
+			[]string{"memberId", "addressLineOne", "state", "suburb", "postcode", "country"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(http.MethodPost, `=~^`+baseURL+`/customer/members/[^/]+/address$`, jsonResp(http.StatusOK, fullAddr))
+			a, err := m.client().Customer.UpsertMemberAddress(t.Context(), tt.id, tt.params)
+			if tt.fields == nil {
+				if err != nil || a == nil {
+					t.Fatalf("UpsertMemberAddress = %v, %v; want success", a, err)
+				}
+				if m.calls() != 1 {
+					t.Errorf("requests = %d, want 1", m.calls())
+				}
+				return
+			}
+			if a != nil {
+				t.Errorf("address = %+v, want nil", a)
+			}
+			if got := fieldNames(t, err, "customer.UpsertMemberAddress"); !slices.Equal(got, tt.fields) {
+				t.Errorf("fields = %q, want %q", got, tt.fields)
+			}
+			if m.calls() != 0 {
+				t.Errorf("requests = %d, want 0", m.calls())
+			}
+		})
+	}
+}
+
+func TestUpsertMemberAddressErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		status int
+		body   string
+		kinds  []error
+		code   string
+		fields []apierrors.FieldError
+		calls  int
+	}{
+		{
+			"validation error", 400,
+			`{"code":"VALIDATION_ERROR","message":"Validation failed","errors":[{"field":"postcode","message":"must be 4 digits"},{"field":"state","message":"unknown state"}]}`,
+			[]error{apierrors.ErrBadRequest, apierrors.ErrUnprocessableEntity}, "VALIDATION_ERROR",
+			[]apierrors.FieldError{{Field: "postcode", Message: "must be 4 digits"}, {Field: "state", Message: "unknown state"}}, 1,
+		},
+		// A 401 makes the client drop the token and resend once.
+		{"unauthenticated", 401, `{"code":"UNAUTHENTICATED","message":"missing or invalid auth context"}`, []error{apierrors.ErrUnauthorized}, "UNAUTHENTICATED", nil, 2},
+		{"forbidden", 403, `{"code":"FORBIDDEN","message":"caller lacks permission"}`, []error{apierrors.ErrForbidden}, "FORBIDDEN", nil, 1},
+		{"member not found", 404, `{"code":"MEMBER_NOT_FOUND","message":"member not found"}`, []error{apierrors.ErrNotFound}, "MEMBER_NOT_FOUND", nil, 1},
+		{"internal", 500, `{"code":"INTERNAL_ERROR","message":"database failure"}`, []error{apierrors.ErrInternal}, "INTERNAL_ERROR", nil, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(http.MethodPost, addrPath, jsonResp(tt.status, tt.body))
+			a, err := m.client().Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
+			if a != nil {
+				t.Errorf("address = %+v, want nil", a)
+			}
+			e := apiError(t, err)
+			for _, k := range tt.kinds {
+				if !errors.Is(err, k) {
+					t.Errorf("errors.Is(err, %v) = false; err = %v", k, err)
+				}
+			}
+			if e.StatusCode != tt.status || e.Operation != "customer.UpsertMemberAddress" || e.Method != http.MethodPost || e.Path != addrPath {
+				t.Errorf("error = %+v", e)
+			}
+			if e.Problem != nil || e.CodeMessage == nil || e.CodeMessage.Code != tt.code || e.CodeMessage.Message == "" {
+				t.Fatalf("decoded body: problem %+v, code/message %+v", e.Problem, e.CodeMessage)
+			}
+			if got := e.FieldErrors(); !slices.Equal(got, tt.fields) {
+				t.Errorf("FieldErrors = %+v, want %+v", got, tt.fields)
+			}
+			if m.calls() != tt.calls {
+				t.Errorf("requests = %d, want %d", m.calls(), tt.calls)
+			}
+		})
+	}
+}
+
+func TestUpsertMemberAddressRetriedOnServerError(t *testing.T) {
+	t.Parallel()
+	m := newMock(t)
+	var n atomic.Int32
+	m.on(http.MethodPost, addrPath, func(r *http.Request) (*http.Response, error) {
+		if n.Add(1) == 1 {
+			return jsonResp(http.StatusServiceUnavailable, `{"code":"UNAVAILABLE","message":"try later"}`)(r)
+		}
+		return jsonResp(http.StatusCreated, fullAddr)(r)
+	})
+	c := m.client(client.WithMaxRetries(2), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	a, err := c.Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAddr(t, a, fullAddrWant)
+	reqs := m.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("requests = %d, want 2", len(reqs))
+	}
+	for _, r := range reqs {
+		checkRequest(t, r, http.MethodPost, addrPath, minBody)
+	}
+}
+
+func TestUpsertMemberAddressClientOptions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		opts []client.Option
+		path string
+		auth string
+	}{
+		{"no token source", []client.Option{client.WithTokenSource(nil)}, addrPath, ""},
+		{"token source", nil, addrPath, "Bearer " + token},
+		{"base path prefix", []client.Option{client.WithBaseURL("https://api.example.com/api/v2")}, "/api/v2" + addrPath, "Bearer " + token},
+		{"base path prefix with slash", []client.Option{client.WithBaseURL("https://api.example.com/api/v2/")}, "/api/v2" + addrPath, "Bearer " + token},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMock(t)
+			m.on(http.MethodPost, tt.path, jsonResp(http.StatusOK, fullAddr))
+			if _, err := m.client(tt.opts...).Customer.UpsertMemberAddress(t.Context(), memberID, minParams()); err != nil {
+				t.Fatal(err)
+			}
+			r := m.only()
+			checkRequest(t, r, http.MethodPost, tt.path, minBody)
+			checkHeaders(t, r.Header, true, tt.auth)
+		})
+	}
+}
+
+type traceQuery struct {
+	Trace   string   `url:"trace"`
+	Tags    []string `url:"tag"`
+	Omitted int      `url:"omitted,omitempty"`
+}
+
+func TestUpsertMemberAddressPerCallOptions(t *testing.T) {
+	t.Parallel()
+	m := newMock(t)
+	m.on(http.MethodPost, addrPath, jsonResp(http.StatusOK, fullAddr))
+	c := m.client(client.WithHeader("X-Client", "wide"))
+	if _, err := c.Customer.UpsertMemberAddress(t.Context(), memberID, minParams(),
+		client.WithHeader("X-Client", "per-call"), client.WithHeader("X-Tenant", "tenant-42"), client.WithQuery(traceQuery{Trace: "t/1", Tags: []string{"a", "b"}}), client.WithTimeout(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Customer.UpsertMemberAddress(t.Context(), memberID, minParams()); err != nil {
+		t.Fatal(err)
+	}
+	reqs := m.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("requests = %d, want 2", len(reqs))
+	}
+	first, second := reqs[0], reqs[1]
+	if got := first.Header.Get("X-Tenant"); got != "tenant-42" {
+		t.Errorf("first X-Tenant = %q", got)
+	}
+	if got, want := first.URL.Query(), (url.Values{"trace": {"t/1"}, "tag": {"a", "b"}}); got.Encode() != want.Encode() {
+		t.Errorf("first query = %v, want %v", got, want)
+	}
+	if !first.HasDeadline {
+		t.Error("first call has no deadline despite WithTimeout")
+	}
+	if first.URL.EscapedPath() != addrPath || string(first.Body) != minBody {
+		t.Errorf("first request = %s %s", first.URL.EscapedPath(), first.Body)
+	}
+	checkHeaders(t, first.Header, true, "Bearer "+token)
+	checkRequest(t, second, http.MethodPost, addrPath, minBody)
+	for i, want := range [][]string{{"wide", "per-call"}, {"wide"}} {
+		if got := reqs[i].Header.Values("X-Client"); !slices.Equal(got, want) {
+			t.Errorf("call %d: X-Client = %q, want %q", i+1, got, want)
+		}
+	}
+	if got := second.Header.Values("X-Tenant"); len(got) != 0 {
+		t.Errorf("second X-Tenant = %q, want none", got)
+	}
+	if second.HasDeadline {
+		t.Error("second call has a deadline")
+	}
+}
+
+func TestUpsertMemberAddressPerCallTimeoutExpires(t *testing.T) {
+	t.Parallel()
+	m := newMock(t)
+	m.on(http.MethodPost, addrPath, hang)
+	start := time.Now()
+	_, err := m.client().Customer.UpsertMemberAddress(boundedCtx(t), memberID, minParams(), client.WithTimeout(30*time.Millisecond))
+	checkTimedOut(t, err, start)
+}
