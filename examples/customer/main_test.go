@@ -1,0 +1,29 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestRun(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(t.Context(), &out); err != nil {
+		t.Fatal(err)
+	}
+	const want = `created: 12 Collins Street, Melbourne (line two set: true)
+updated: same id: true, line two set: false
+missing: state
+missing: suburb
+missing: postcode
+not found: code MEMBER_NOT_FOUND, message "member 7c5a3e1f-9d8b-4a6c-8e4f-2b0d9c7a5e3f not found"
+forbidden: ask for the permission rather than retrying
+internal error after 4 attempts: database unavailable
+`
+	if out.String() != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
+	}
+}

@@ -1,0 +1,58 @@
+// Package sdktest is an in-memory, in-process fake of the member platform,
+// served over HTTP by net/http/httptest, for testing code that uses the
+// memberplatform-go SDK (and for the SDK's own tests and examples).
+//
+// The fake implements the four operations of the contract and POST
+// /auth/token:
+//
+//   - PUT /auth/access-management/users/{userId}
+//   - PUT /auth/access-management/organizations/{organizationId}/roles/{slug}/permissions
+//   - PATCH /payment-methods/{id}
+//   - POST /customer/members/{memberId}/address
+//   - POST /auth/token (AWS Signature Version 4; answers a short-lived HS256 JWT)
+//
+// It applies the contract's validation rules, answers errors in both of the
+// contract's formats (RFC 9457 problem documents for the first three
+// operations, code/message bodies for the fourth), and keeps its state in
+// memory: seed it with AddUser, AddRole, AddPaymentMethod and AddMember,
+// inspect it with User, RolePermissions, ProviderPermissions, PaymentMethod,
+// MemberAddress, Requests and TokenRequests, and script failures with
+// FailNext, SetLatency, SetRateLimit and SetProviderConfigured.
+//
+// Every Server is independent (no package-level state) and safe for
+// concurrent use, so parallel tests can each start their own.
+//
+// # Usage
+//
+//	func TestRename(t *testing.T) {
+//		srv := sdktest.NewServer(t) // closed when the test ends
+//		srv.AddUser(sdktest.User{ID: "user_1", Email: "ada@example.com"})
+//		c := srv.Client() // a *client.Client wired to srv, SigV4 token flow included
+//
+//		u, err := c.AccessMgmt.UpdateUser(t.Context(), "user_1",
+//			accessmgmt.UpdateUserParams{FirstName: new("Ada")})
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		if u.FirstName != "Ada" {
+//			t.Errorf("FirstName = %q", u.FirstName)
+//		}
+//
+//		srv.FailNext(1, sdktest.Fault{Status: http.StatusInternalServerError})
+//		// ... the next API call gets a 500 problem document (and the SDK retries it).
+//	}
+//
+// Programs (examples, local demos) use Start and Close instead of NewServer.
+//
+// # Assumptions
+//
+// The contract does not show numeric status codes, the token operation's
+// shape, or most error conditions. The fake's choices are documented on
+// each operation handler's section of the package (see Server) and in
+// api/openapi.yaml: 200 for updates, 201/200 for the address upsert
+// (created/updated), 400 for malformed bodies, 422 for rule violations in
+// access management, 401 for a missing or invalid bearer token, 404 for
+// unknown users, roles and members, 409 for an email already used by
+// another user, 429 for rate limiting, 501 "Not implemented" for unknown
+// payment methods and 503 for the provider-not-configured mode.
+package sdktest

@@ -1,0 +1,178 @@
+package sdktest
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Fault is a scripted response. Give it to FailNext.
+type Fault struct {
+	// Operation limits the fault to one operation (an Op* constant). ""
+	// matches any of the four API operations, but not the token endpoint,
+	// which is matched only by OpToken.
+	Operation string
+	// Status is the status to answer. 0 with Reset false and Delay set only
+	// delays the request, which is then served normally.
+	Status int
+	// Header holds extra response headers, such as Retry-After.
+	Header http.Header
+	// RetryAfter, when positive, sets Retry-After to the duration rounded
+	// up to whole seconds.
+	RetryAfter time.Duration
+	// Body is the raw response body. When empty, a body in the
+	// operation's error format is generated from Status (a problem
+	// document for the access-management, payment and token endpoints, a
+	// code/message body for the member address).
+	Body string
+	// Delay waits this long before answering (or before resetting).
+	Delay time.Duration
+	// Reset closes the connection without answering, so the client sees a
+	// connection reset (or EOF).
+	Reset bool
+}
+
+type scriptedFault struct {
+	Fault
+	remaining int
+}
+
+// FailNext scripts the next n requests matching f.Operation to be answered
+// by f. Faults are used in the order they were scripted; each matching
+// request uses up one. Faults apply before authentication.
+func (s *Server) FailNext(n int, f Fault) {
+	if n <= 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, &scriptedFault{Fault: f, remaining: n})
+}
+
+// PendingFaults returns how many scripted fault responses are still unused.
+func (s *Server) PendingFaults() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, f := range s.faults {
+		n += f.remaining
+	}
+	return n
+}
+
+// ClearFaults drops every unused scripted fault.
+func (s *Server) ClearFaults() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = nil
+}
+
+// SetLatency delays every request, token requests included, by d (0
+// removes the delay). A request whose client gives up stops waiting.
+func (s *Server) SetLatency(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.latency = d
+}
+
+// SetProviderConfigured switches the provider-not-configured mode: when
+// false, both access-management operations answer 503 with a problem
+// saying "The access-management provider is not configured for this
+// environment". The default is true.
+func (s *Server) SetProviderConfigured(configured bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notConfigured = !configured
+}
+
+type rateLimit struct {
+	limit  int
+	window time.Duration
+	start  time.Time
+	count  int
+}
+
+// SetRateLimit allows at most limit API requests (token requests excluded)
+// per fixed window, starting now; further requests in the window are
+// answered 429, in the operation's error format, with Retry-After set to
+// the rest of the window (whole seconds, at least 1). For the
+// access-management operations the problem says the configured access
+// provider rate limited the request. limit <= 0 removes the limit.
+func (s *Server) SetRateLimit(limit int, window time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rate = rateLimit{limit: limit, window: window, start: time.Now()}
+}
+
+// takeFaultLocked returns the fault for a request to op, if any.
+func (s *Server) takeFaultLocked(op string) *Fault {
+	for i, f := range s.faults {
+		if f.Operation == op || (f.Operation == "" && op != OpToken && op != "") {
+			f.remaining--
+			if f.remaining <= 0 {
+				s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
+			}
+			cp := f.Fault
+			return &cp
+		}
+	}
+	return nil
+}
+
+// rateLimitedLocked counts a request against the limit and returns the
+// Retry-After to answer with, or 0 when the request may proceed.
+func (s *Server) rateLimitedLocked() time.Duration {
+	r := &s.rate
+	if r.limit <= 0 {
+		return 0
+	}
+	now := time.Now()
+	if r.window > 0 && now.Sub(r.start) >= r.window {
+		r.start, r.count = now, 0
+	}
+	r.count++
+	if r.count <= r.limit {
+		return 0
+	}
+	wait := time.Second
+	if r.window > 0 {
+		wait = max(time.Second, r.start.Add(r.window).Sub(now))
+	}
+	return wait
+}
+
+// sleep waits d or until ctx ends; it reports whether the full wait ran.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func retryAfterSeconds(d time.Duration) string {
+	secs := int64((d + time.Second - 1) / time.Second)
+	return strconv.FormatInt(max(secs, 1), 10)
+}
+
+// resetConnection hijacks the connection and closes it abruptly (with an
+// RST where the platform allows).
+func resetConnection(w http.ResponseWriter) bool {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return false
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
+	return true
+}

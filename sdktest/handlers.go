@@ -1,0 +1,665 @@
+package sdktest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/mail"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ProblemTypeBase prefixes the type URI of every problem the server
+// answers, such as ProblemTypeBase + "not-found".
+const ProblemTypeBase = "https://sdktest.memberplatform.invalid/problems/"
+
+var (
+	e164Re  = regexp.MustCompile(`^\+[1-9][0-9]{1,14}$`)
+	uuidRe  = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	roleRe  = regexp.MustCompile(`^org-[a-z0-9_-]+$`)
+	permRe  = regexp.MustCompile(`^[a-z0-9:._*-]+$`)
+	expDaRe = regexp.MustCompile(`^(0[1-9]|1[0-2])/[0-9]{4}$`)
+)
+
+// kind describes one error response: its problem type suffix, status,
+// title and the codes used by each error format.
+type kind struct {
+	slug   string
+	status int
+	title  string
+	code8  string // serviceCode of operations 1 and 2
+	free   string // serviceCode of operation 3 and the token endpoint
+	cm     string // code of operation 4
+}
+
+var kinds = []kind{
+	{"bad-request", 400, "Bad Request", "40000001", "BAD_REQUEST", "VALIDATION_ERROR"},
+	{"unauthorized", 401, "Unauthorized", "40100001", "UNAUTHORIZED", "UNAUTHENTICATED"},
+	{"forbidden", 403, "Forbidden", "40300001", "FORBIDDEN", "FORBIDDEN"},
+	{"not-found", 404, "Not Found", "40400001", "NOT_FOUND", "MEMBER_NOT_FOUND"},
+	{"conflict", 409, "Conflict", "40900001", "CONFLICT", "CONFLICT"},
+	{"unprocessable-entity", 422, "Unprocessable Entity", "42200001", "UNPROCESSABLE_ENTITY", "VALIDATION_ERROR"},
+	{"rate-limited", 429, "Too Many Requests", "42900001", "RATE_LIMITED", "RATE_LIMITED"},
+	{"internal-server-error", 500, "Internal Server Error", "50000001", "INTERNAL_SERVER_ERROR", "INTERNAL_ERROR"},
+	{"not-implemented", 501, "Not Implemented", "50100001", "NOT_IMPLEMENTED", "NOT_IMPLEMENTED"},
+	{"provider-not-configured", 503, "Provider Not Configured", "50300001", "PROVIDER_NOT_CONFIGURED", "PROVIDER_NOT_CONFIGURED"},
+}
+
+func kindFor(slug string) kind {
+	for _, k := range kinds {
+		if k.slug == slug {
+			return k
+		}
+	}
+	panic("sdktest: unknown error kind " + slug)
+}
+
+// kindForStatus returns the kind a scripted status answers with.
+func kindForStatus(status int) kind {
+	for _, k := range kinds {
+		if k.status == status && k.slug != "provider-not-configured" {
+			return k
+		}
+	}
+	name := http.StatusText(status)
+	if name == "" {
+		name = "Error " + strconv.Itoa(status)
+	}
+	slug := strings.ToLower(strings.ReplaceAll(name, " ", "-"))
+	return kind{slug, status, name, fmt.Sprintf("%03d00000", status%1000), strings.ToUpper(strings.ReplaceAll(name, " ", "_")), strings.ToUpper(strings.ReplaceAll(name, " ", "_"))}
+}
+
+// apiError is an error response before it is rendered in an operation's
+// format.
+type apiError struct {
+	kind   kind
+	detail string
+	fields []fieldError
+	header http.Header
+}
+
+type fieldError struct {
+	pointer string // JSON pointer, "" for the whole body
+	message string
+}
+
+func newError(slug, detail string, fields ...fieldError) *apiError {
+	return &apiError{kind: kindFor(slug), detail: detail, fields: fields}
+}
+
+// problemDoc is the problem format of operations 1-3.
+type problemDoc struct {
+	Type          string         `json:"type"`
+	Title         string         `json:"title"`
+	Status        int            `json:"status"`
+	Detail        string         `json:"detail,omitempty"`
+	Instance      string         `json:"instance,omitempty"`
+	ServiceCode   string         `json:"serviceCode"`
+	ServiceMeta   map[string]any `json:"serviceMeta,omitempty"`
+	ServiceErrors []serviceError `json:"serviceErrors,omitempty"`
+}
+
+type serviceError struct {
+	Detail  string `json:"detail"`
+	Pointer string `json:"pointer"`
+}
+
+// codeMessageDoc is the error format of operation 4.
+type codeMessageDoc struct {
+	Code    string             `json:"code"`
+	Message string             `json:"message"`
+	Errors  []codeMessageField `json:"errors,omitempty"`
+}
+
+type codeMessageField struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// render returns the content type and body of e for operation op.
+func (e *apiError) render(op, path string) (string, []byte) {
+	k := e.kind
+	if op == OpUpsertMemberAddress {
+		doc := codeMessageDoc{Code: k.cm, Message: e.detail}
+		if doc.Message == "" {
+			doc.Message = k.title
+		}
+		for _, f := range e.fields {
+			doc.Errors = append(doc.Errors, codeMessageField{Field: fieldName(f.pointer), Message: f.message})
+		}
+		b, _ := json.Marshal(doc)
+		return "application/json", b
+	}
+	doc := problemDoc{Type: ProblemTypeBase + k.slug, Title: k.title, Status: k.status, Detail: e.detail, Instance: path, ServiceCode: k.free}
+	if op == OpUpdateUser || op == OpReplaceRolePermissions {
+		doc.ServiceCode = k.code8
+	}
+	for _, f := range e.fields {
+		doc.ServiceErrors = append(doc.ServiceErrors, serviceError{Detail: f.message, Pointer: f.pointer})
+	}
+	b, _ := json.Marshal(doc)
+	return "application/problem+json", b
+}
+
+// fieldName turns "/permissions/2" into "permissions.2" and "" into "body".
+func fieldName(pointer string) string {
+	if pointer == "" {
+		return "body"
+	}
+	return strings.ReplaceAll(strings.TrimPrefix(pointer, "/"), "/", ".")
+}
+
+// handlerFunc serves one operation: it returns the success status and
+// body, or an error response.
+type handlerFunc func(r *http.Request, body []byte) (int, any, *apiError)
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("POST /auth/token", s.wrap(OpToken, s.token))
+	mux.Handle("PUT /auth/access-management/users/{userId}", s.wrap(OpUpdateUser, s.updateUser))
+	mux.Handle("PUT /auth/access-management/organizations/{organizationId}/roles/{slug}/permissions", s.wrap(OpReplaceRolePermissions, s.replaceRolePermissions))
+	mux.Handle("PATCH /payment-methods/{id}", s.wrap(OpUpdatePaymentMethod, s.updatePaymentMethod))
+	mux.Handle("POST /customer/members/{memberId}/address", s.wrap(OpUpsertMemberAddress, s.upsertMemberAddress))
+	mux.Handle("/", s.wrap("", func(r *http.Request, _ []byte) (int, any, *apiError) {
+		return 0, nil, newError("not-found", "no operation "+r.Method+" "+r.URL.EscapedPath())
+	}))
+	return mux
+}
+
+// statusRecorder remembers the status written.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusRecorder) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+const maxBody = 1 << 20
+
+func (s *Server) wrap(op string, fn handlerFunc) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		body, readErr := io.ReadAll(http.MaxBytesReader(rw, r.Body, maxBody))
+		s.mu.Lock()
+		s.reqSeq++
+		reqID := fmt.Sprintf("sdktest-%06d", s.reqSeq)
+		idx := len(s.requests)
+		s.requests = append(s.requests, Request{Operation: op, Method: r.Method, Path: r.URL.EscapedPath(), Header: r.Header.Clone(), Body: body})
+		if op == OpToken {
+			s.tokenRequests++
+		}
+		fault := s.takeFaultLocked(op)
+		latency := s.latency
+		s.mu.Unlock()
+
+		w := &statusRecorder{ResponseWriter: rw}
+		faulted := false
+		defer func() {
+			s.mu.Lock()
+			s.requests[idx].Status = w.status
+			s.requests[idx].Faulted = faulted
+			s.mu.Unlock()
+		}()
+		w.Header().Set("X-Request-Id", reqID)
+		if !sleep(r.Context(), latency) {
+			return
+		}
+		if fault != nil {
+			if !sleep(r.Context(), fault.Delay) {
+				return
+			}
+			if fault.Reset {
+				faulted = true
+				resetConnection(rw)
+				return
+			}
+			if fault.Status != 0 {
+				faulted = true
+				s.writeFault(w, r, op, fault)
+				return
+			}
+		}
+		if readErr != nil {
+			s.writeError(w, r, op, newError("bad-request", "request body unreadable or larger than 1 MiB"))
+			return
+		}
+		if op != OpToken && op != "" {
+			if e := s.gate(op, r); e != nil {
+				faulted = e.kind.status == http.StatusTooManyRequests
+				s.writeError(w, r, op, e)
+				return
+			}
+		}
+		status, out, e := fn(r, body)
+		if e != nil {
+			s.writeError(w, r, op, e)
+			return
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			s.writeError(w, r, op, newError("internal-server-error", err.Error()))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write(b)
+	})
+}
+
+// gate applies authentication, the provider-not-configured mode and the
+// rate limit, in that order.
+func (s *Server) gate(op string, r *http.Request) *apiError {
+	if s.cfg.authRequired {
+		if err := s.verifyBearer(r.Header.Get("Authorization"), time.Now()); err != nil {
+			return newError("unauthorized", err.Error())
+		}
+	}
+	s.mu.Lock()
+	notConfigured := s.notConfigured
+	s.mu.Unlock()
+	if notConfigured && (op == OpUpdateUser || op == OpReplaceRolePermissions) {
+		return newError("provider-not-configured", "The access-management provider is not configured for this environment")
+	}
+	s.mu.Lock()
+	wait := s.rateLimitedLocked()
+	s.mu.Unlock()
+	if wait > 0 {
+		detail := "Rate limit exceeded"
+		if op == OpUpdateUser || op == OpReplaceRolePermissions {
+			detail = "The configured access provider rate limited the request"
+		}
+		e := newError("rate-limited", detail)
+		e.header = http.Header{"Retry-After": {retryAfterSeconds(wait)}}
+		return e
+	}
+	return nil
+}
+
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, op string, e *apiError) {
+	ct, b := e.render(op, r.URL.EscapedPath())
+	for k, v := range e.header {
+		w.Header()[k] = v
+	}
+	w.Header().Set("Content-Type", ct)
+	w.WriteHeader(e.kind.status)
+	_, _ = w.Write(b)
+}
+
+func (s *Server) writeFault(w http.ResponseWriter, r *http.Request, op string, f *Fault) {
+	for k, v := range f.Header {
+		w.Header()[k] = v
+	}
+	if f.RetryAfter > 0 {
+		w.Header().Set("Retry-After", retryAfterSeconds(f.RetryAfter))
+	}
+	if f.Body == "" {
+		k := kindForStatus(f.Status)
+		detail := "Scripted " + strconv.Itoa(f.Status) + " response"
+		if f.Status == http.StatusTooManyRequests && (op == OpUpdateUser || op == OpReplaceRolePermissions) {
+			detail = "The configured access provider rate limited the request"
+		}
+		if f.Status >= 200 && f.Status < 300 {
+			w.WriteHeader(f.Status)
+			return
+		}
+		ct, b := (&apiError{kind: k, detail: detail}).render(op, r.URL.EscapedPath())
+		if w.Header().Get("Content-Type") == "" {
+			w.Header().Set("Content-Type", ct)
+		}
+		w.WriteHeader(f.Status)
+		_, _ = w.Write(b)
+		return
+	}
+	if w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	w.WriteHeader(f.Status)
+	_, _ = io.WriteString(w, f.Body)
+}
+
+// ---- request body checking ----
+
+// object is a decoded JSON request body.
+type object map[string]json.RawMessage
+
+// parseObject decodes body as a JSON object and reports members not in
+// allowed as field errors.
+func parseObject(body []byte, allowed ...string) (object, *apiError) {
+	var o object
+	if err := json.Unmarshal(body, &o); err != nil || o == nil {
+		return nil, newError("bad-request", "request body must be a JSON object")
+	}
+	var unknown []string
+	for k := range o {
+		if !contains(allowed, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		var fs []fieldError
+		for _, k := range unknown {
+			fs = append(fs, fieldError{pointer: "/" + escapePointer(k), message: "unknown field"})
+		}
+		return nil, newError("bad-request", "request body has unknown fields", fs...)
+	}
+	return o, nil
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// str reads member key as a string. present is false when absent; null is
+// reported through isNull (and is a type error unless the caller allows it).
+func (o object) str(key string) (val string, present, isNull bool, typeErr *fieldError) {
+	raw, ok := o[key]
+	if !ok {
+		return "", false, false, nil
+	}
+	raw = bytes.TrimSpace(raw)
+	if string(raw) == "null" {
+		return "", true, true, nil
+	}
+	if json.Unmarshal(raw, &val) != nil {
+		return "", true, false, &fieldError{"/" + key, "must be a string"}
+	}
+	return val, true, false, nil
+}
+
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// ---- operations ----
+
+func (s *Server) token(r *http.Request, body []byte) (int, any, *apiError) {
+	now := time.Now()
+	if err := s.verifySigV4(r, body, now); err != nil {
+		if errors.Is(err, errMissingAuth) {
+			return 0, nil, newError("unauthorized", "a SigV4-signed request is required")
+		}
+		return 0, nil, newError("forbidden", "SigV4 verification failed: "+err.Error())
+	}
+	s.mu.Lock()
+	s.tokensIssued++
+	s.seq++
+	n := s.seq
+	s.mu.Unlock()
+	tok, exp := s.signJWT(now, n)
+	return http.StatusOK, struct {
+		AccessToken string `json:"accessToken"`
+		TokenType   string `json:"tokenType"`
+		ExpiresIn   int64  `json:"expiresIn"`
+	}{tok, "Bearer", int64(exp.Sub(now).Round(time.Second) / time.Second)}, nil
+}
+
+func (s *Server) updateUser(r *http.Request, body []byte) (int, any, *apiError) {
+	id := r.PathValue("userId")
+	o, e := parseObject(body, "mobileNumber", "email", "firstName", "lastName")
+	if e != nil {
+		return 0, nil, e
+	}
+	vals := map[string]*string{}
+	var typeErrs, ruleErrs []fieldError
+	for _, k := range []string{"mobileNumber", "email", "firstName", "lastName"} {
+		v, present, isNull, te := o.str(k)
+		switch {
+		case te != nil:
+			typeErrs = append(typeErrs, *te)
+		case isNull:
+			typeErrs = append(typeErrs, fieldError{"/" + k, "must be a string, not null"})
+		case present:
+			vals[k] = &v
+		}
+	}
+	if len(typeErrs) > 0 {
+		return 0, nil, newError("bad-request", "request body has invalid fields", typeErrs...)
+	}
+	if len(vals) == 0 {
+		return 0, nil, newError("unprocessable-entity", "at least one of mobileNumber, email, firstName or lastName must be supplied",
+			fieldError{"", "at least one of mobileNumber, email, firstName or lastName must be supplied"})
+	}
+	if v := vals["mobileNumber"]; v != nil && !e164Re.MatchString(*v) {
+		ruleErrs = append(ruleErrs, fieldError{"/mobileNumber", "must be an E.164 number such as +61412345678"})
+	}
+	if v := vals["email"]; v != nil {
+		if a, err := mail.ParseAddress(*v); err != nil || a.Address != *v || a.Name != "" {
+			ruleErrs = append(ruleErrs, fieldError{"/email", "must be an email address"})
+		}
+	}
+	for _, k := range []string{"firstName", "lastName"} {
+		if v := vals[k]; v != nil && blank(*v) {
+			ruleErrs = append(ruleErrs, fieldError{"/" + k, "must not be empty"})
+		}
+	}
+	if len(ruleErrs) > 0 {
+		return 0, nil, newError("unprocessable-entity", "request body failed validation", ruleErrs...)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u, ok := s.users[id]
+	if !ok {
+		return 0, nil, newError("not-found", "user "+id+" not found")
+	}
+	if v := vals["email"]; v != nil {
+		for oid, other := range s.users {
+			if oid != id && strings.EqualFold(other.Email, *v) {
+				return 0, nil, newError("conflict", "email address is already used by another user", fieldError{"/email", "already used by another user"})
+			}
+		}
+		u.Email = *v
+	}
+	if v := vals["mobileNumber"]; v != nil {
+		u.MobileNumber = *v
+	}
+	if v := vals["firstName"]; v != nil {
+		u.FirstName = *v
+	}
+	if v := vals["lastName"]; v != nil {
+		u.LastName = *v
+	}
+	return http.StatusOK, *u, nil
+}
+
+func (s *Server) replaceRolePermissions(r *http.Request, body []byte) (int, any, *apiError) {
+	org, slug := r.PathValue("organizationId"), r.PathValue("slug")
+	if !roleRe.MatchString(slug) {
+		return 0, nil, newError("bad-request", "role slug must match ^org-[a-z0-9_-]+$")
+	}
+	o, e := parseObject(body, "permissions")
+	if e != nil {
+		return 0, nil, e
+	}
+	raw, ok := o["permissions"]
+	if !ok {
+		return 0, nil, newError("bad-request", "permissions is required", fieldError{"/permissions", "is required"})
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil || items == nil {
+		return 0, nil, newError("bad-request", "permissions must be an array of strings", fieldError{"/permissions", "must be an array of strings"})
+	}
+	perms := make([]string, 0, len(items))
+	var typeErrs, ruleErrs []fieldError
+	for i, it := range items {
+		var p string
+		ptr := "/permissions/" + strconv.Itoa(i)
+		if json.Unmarshal(it, &p) != nil || string(bytes.TrimSpace(it)) == "null" {
+			typeErrs = append(typeErrs, fieldError{ptr, "must be a string"})
+			continue
+		}
+		if !permRe.MatchString(p) {
+			ruleErrs = append(ruleErrs, fieldError{ptr, "must match ^[a-z0-9:._*-]+$"})
+		}
+		perms = append(perms, p)
+	}
+	if len(typeErrs) > 0 {
+		return 0, nil, newError("bad-request", "permissions must be an array of strings", typeErrs...)
+	}
+	if len(ruleErrs) > 0 {
+		return 0, nil, newError("unprocessable-entity", "permission slugs may contain only lowercase letters, digits, colon, period, underscore, hyphen and asterisk", ruleErrs...)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	roles, ok := s.roles[org]
+	if !ok {
+		return 0, nil, newError("not-found", "organization "+org+" not found")
+	}
+	if _, ok := roles[slug]; !ok {
+		return 0, nil, newError("not-found", "role "+slug+" not found in organization "+org)
+	}
+	// Rule 2: unknown permission slugs are created at the provider first.
+	for _, p := range perms {
+		if !s.providerPerms[p] {
+			s.providerPerms[p] = true
+			s.createdPerms = append(s.createdPerms, p)
+		}
+	}
+	roles[slug] = normalizePerms(perms)
+	return http.StatusOK, struct {
+		Permissions []string `json:"permissions"`
+	}{append([]string{}, roles[slug]...)}, nil
+}
+
+// paymentMethodWire is the JSON form of a payment method.
+type paymentMethodWire struct {
+	ID               string `json:"id"`
+	BillingAccountID string `json:"billingAccountId"`
+	LastFourDigits   string `json:"lastFourDigits"`
+	CardBrand        string `json:"cardBrand"`
+	ExpDate          string `json:"expDate"`
+	Primary          bool   `json:"primary"`
+	CreatedAt        string `json:"createdAt"`
+	UpdatedAt        string `json:"updatedAt"`
+}
+
+func (s *Server) updatePaymentMethod(r *http.Request, body []byte) (int, any, *apiError) {
+	id := r.PathValue("id")
+	if !uuidRe.MatchString(id) {
+		return 0, nil, newError("bad-request", "payment method id must be a UUID")
+	}
+	o, e := parseObject(body, "setAsPrimary", "expDate")
+	if e != nil {
+		return 0, nil, e
+	}
+	var fs []fieldError
+	var primary *bool
+	if raw, ok := o["setAsPrimary"]; ok {
+		var b bool
+		if json.Unmarshal(raw, &b) != nil || string(bytes.TrimSpace(raw)) == "null" {
+			fs = append(fs, fieldError{"/setAsPrimary", "must be a boolean"})
+		} else {
+			primary = &b
+		}
+	}
+	exp, expPresent, expNull, te := o.str("expDate")
+	switch {
+	case te != nil:
+		fs = append(fs, *te)
+	case expNull:
+		fs = append(fs, fieldError{"/expDate", "must be a string, not null"})
+	case expPresent && !expDaRe.MatchString(exp):
+		fs = append(fs, fieldError{"/expDate", "must be MM/YYYY, such as 04/2031"})
+	}
+	if len(fs) > 0 {
+		return 0, nil, newError("bad-request", "request body failed validation", fs...)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pm, ok := s.paymentMethods[id]
+	if !ok {
+		return 0, nil, newError("not-implemented", "updating payment method "+id+" is not implemented in this environment")
+	}
+	if primary != nil {
+		if *primary {
+			s.clearPrimaryLocked(pm.BillingAccountID)
+		}
+		pm.Primary = *primary
+	}
+	if expPresent {
+		pm.ExpDate = exp
+	}
+	pm.UpdatedAt = s.now()
+	return http.StatusOK, paymentMethodWire{
+		ID: pm.ID, BillingAccountID: pm.BillingAccountID, LastFourDigits: pm.LastFourDigits, CardBrand: pm.CardBrand,
+		ExpDate: pm.ExpDate, Primary: pm.Primary,
+		CreatedAt: pm.CreatedAt.UTC().Format(time.RFC3339), UpdatedAt: pm.UpdatedAt.UTC().Format(time.RFC3339),
+	}, nil
+}
+
+func (s *Server) upsertMemberAddress(r *http.Request, body []byte) (int, any, *apiError) {
+	memberID := r.PathValue("memberId")
+	if !uuidRe.MatchString(memberID) {
+		return 0, nil, newError("bad-request", "Validation failed", fieldError{"/memberId", "must be a UUID"})
+	}
+	o, e := parseObject(body, "addressFull", "addressLineOne", "addressLineTwo", "state", "suburb", "postcode", "country")
+	if e != nil {
+		e.detail = "Validation failed"
+		return 0, nil, e
+	}
+	vals := map[string]*string{}
+	var fs []fieldError
+	lineTwoNull := false
+	for _, k := range []string{"addressFull", "addressLineOne", "addressLineTwo", "state", "suburb", "postcode", "country"} {
+		v, present, isNull, te := o.str(k)
+		required := k != "addressFull" && k != "addressLineTwo"
+		switch {
+		case te != nil:
+			fs = append(fs, *te)
+		case isNull && k == "addressLineTwo":
+			lineTwoNull = true
+		case isNull:
+			fs = append(fs, fieldError{"/" + k, "must be a string, not null"})
+		case !present && required:
+			fs = append(fs, fieldError{"/" + k, "is required"})
+		case present && required && blank(v):
+			fs = append(fs, fieldError{"/" + k, "must not be empty"})
+		case present:
+			vals[k] = &v
+		}
+	}
+	if len(fs) > 0 {
+		return 0, nil, newError("bad-request", "Validation failed", fs...)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, known := s.members[memberID]
+	if !known {
+		return 0, nil, newError("not-found", "member "+memberID+" not found")
+	}
+	now := s.now().Format(time.RFC3339)
+	status := http.StatusOK
+	if a == nil {
+		status = http.StatusCreated
+		a = &MemberAddress{ID: s.newUUIDLocked(), TenantID: s.cfg.tenantID, CreatedDate: &now}
+		s.members[memberID] = a
+	}
+	set := func(dst **string, k string) {
+		if v := vals[k]; v != nil {
+			cp := *v
+			*dst = &cp
+		}
+	}
+	set(&a.AddressFull, "addressFull")
+	set(&a.AddressLineOne, "addressLineOne")
+	set(&a.AddressLineTwo, "addressLineTwo")
+	if lineTwoNull {
+		a.AddressLineTwo = nil
+	}
+	set(&a.State, "state")
+	set(&a.Suburb, "suburb")
+	set(&a.Postcode, "postcode")
+	set(&a.Country, "country")
+	a.LastModifiedDate = &now
+	return status, *a, nil
+}

@@ -1,0 +1,12 @@
+package sdktest_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	defineFormats()
+	goleak.VerifyTestMain(m)
+}
