@@ -55,6 +55,8 @@ func parseBaseURL(rawURL string) (*url.URL, error) {
 // OpenTelemetry:
 //
 //	client.WithHTTPClient(&http.Client{Transport: otelhttp.NewTransport(http.DefaultTransport)})
+//
+// See WithTransport for how such a transport sees the SDK's requests.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(s *core.Settings) error {
 		if hc == nil {
@@ -68,6 +70,26 @@ func WithHTTPClient(hc *http.Client) Option {
 // WithTransport sends requests through rt (wins over WithHTTPClient's
 // transport). Use it for httpmock (httpmock.NewMockTransport()), proxies, or
 // instrumenting transports such as otelhttp.NewTransport(base).
+//
+// OpenTelemetry: the SDK has no OpenTelemetry dependency; compose
+// go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp yourself:
+//
+//	base := http.DefaultTransport.(*http.Transport).Clone()
+//	base.MaxIdleConnsPerHost = 32 // the default 2 throttles concurrent calls
+//	c, err := client.New(client.WithTransport(otelhttp.NewTransport(base)))
+//
+// The transport sits below the retry loop, so each HTTP attempt is its own
+// client span (retries carry an X-Retry-Attempt header), and the SigV4 token
+// request is traced too when its source uses the client's transport (given
+// to WithTokenSource or WithSigV4). Spans are children of the span in the context
+// passed to the operation, which also reaches the WithLogger handler, so a
+// trace-aware slog handler can correlate the SDK's records with the spans.
+// Headers the transport adds, such as traceparent, are added after SigV4
+// signing and are not among the signed headers, so they do not break the
+// signature. URL paths hold IDs: name spans with a low-cardinality
+// otelhttp.WithSpanNameFormatter (the method, or your own operation name)
+// rather than the path. The SDK never closes the transport's idle
+// connections; the transport remains yours to manage.
 func WithTransport(rt http.RoundTripper) Option {
 	return func(s *core.Settings) error {
 		if rt == nil {
