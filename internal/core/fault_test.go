@@ -1,6 +1,8 @@
 package core
 
 import (
+	"github.com/hashicorp/go-cleanhttp"
+
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -788,7 +790,7 @@ func TestEveryBodyDrainedAndClosed(t *testing.T) {
 
 func TestThousandCallsOneConnection(t *testing.T) {
 	var flaky sync.Map
-	errBody := `{"type":"about:blank","title":"x","status":0,"serviceCode":"00000000","detail":"` + strings.Repeat("e", 10<<10) + `"}`
+	errBody := `{"type":"about:blank","title":"x","status":0,"serviceCode":"00000000","detail":"` + strings.Repeat("e", 100<<10) + `"}` // longer than the 64 KiB snippet: the rest must be drained
 	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
 		id := strings.TrimPrefix(r.URL.Path, "/things/")
 		switch id[:2] {
@@ -800,7 +802,7 @@ func TestThousandCallsOneConnection(t *testing.T) {
 			rtJSON(w, 404, `{"code":"NOT_FOUND","message":"no"}`)
 		case "ie":
 			rtJSON(w, 500, errBody)
-		case "fl": // 503 with a 10 KiB body, then 200
+		case "fl": // 503 with a 100 KiB body, then 200
 			if _, seen := flaky.LoadOrStore(id, true); !seen {
 				rtJSON(w, 503, errBody)
 				return
@@ -808,8 +810,15 @@ func TestThousandCallsOneConnection(t *testing.T) {
 			rtJSON(w, 200, `{"ok":true}`)
 		}
 	})
-	// The SDK's own pooled transport: no Transport option.
-	c := rtNewClient(t, srv.URL, func(s *Settings) { s.Transport = nil })
+	// The SDK's default pooled transport, limited to one connection per
+	// host: under CPU starvation net/http may dial a spare connection while
+	// the idle one is on its way back to the pool, which says nothing about
+	// draining. With the limit, a new connection is dialed only when the
+	// previous one was closed, which is what an undrained body causes.
+	tr := cleanhttp.DefaultPooledTransport()
+	tr.MaxConnsPerHost = 1
+	t.Cleanup(tr.CloseIdleConnections)
+	c := rtNewClient(t, srv.URL, func(s *Settings) { s.Transport = tr })
 	noRetry := func(s *Settings) error { s.Retry.MaxRetries = 0; return nil }
 	ctx := context.Background()
 	kinds := []string{"ok", "br", "nf", "ie", "fl"}
