@@ -37,6 +37,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/hashicorp/go-cleanhttp"
+
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/customer"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -92,6 +94,10 @@ func newClient(opts []Option) (*Client, error) {
 	}
 	if s.BaseURL == nil {
 		return nil, errors.New("memberplatform: no base URL: pass client.WithBaseURL or set " + EnvBaseURL)
+	}
+	if s.Transport == nil && (s.HTTPClient == nil || s.HTTPClient.Transport == nil) {
+		// One connection pool for the API calls and the token calls.
+		s.Transport = cleanhttp.DefaultPooledTransport()
 	}
 	ts, err := tokenSourceFromSettings(&s)
 	if err != nil {

@@ -19,14 +19,19 @@ const maxBuffered = 1 << 20
 // a longer one keeps streaming after the buffered prefix. On a read error the
 // original is closed, the body keeps the bytes read so far followed by the
 // error, and the error is returned.
-func bufferBody(resp *http.Response) error {
+//
+// grow bounds the up-front reservation taken from Content-Length.
+func bufferBody(resp *http.Response, grow int64) error {
 	orig := resp.Body
 	if orig == nil || orig == http.NoBody {
 		return nil
 	}
 	var buf bytes.Buffer
-	if n := resp.ContentLength; n > 0 && n <= maxBuffered {
-		buf.Grow(int(n) + bytes.MinRead)
+	if n := resp.ContentLength; n > 0 {
+		// Reserve what will be read, not what the header announces: an
+		// error body is cut at the snippet (limitErrorBody) whatever its
+		// Content-Length.
+		buf.Grow(int(min(n, grow)) + bytes.MinRead)
 	}
 	_, err := buf.ReadFrom(io.LimitReader(orig, maxBuffered+1))
 	b := buf.Bytes()

@@ -210,10 +210,23 @@ func (c *Client) Do(ctx context.Context, call *Call, opts ...Option) error {
 		}
 		if resp.StatusCode == http.StatusUnauthorized && useAuth && authRetry == 0 {
 			// The token was rejected: drop exactly that token (a newer
-			// one is kept), fetch a fresh one and resend once.
-			httpx.DrainAndClose(resp.Body)
+			// one is kept), fetch a fresh one and resend once. When the
+			// source hands back the very token that was rejected (a
+			// static token), resending cannot help: the 401 is returned.
+			sent := tok.Header
+			if resp.Request != nil {
+				sent = resp.Request.Header.Get("Authorization")
+			}
 			c.tokens.InvalidateRejected(resp.Request, tok)
-			continue
+			fresh, err := c.tokens.Get(ctx)
+			if err != nil {
+				httpx.DrainAndClose(resp.Body)
+				return err
+			}
+			if fresh.Header != sent {
+				httpx.DrainAndClose(resp.Body)
+				continue
+			}
 		}
 		if call.Status != nil {
 			*call.Status = resp.StatusCode
@@ -476,10 +489,12 @@ func (st *attemptState) checkRetry(ctx context.Context, resp *http.Response, err
 	if resp != nil {
 		st.lastStatus = resp.StatusCode
 		if err == nil {
+			grow := int64(maxBuffered)
 			if resp.StatusCode < 200 || resp.StatusCode > 299 {
 				limitErrorBody(resp)
+				grow = apierrors.MaxBodySnippet + 1
 			}
-			if berr := bufferBody(resp); berr != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			if berr := bufferBody(resp, grow); berr != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
 				resp.Body = http.NoBody // bufferBody closed the original
 				bodyErr = fmt.Errorf("reading the %d response body: %w", resp.StatusCode, berr)
 				err, resp = bodyErr, nil

@@ -263,7 +263,7 @@ func TestRetriableProviderNotConfigured(t *testing.T) {
 			resp := rtResp(503, "Content-Type", "application/problem+json")
 			resp.Body = io.NopCloser(strings.NewReader(problem))
 			if buffered {
-				if err := bufferBody(resp); err != nil {
+				if err := bufferBody(resp, maxBuffered); err != nil {
 					t.Fatal(err)
 				}
 			}
