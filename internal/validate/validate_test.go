@@ -1,0 +1,79 @@
+package validate
+
+import (
+	"regexp"
+	"testing"
+)
+
+// The contract's patterns, as regular expressions: the oracle the
+// hand-written checks must agree with.
+var oracle = map[string]struct {
+	re *regexp.Regexp
+	fn func(string) bool
+}{
+	"E164":           {regexp.MustCompile(`^\+[1-9][0-9]{1,14}$`), E164},
+	"UUID":           {regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`), UUID},
+	"RoleSlug":       {regexp.MustCompile(`^org-[a-z0-9_-]+$`), RoleSlug},
+	"PermissionSlug": {regexp.MustCompile(`^[a-z0-9:._*-]+$`), PermissionSlug},
+}
+
+var samples = []string{
+	"", "+", "+1", "+12", "+012", "+61412345678", "+123456789012345", "+1234567890123456", "61412345678", "+6141234567a",
+	"6f1c2a3e-1111-4222-8333-944445555666", "6F1C2A3E-1111-4222-8333-944445555666", "6f1c2a3e11114222833394444555566",
+	"6f1c2a3e-1111-4222-8333-94444555566g", "6f1c2a3e-1111-4222-8333-9444455556666", "6f1c2a3e_1111-4222-8333-944445555666",
+	"org-", "org-a", "org-admin_2-x", "org-Admin", "org-ad min", "Org-admin", "orgadmin", "org--", "org-é",
+	"users:read", "users:*", "a.b_c-d:e*", "Users:read", "users read", "users/read", "ü", "x\n",
+}
+
+func TestChecksAgreeWithContractPatterns(t *testing.T) {
+	for name, o := range oracle {
+		for _, s := range samples {
+			if got, want := o.fn(s), o.re.MatchString(s); got != want {
+				t.Errorf("%s(%q) = %v, pattern says %v", name, s, got, want)
+			}
+		}
+	}
+}
+
+func FuzzChecksAgreeWithContractPatterns(f *testing.F) {
+	for _, s := range samples {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for name, o := range oracle {
+			if got, want := o.fn(s), o.re.MatchString(s); got != want {
+				t.Errorf("%s(%q) = %v, pattern says %v", name, s, got, want)
+			}
+		}
+	})
+}
+
+func TestEmail(t *testing.T) {
+	for s, want := range map[string]bool{
+		"ada@example.com": true, "a.b+c@sub.example.org": true,
+		"": false, "ada": false, "Ada <ada@example.com>": false, "ada@": false, " ada@example.com": false,
+	} {
+		if got := Email(s); got != want {
+			t.Errorf("Email(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestErrorsListsEveryField(t *testing.T) {
+	v := Errors{Operation: "op"}
+	if v.Err() != nil {
+		t.Fatal("no fields added, want nil error")
+	}
+	OpaqueID(&v, "userId", "")
+	OpaqueID(&v, "orgId", "..")
+	OpaqueID(&v, "ok", "user_01E4ZCR3C56J083X43JQXF3JK5")
+	UUIDParam(&v, "id", "nope")
+	err := v.Err()
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	want := "memberplatform: op: invalid input: userId: must not be empty; orgId: must not be \".\" or \"..\"; id: must be a UUID (8-4-4-4-12 hexadecimal digits)"
+	if err.Error() != want {
+		t.Errorf("Error() = %q\nwant      %q", err.Error(), want)
+	}
+}
