@@ -28,8 +28,27 @@
 // context's deadline. Every failure is a typed error from package
 // github.com/memberplatform/memberplatform-go/errors.
 //
+// Defaults: 3 retries (4 attempts), backoff base 250ms capped at 8s,
+// Retry-After honoured on 429 and 503 up to 20s (a longer request stops the
+// call with the rate-limited error and its RetryAfter), no per-attempt or
+// per-call timeout beyond the context's. All four operations and the token
+// call are idempotent in effect, so they are retried after timeouts and 5xx
+// answers. Retried requests carry an X-Retry-Attempt header (1 for the first
+// retry) for server-side telemetry; it is set before SigV4 signing, so the
+// signature covers it.
+//
+// # Security
+//
 // A bearer token is never sent over plain http to a host that is not
-// loopback, unless WithInsecureBearerOverHTTP is given.
+// loopback, unless WithInsecureBearerOverHTTP is given. Tokens, AWS secrets
+// and signatures never appear in log records or error strings; path
+// parameters are escaped, so an ID such as "a/b" or ".." cannot change the
+// path.
+//
+// # Testing code that uses the SDK
+//
+// Package github.com/memberplatform/memberplatform-go/sdktest runs an in-process fake of the platform; or pass
+// WithTransport(httpmock.NewMockTransport()) to script the HTTP answers.
 package client
 
 import (

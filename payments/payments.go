@@ -52,7 +52,9 @@ func (p *PaymentMethod) UnmarshalJSON(b []byte) error {
 }
 
 // UpdatePaymentMethodParams are the fields to change; nil leaves a field as
-// it is. SetAsPrimary: new(false) sends an explicit false.
+// it is. SetAsPrimary: new(false) sends an explicit false. With neither set
+// the request body is {}: the contract makes both fields optional and does
+// not forbid an empty update, so the SDK does not either.
 type UpdatePaymentMethodParams struct {
 	SetAsPrimary *bool `json:"setAsPrimary,omitempty"`
 	// ExpDate is sent exactly as given: the contract does not fix the
