@@ -1,6 +1,8 @@
 package accessmgmt_test
 
 import (
+	"github.com/memberplatform/memberplatform-go/internal/areatest"
+
 	"context"
 	"errors"
 	"net/http"
@@ -42,15 +44,15 @@ func TestUpdateUserRequest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPut, userPath, jsonResp(http.StatusOK, fullUser))
-			u, err := m.client().AccessMgmt.UpdateUser(t.Context(), userID, tt.params)
+			m := areatest.NewMock(t)
+			m.On(http.MethodPut, userPath, areatest.JSON(http.StatusOK, fullUser))
+			u, err := m.Client().AccessMgmt.UpdateUser(t.Context(), userID, tt.params)
 			if err != nil {
 				t.Fatalf("UpdateUser: %v", err)
 			}
-			r := m.only()
-			checkRequest(t, r, http.MethodPut, userPath, tt.body)
-			checkHeaders(t, r.Header, true, "Bearer "+token)
+			r := m.Only()
+			areatest.CheckRequest(t, r, http.MethodPut, userPath, tt.body)
+			areatest.CheckHeaders(t, r.Header, true, "Bearer "+token)
 			want := accessmgmt.ProviderUser{ID: userID, Email: "ada@example.com", MobileNumber: "+61412345678", FirstName: "Ada", LastName: "Lovelace"}
 			if *u != want {
 				t.Errorf("user = %+v, want %+v", *u, want)
@@ -81,9 +83,9 @@ func TestUpdateUserDecodesResponse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPut, userPath, jsonResp(http.StatusOK, tt.body))
-			u, err := m.client().AccessMgmt.UpdateUser(t.Context(), userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")})
+			m := areatest.NewMock(t)
+			m.On(http.MethodPut, userPath, areatest.JSON(http.StatusOK, tt.body))
+			u, err := m.Client().AccessMgmt.UpdateUser(t.Context(), userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")})
 			if err != nil {
 				t.Fatalf("UpdateUser: %v", err)
 			}
@@ -99,10 +101,10 @@ func TestUpdateUserEmptySuccessBody(t *testing.T) {
 	for _, status := range []int{http.StatusOK, http.StatusAccepted, http.StatusNoContent} {
 		t.Run(http.StatusText(status), func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPut, userPath, jsonResp(status, ""))
+			m := areatest.NewMock(t)
+			m.On(http.MethodPut, userPath, areatest.JSON(status, ""))
 			params := accessmgmt.UpdateUserParams{Email: new("ada@example.com"), FirstName: new("Ada")}
-			u, err := m.client().AccessMgmt.UpdateUser(t.Context(), userID, params)
+			u, err := m.Client().AccessMgmt.UpdateUser(t.Context(), userID, params)
 			if err != nil {
 				t.Fatalf("UpdateUser: %v", err)
 			}
@@ -119,13 +121,13 @@ func TestUpdateUserMalformedSuccessBody(t *testing.T) {
 	for _, body := range []string{`{not json`, `[]`, `{"id":5}`, `"user"`, `<html>oops</html>`} {
 		t.Run(body, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPut, userPath, jsonResp(http.StatusOK, body))
-			u, err := m.client().AccessMgmt.UpdateUser(t.Context(), userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")})
+			m := areatest.NewMock(t)
+			m.On(http.MethodPut, userPath, areatest.JSON(http.StatusOK, body))
+			u, err := m.Client().AccessMgmt.UpdateUser(t.Context(), userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")})
 			if u != nil {
 				t.Errorf("user = %+v, want nil", u)
 			}
-			e := apiError(t, err)
+			e := areatest.APIError(t, err)
 			if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
 				t.Errorf("errors.Is(err, ErrUnexpectedResponseBody) = false; err = %v", err)
 			}
@@ -155,12 +157,12 @@ func TestUpdateUserPathEscaping(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPut, prefix+tt.escaped, jsonResp(http.StatusOK, fullUser))
-			if _, err := m.client().AccessMgmt.UpdateUser(t.Context(), tt.id, accessmgmt.UpdateUserParams{FirstName: new("Ada")}); err != nil {
+			m := areatest.NewMock(t)
+			m.On(http.MethodPut, prefix+tt.escaped, areatest.JSON(http.StatusOK, fullUser))
+			if _, err := m.Client().AccessMgmt.UpdateUser(t.Context(), tt.id, accessmgmt.UpdateUserParams{FirstName: new("Ada")}); err != nil {
 				t.Fatalf("UpdateUser: %v", err)
 			}
-			r := m.only()
+			r := m.Only()
 			got := r.URL.EscapedPath()
 			if got != prefix+tt.escaped {
 				t.Fatalf("escaped path = %q, want %q", got, prefix+tt.escaped)
@@ -248,26 +250,26 @@ func TestUpdateUserValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPut, `=~^`+baseURL+`/auth/access-management/users/`, jsonResp(http.StatusOK, fullUser))
-			u, err := m.client().AccessMgmt.UpdateUser(t.Context(), tt.id, tt.params)
+			m := areatest.NewMock(t)
+			m.On(http.MethodPut, `=~^`+baseURL+`/auth/access-management/users/`, areatest.JSON(http.StatusOK, fullUser))
+			u, err := m.Client().AccessMgmt.UpdateUser(t.Context(), tt.id, tt.params)
 			if tt.fields == nil {
 				if err != nil || u == nil {
 					t.Fatalf("UpdateUser = %v, %v; want success", u, err)
 				}
-				if m.calls() != 1 {
-					t.Errorf("requests = %d, want 1", m.calls())
+				if m.Calls() != 1 {
+					t.Errorf("requests = %d, want 1", m.Calls())
 				}
 				return
 			}
 			if u != nil {
 				t.Errorf("user = %+v, want nil", u)
 			}
-			if got := fieldNames(t, err, "accessmgmt.UpdateUser"); !slices.Equal(got, tt.fields) {
+			if got := areatest.FieldNames(t, err, "accessmgmt.UpdateUser"); !slices.Equal(got, tt.fields) {
 				t.Errorf("fields = %q, want %q", got, tt.fields)
 			}
-			if m.calls() != 0 {
-				t.Errorf("requests = %d, want 0", m.calls())
+			if m.Calls() != 0 {
+				t.Errorf("requests = %d, want 0", m.Calls())
 			}
 		})
 	}
@@ -288,24 +290,24 @@ func TestReplaceRolePermissionsRequest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPut, permsPath, jsonResp(http.StatusNoContent, ""))
-			if err := m.client().AccessMgmt.ReplaceRolePermissions(t.Context(), orgID, "org-admin", tt.perms); err != nil {
+			m := areatest.NewMock(t)
+			m.On(http.MethodPut, permsPath, areatest.JSON(http.StatusNoContent, ""))
+			if err := m.Client().AccessMgmt.ReplaceRolePermissions(t.Context(), orgID, "org-admin", tt.perms); err != nil {
 				t.Fatalf("ReplaceRolePermissions: %v", err)
 			}
-			r := m.only()
-			checkRequest(t, r, http.MethodPut, permsPath, tt.body)
-			checkHeaders(t, r.Header, true, "Bearer "+token)
+			r := m.Only()
+			areatest.CheckRequest(t, r, http.MethodPut, permsPath, tt.body)
+			areatest.CheckHeaders(t, r.Header, true, "Bearer "+token)
 		})
 	}
 }
 
 func TestReplaceRolePermissionsDoesNotModifyInput(t *testing.T) {
 	t.Parallel()
-	m := newMock(t)
-	m.on(http.MethodPut, permsPath, jsonResp(http.StatusNoContent, ""))
+	m := areatest.NewMock(t)
+	m.On(http.MethodPut, permsPath, areatest.JSON(http.StatusNoContent, ""))
 	perms := []string{"users:read", "users:write"}
-	if err := m.client().AccessMgmt.ReplaceRolePermissions(t.Context(), orgID, "org-admin", perms); err != nil {
+	if err := m.Client().AccessMgmt.ReplaceRolePermissions(t.Context(), orgID, "org-admin", perms); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(perms, []string{"users:read", "users:write"}) {
@@ -333,13 +335,13 @@ func TestReplaceRolePermissionsSuccessStatuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPut, permsPath, respond(tt.status, tt.ctype, tt.body))
-			if err := m.client().AccessMgmt.ReplaceRolePermissions(t.Context(), orgID, "org-admin", []string{"users:read"}); err != nil {
+			m := areatest.NewMock(t)
+			m.On(http.MethodPut, permsPath, areatest.Respond(tt.status, tt.ctype, tt.body))
+			if err := m.Client().AccessMgmt.ReplaceRolePermissions(t.Context(), orgID, "org-admin", []string{"users:read"}); err != nil {
 				t.Fatalf("ReplaceRolePermissions: %v", err)
 			}
-			if m.calls() != 1 {
-				t.Errorf("requests = %d, want 1", m.calls())
+			if m.Calls() != 1 {
+				t.Errorf("requests = %d, want 1", m.Calls())
 			}
 		})
 	}
@@ -356,13 +358,13 @@ func TestReplaceRolePermissionsPathEscaping(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.org, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPut, tt.escaped, jsonResp(http.StatusNoContent, ""))
-			if err := m.client().AccessMgmt.ReplaceRolePermissions(t.Context(), tt.org, tt.slug, nil); err != nil {
+			m := areatest.NewMock(t)
+			m.On(http.MethodPut, tt.escaped, areatest.JSON(http.StatusNoContent, ""))
+			if err := m.Client().AccessMgmt.ReplaceRolePermissions(t.Context(), tt.org, tt.slug, nil); err != nil {
 				t.Fatalf("ReplaceRolePermissions: %v", err)
 			}
-			r := m.only()
-			checkRequest(t, r, http.MethodPut, tt.escaped, `{"permissions":[]}`)
+			r := m.Only()
+			areatest.CheckRequest(t, r, http.MethodPut, tt.escaped, `{"permissions":[]}`)
 		})
 	}
 }
@@ -427,23 +429,23 @@ func TestReplaceRolePermissionsValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPut, `=~^`+baseURL+`/auth/access-management/organizations/`, jsonResp(http.StatusNoContent, ""))
-			err := m.client().AccessMgmt.ReplaceRolePermissions(t.Context(), tt.org, tt.slug, tt.perms)
+			m := areatest.NewMock(t)
+			m.On(http.MethodPut, `=~^`+baseURL+`/auth/access-management/organizations/`, areatest.JSON(http.StatusNoContent, ""))
+			err := m.Client().AccessMgmt.ReplaceRolePermissions(t.Context(), tt.org, tt.slug, tt.perms)
 			if tt.fields == nil {
 				if err != nil {
 					t.Fatalf("ReplaceRolePermissions: %v", err)
 				}
-				if m.calls() != 1 {
-					t.Errorf("requests = %d, want 1", m.calls())
+				if m.Calls() != 1 {
+					t.Errorf("requests = %d, want 1", m.Calls())
 				}
 				return
 			}
-			if got := fieldNames(t, err, "accessmgmt.ReplaceRolePermissions"); !slices.Equal(got, tt.fields) {
+			if got := areatest.FieldNames(t, err, "accessmgmt.ReplaceRolePermissions"); !slices.Equal(got, tt.fields) {
 				t.Errorf("fields = %q, want %q", got, tt.fields)
 			}
-			if m.calls() != 0 {
-				t.Errorf("requests = %d, want 0", m.calls())
+			if m.Calls() != 0 {
+				t.Errorf("requests = %d, want 0", m.Calls())
 			}
 		})
 	}
@@ -496,10 +498,10 @@ func TestProblemErrors(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(op.name+"/"+tt.name, func(t *testing.T) {
 				t.Parallel()
-				m := newMock(t)
-				m.on(op.method, op.path, problemResp(tt.status, tt.body))
-				err := op.run(t.Context(), m.client())
-				e := apiError(t, err)
+				m := areatest.NewMock(t)
+				m.On(op.method, op.path, areatest.Problem(tt.status, tt.body))
+				err := op.run(t.Context(), m.Client())
+				e := areatest.APIError(t, err)
 				if !errors.Is(err, tt.kind) {
 					t.Errorf("errors.Is(err, %v) = false; err = %v", tt.kind, err)
 				}
@@ -515,8 +517,8 @@ func TestProblemErrors(t *testing.T) {
 				if e.Problem == nil || e.Problem.Status != tt.status || e.Problem.ServiceCode == "" || e.Problem.Title == "" {
 					t.Errorf("problem = %+v", e.Problem)
 				}
-				if m.calls() != tt.calls {
-					t.Errorf("requests = %d, want %d", m.calls(), tt.calls)
+				if m.Calls() != tt.calls {
+					t.Errorf("requests = %d, want %d", m.Calls(), tt.calls)
 				}
 			})
 		}
@@ -525,14 +527,14 @@ func TestProblemErrors(t *testing.T) {
 
 func TestProblemFieldErrors(t *testing.T) {
 	t.Parallel()
-	m := newMock(t)
-	m.on(http.MethodPut, userPath, problemResp(http.StatusBadRequest, `{
+	m := areatest.NewMock(t)
+	m.On(http.MethodPut, userPath, areatest.Problem(http.StatusBadRequest, `{
 		"type":"https://errors.example.com/validation","title":"BAD_REQUEST","status":400,
 		"detail":"Request validation failed","instance":"/auth/access-management/users/x",
 		"serviceCode":"40000002","serviceMeta":{"provider":"workos","attempt":2},
 		"serviceErrors":[{"detail":"must be E.164","pointer":"/mobileNumber"},{"detail":"taken","pointer":"/email"}]}`))
-	_, err := m.client().AccessMgmt.UpdateUser(t.Context(), userID, accessmgmt.UpdateUserParams{Email: new("ada@example.com")})
-	e := apiError(t, err)
+	_, err := m.Client().AccessMgmt.UpdateUser(t.Context(), userID, accessmgmt.UpdateUserParams{Email: new("ada@example.com")})
+	e := areatest.APIError(t, err)
 	p := e.Problem
 	if p == nil {
 		t.Fatalf("no problem decoded: %v", err)
@@ -558,45 +560,45 @@ func TestRetriedOnServerError(t *testing.T) {
 	for _, op := range calls {
 		t.Run(op.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
+			m := areatest.NewMock(t)
 			var n atomic.Int32
-			m.on(op.method, op.path, func(r *http.Request) (*http.Response, error) {
+			m.On(op.method, op.path, func(r *http.Request) (*http.Response, error) {
 				if n.Add(1) == 1 {
-					return problemResp(http.StatusServiceUnavailable, `{"title":"Service Unavailable","status":503}`)(r)
+					return areatest.Problem(http.StatusServiceUnavailable, `{"title":"Service Unavailable","status":503}`)(r)
 				}
-				return jsonResp(http.StatusOK, fullUser)(r)
+				return areatest.JSON(http.StatusOK, fullUser)(r)
 			})
-			c := m.client(client.WithMaxRetries(2), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
+			c := m.Client(client.WithMaxRetries(2), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
 			if err := op.run(t.Context(), c); err != nil {
 				t.Fatalf("%s: %v", op.name, err)
 			}
-			reqs := m.requests()
+			reqs := m.Requests()
 			if len(reqs) != 2 {
 				t.Fatalf("requests = %d, want 2", len(reqs))
 			}
 			if string(reqs[0].Body) == "" || string(reqs[0].Body) != string(reqs[1].Body) {
 				t.Errorf("retried body %q differs from first %q", reqs[1].Body, reqs[0].Body)
 			}
-			checkHeaders(t, reqs[1].Header, true, "Bearer "+token)
+			areatest.CheckHeaders(t, reqs[1].Header, true, "Bearer "+token)
 		})
 	}
 }
 
 func TestProviderNotConfiguredIsNotRetried(t *testing.T) {
 	t.Parallel()
-	m := newMock(t)
-	m.on(http.MethodPut, userPath, problemResp(http.StatusServiceUnavailable,
+	m := areatest.NewMock(t)
+	m.On(http.MethodPut, userPath, areatest.Problem(http.StatusServiceUnavailable,
 		`{"type":"about:blank","title":"Provider not configured","status":503,"serviceCode":"50300002","detail":"The access-management provider is not configured for this environment"}`))
-	c := m.client(client.WithMaxRetries(3), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	c := m.Client(client.WithMaxRetries(3), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
 	_, err := c.AccessMgmt.UpdateUser(t.Context(), userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")})
 	if !errors.Is(err, apierrors.ErrProviderNotConfigured) {
 		t.Errorf("err = %v, want ErrProviderNotConfigured", err)
 	}
-	if e := apiError(t, err); e.Problem == nil || e.Problem.ServiceCode != "50300002" {
+	if e := areatest.APIError(t, err); e.Problem == nil || e.Problem.ServiceCode != "50300002" {
 		t.Errorf("problem = %+v", e.Problem)
 	}
-	if m.calls() != 1 {
-		t.Errorf("requests = %d, want 1", m.calls())
+	if m.Calls() != 1 {
+		t.Errorf("requests = %d, want 1", m.Calls())
 	}
 }
 
@@ -605,12 +607,12 @@ func TestNoAuthorizationWithoutTokenSource(t *testing.T) {
 	for _, op := range calls {
 		t.Run(op.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(op.method, op.path, jsonResp(http.StatusOK, fullUser))
-			if err := op.run(t.Context(), m.client(client.WithTokenSource(nil))); err != nil {
+			m := areatest.NewMock(t)
+			m.On(op.method, op.path, areatest.JSON(http.StatusOK, fullUser))
+			if err := op.run(t.Context(), m.Client(client.WithTokenSource(nil))); err != nil {
 				t.Fatal(err)
 			}
-			checkHeaders(t, m.only().Header, true, "")
+			areatest.CheckHeaders(t, m.Only().Header, true, "")
 		})
 	}
 }
@@ -621,12 +623,12 @@ func TestBaseURLPathPrefix(t *testing.T) {
 		for _, op := range calls {
 			t.Run(op.name+"/"+base, func(t *testing.T) {
 				t.Parallel()
-				m := newMock(t)
-				m.on(op.method, "https://host.example/api/v2"+op.path, jsonResp(http.StatusOK, fullUser))
-				if err := op.run(t.Context(), m.client(client.WithBaseURL(base))); err != nil {
+				m := areatest.NewMock(t)
+				m.On(op.method, "https://host.example/api/v2"+op.path, areatest.JSON(http.StatusOK, fullUser))
+				if err := op.run(t.Context(), m.Client(client.WithBaseURL(base))); err != nil {
 					t.Fatal(err)
 				}
-				r := m.only()
+				r := m.Only()
 				if r.URL.Host != "host.example" || r.URL.Scheme != "https" {
 					t.Errorf("URL = %s", r.URL)
 				}
@@ -643,16 +645,16 @@ func TestPerCallHeaderDoesNotLeak(t *testing.T) {
 	for _, op := range calls {
 		t.Run(op.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(op.method, op.path, jsonResp(http.StatusOK, fullUser))
-			c := m.client(client.WithHeader("X-Client", "wide"))
+			m := areatest.NewMock(t)
+			m.On(op.method, op.path, areatest.JSON(http.StatusOK, fullUser))
+			c := m.Client(client.WithHeader("X-Client", "wide"))
 			if err := op.run(t.Context(), c, client.WithHeader("X-Trace-Id", "abc123"), client.WithHeader("X-Client", "extra")); err != nil {
 				t.Fatal(err)
 			}
 			if err := op.run(t.Context(), c); err != nil {
 				t.Fatal(err)
 			}
-			reqs := m.requests()
+			reqs := m.Requests()
 			if len(reqs) != 2 {
 				t.Fatalf("requests = %d, want 2", len(reqs))
 			}
@@ -669,7 +671,7 @@ func TestPerCallHeaderDoesNotLeak(t *testing.T) {
 				t.Errorf("second call X-Client = %q, want [wide]", got)
 			}
 			for _, r := range reqs {
-				checkHeaders(t, r.Header, true, "Bearer "+token)
+				areatest.CheckHeaders(t, r.Header, true, "Bearer "+token)
 			}
 		})
 	}
@@ -677,14 +679,14 @@ func TestPerCallHeaderDoesNotLeak(t *testing.T) {
 
 func TestPerCallAuthorizationHeaderRefused(t *testing.T) {
 	t.Parallel()
-	m := newMock(t)
-	_, err := m.client().AccessMgmt.UpdateUser(t.Context(), userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")},
+	m := areatest.NewMock(t)
+	_, err := m.Client().AccessMgmt.UpdateUser(t.Context(), userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")},
 		client.WithHeader("Authorization", "Bearer stolen"))
-	if got := fieldNames(t, err, "accessmgmt.UpdateUser"); !slices.Equal(got, []string{"options"}) {
+	if got := areatest.FieldNames(t, err, "accessmgmt.UpdateUser"); !slices.Equal(got, []string{"options"}) {
 		t.Errorf("fields = %q", got)
 	}
-	if m.calls() != 0 {
-		t.Errorf("requests = %d, want 0", m.calls())
+	if m.Calls() != 0 {
+		t.Errorf("requests = %d, want 0", m.Calls())
 	}
 }
 
@@ -700,9 +702,9 @@ func TestPerCallQuery(t *testing.T) {
 	for _, op := range calls {
 		t.Run(op.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(op.method, op.path, jsonResp(http.StatusOK, fullUser))
-			c := m.client()
+			m := areatest.NewMock(t)
+			m.On(op.method, op.path, areatest.JSON(http.StatusOK, fullUser))
+			c := m.Client()
 			q := pageQuery{Trace: "a b&c", Limit: 5, Expand: []string{"roles", "orgs"}}
 			if err := op.run(t.Context(), c, client.WithQuery(q)); err != nil {
 				t.Fatal(err)
@@ -710,7 +712,7 @@ func TestPerCallQuery(t *testing.T) {
 			if err := op.run(t.Context(), c); err != nil {
 				t.Fatal(err)
 			}
-			reqs := m.requests()
+			reqs := m.Requests()
 			if len(reqs) != 2 {
 				t.Fatalf("requests = %d, want 2", len(reqs))
 			}
@@ -734,16 +736,16 @@ func TestPerCallTimeout(t *testing.T) {
 	for _, op := range calls {
 		t.Run(op.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(op.method, op.path, jsonResp(http.StatusOK, fullUser))
-			c := m.client()
+			m := areatest.NewMock(t)
+			m.On(op.method, op.path, areatest.JSON(http.StatusOK, fullUser))
+			c := m.Client()
 			if err := op.run(t.Context(), c, client.WithTimeout(time.Minute)); err != nil {
 				t.Fatal(err)
 			}
 			if err := op.run(t.Context(), c); err != nil {
 				t.Fatal(err)
 			}
-			reqs := m.requests()
+			reqs := m.Requests()
 			if len(reqs) != 2 || !reqs[0].HasDeadline || reqs[1].HasDeadline {
 				t.Errorf("deadlines: %d requests, first %v, second %v; want true, false", len(reqs), len(reqs) > 0 && reqs[0].HasDeadline, len(reqs) > 1 && reqs[1].HasDeadline)
 			}
@@ -756,11 +758,11 @@ func TestPerCallTimeoutExpires(t *testing.T) {
 	for _, op := range calls {
 		t.Run(op.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(op.method, op.path, hang)
+			m := areatest.NewMock(t)
+			m.On(op.method, op.path, areatest.Hang)
 			start := time.Now()
-			err := op.run(boundedCtx(t), m.client(client.WithMaxRetries(3)), client.WithTimeout(50*time.Millisecond))
-			checkTimedOut(t, err, start)
+			err := op.run(areatest.BoundedCtx(t), m.Client(client.WithMaxRetries(3)), client.WithTimeout(50*time.Millisecond))
+			areatest.CheckTimedOut(t, err, start)
 			var te *apierrors.TransportError
 			if errors.As(err, &te) && (te.Operation != op.op || te.Method != op.method || te.Path != op.path) {
 				t.Errorf("error = %+v", te)

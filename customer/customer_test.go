@@ -1,6 +1,8 @@
 package customer_test
 
 import (
+	"github.com/memberplatform/memberplatform-go/internal/areatest"
+
 	"errors"
 	"net/http"
 	"net/url"
@@ -124,15 +126,15 @@ func TestUpsertMemberAddressRequest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPost, addrPath, jsonResp(http.StatusOK, fullAddr))
-			a, err := m.client().Customer.UpsertMemberAddress(t.Context(), memberID, tt.params)
+			m := areatest.NewMock(t)
+			m.On(http.MethodPost, addrPath, areatest.JSON(http.StatusOK, fullAddr))
+			a, err := m.Client().Customer.UpsertMemberAddress(t.Context(), memberID, tt.params)
 			if err != nil {
 				t.Fatalf("UpsertMemberAddress: %v", err)
 			}
-			r := m.only()
-			checkRequest(t, r, http.MethodPost, addrPath, tt.body)
-			checkHeaders(t, r.Header, true, "Bearer "+token)
+			r := m.Only()
+			areatest.CheckRequest(t, r, http.MethodPost, addrPath, tt.body)
+			areatest.CheckHeaders(t, r.Header, true, "Bearer "+token)
 			sameAddr(t, a, fullAddrWant)
 		})
 	}
@@ -156,9 +158,9 @@ func TestUpsertMemberAddressDecodes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPost, addrPath, jsonResp(http.StatusOK, tt.body))
-			a, err := m.client().Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
+			m := areatest.NewMock(t)
+			m.On(http.MethodPost, addrPath, areatest.JSON(http.StatusOK, tt.body))
+			a, err := m.Client().Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
 			if err != nil {
 				t.Fatalf("UpsertMemberAddress: %v", err)
 			}
@@ -172,15 +174,15 @@ func TestUpsertMemberAddressSuccessStatuses(t *testing.T) {
 	for _, status := range []int{http.StatusOK, http.StatusCreated} {
 		t.Run(http.StatusText(status), func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPost, addrPath, jsonResp(status, fullAddr))
-			a, err := m.client().Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
+			m := areatest.NewMock(t)
+			m.On(http.MethodPost, addrPath, areatest.JSON(status, fullAddr))
+			a, err := m.Client().Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
 			if err != nil {
 				t.Fatalf("UpsertMemberAddress: %v", err)
 			}
 			sameAddr(t, a, fullAddrWant)
-			if m.calls() != 1 {
-				t.Errorf("requests = %d, want 1", m.calls())
+			if m.Calls() != 1 {
+				t.Errorf("requests = %d, want 1", m.Calls())
 			}
 		})
 	}
@@ -214,9 +216,9 @@ func TestUpsertMemberAddressEmptySuccessBody(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPost, addrPath, jsonResp(tt.status, tt.body))
-			a, err := m.client().Customer.UpsertMemberAddress(t.Context(), memberID, tt.params)
+			m := areatest.NewMock(t)
+			m.On(http.MethodPost, addrPath, areatest.JSON(tt.status, tt.body))
+			a, err := m.Client().Customer.UpsertMemberAddress(t.Context(), memberID, tt.params)
 			if err != nil {
 				t.Fatalf("UpsertMemberAddress: %v", err)
 			}
@@ -241,13 +243,13 @@ func TestUpsertMemberAddressMalformedSuccessBody(t *testing.T) {
 	for _, body := range []string{`{not json`, `[]`, `{"id":1}`, `{"id":"` + addrID + `","state":7}`, `<html></html>`} {
 		t.Run(body, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPost, addrPath, jsonResp(http.StatusCreated, body))
-			a, err := m.client().Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
+			m := areatest.NewMock(t)
+			m.On(http.MethodPost, addrPath, areatest.JSON(http.StatusCreated, body))
+			a, err := m.Client().Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
 			if a != nil {
 				t.Errorf("address = %+v, want nil", a)
 			}
-			e := apiError(t, err)
+			e := areatest.APIError(t, err)
 			if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
 				t.Errorf("errors.Is(err, ErrUnexpectedResponseBody) = false; err = %v", err)
 			}
@@ -332,26 +334,26 @@ func TestUpsertMemberAddressValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPost, `=~^`+baseURL+`/customer/members/[^/]+/address$`, jsonResp(http.StatusOK, fullAddr))
-			a, err := m.client().Customer.UpsertMemberAddress(t.Context(), tt.id, tt.params)
+			m := areatest.NewMock(t)
+			m.On(http.MethodPost, `=~^`+baseURL+`/customer/members/[^/]+/address$`, areatest.JSON(http.StatusOK, fullAddr))
+			a, err := m.Client().Customer.UpsertMemberAddress(t.Context(), tt.id, tt.params)
 			if tt.fields == nil {
 				if err != nil || a == nil {
 					t.Fatalf("UpsertMemberAddress = %v, %v; want success", a, err)
 				}
-				if m.calls() != 1 {
-					t.Errorf("requests = %d, want 1", m.calls())
+				if m.Calls() != 1 {
+					t.Errorf("requests = %d, want 1", m.Calls())
 				}
 				return
 			}
 			if a != nil {
 				t.Errorf("address = %+v, want nil", a)
 			}
-			if got := fieldNames(t, err, "customer.UpsertMemberAddress"); !slices.Equal(got, tt.fields) {
+			if got := areatest.FieldNames(t, err, "customer.UpsertMemberAddress"); !slices.Equal(got, tt.fields) {
 				t.Errorf("fields = %q, want %q", got, tt.fields)
 			}
-			if m.calls() != 0 {
-				t.Errorf("requests = %d, want 0", m.calls())
+			if m.Calls() != 0 {
+				t.Errorf("requests = %d, want 0", m.Calls())
 			}
 		})
 	}
@@ -383,13 +385,13 @@ func TestUpsertMemberAddressErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPost, addrPath, jsonResp(tt.status, tt.body))
-			a, err := m.client().Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
+			m := areatest.NewMock(t)
+			m.On(http.MethodPost, addrPath, areatest.JSON(tt.status, tt.body))
+			a, err := m.Client().Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
 			if a != nil {
 				t.Errorf("address = %+v, want nil", a)
 			}
-			e := apiError(t, err)
+			e := areatest.APIError(t, err)
 			for _, k := range tt.kinds {
 				if !errors.Is(err, k) {
 					t.Errorf("errors.Is(err, %v) = false; err = %v", k, err)
@@ -404,8 +406,8 @@ func TestUpsertMemberAddressErrors(t *testing.T) {
 			if got := e.FieldErrors(); !slices.Equal(got, tt.fields) {
 				t.Errorf("FieldErrors = %+v, want %+v", got, tt.fields)
 			}
-			if m.calls() != tt.calls {
-				t.Errorf("requests = %d, want %d", m.calls(), tt.calls)
+			if m.Calls() != tt.calls {
+				t.Errorf("requests = %d, want %d", m.Calls(), tt.calls)
 			}
 		})
 	}
@@ -413,26 +415,26 @@ func TestUpsertMemberAddressErrors(t *testing.T) {
 
 func TestUpsertMemberAddressRetriedOnServerError(t *testing.T) {
 	t.Parallel()
-	m := newMock(t)
+	m := areatest.NewMock(t)
 	var n atomic.Int32
-	m.on(http.MethodPost, addrPath, func(r *http.Request) (*http.Response, error) {
+	m.On(http.MethodPost, addrPath, func(r *http.Request) (*http.Response, error) {
 		if n.Add(1) == 1 {
-			return jsonResp(http.StatusServiceUnavailable, `{"code":"UNAVAILABLE","message":"try later"}`)(r)
+			return areatest.JSON(http.StatusServiceUnavailable, `{"code":"UNAVAILABLE","message":"try later"}`)(r)
 		}
-		return jsonResp(http.StatusCreated, fullAddr)(r)
+		return areatest.JSON(http.StatusCreated, fullAddr)(r)
 	})
-	c := m.client(client.WithMaxRetries(2), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	c := m.Client(client.WithMaxRetries(2), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
 	a, err := c.Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameAddr(t, a, fullAddrWant)
-	reqs := m.requests()
+	reqs := m.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("requests = %d, want 2", len(reqs))
 	}
 	for _, r := range reqs {
-		checkRequest(t, r, http.MethodPost, addrPath, minBody)
+		areatest.CheckRequest(t, r, http.MethodPost, addrPath, minBody)
 	}
 }
 
@@ -452,14 +454,14 @@ func TestUpsertMemberAddressClientOptions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPost, tt.path, jsonResp(http.StatusOK, fullAddr))
-			if _, err := m.client(tt.opts...).Customer.UpsertMemberAddress(t.Context(), memberID, minParams()); err != nil {
+			m := areatest.NewMock(t)
+			m.On(http.MethodPost, tt.path, areatest.JSON(http.StatusOK, fullAddr))
+			if _, err := m.Client(tt.opts...).Customer.UpsertMemberAddress(t.Context(), memberID, minParams()); err != nil {
 				t.Fatal(err)
 			}
-			r := m.only()
-			checkRequest(t, r, http.MethodPost, tt.path, minBody)
-			checkHeaders(t, r.Header, true, tt.auth)
+			r := m.Only()
+			areatest.CheckRequest(t, r, http.MethodPost, tt.path, minBody)
+			areatest.CheckHeaders(t, r.Header, true, tt.auth)
 		})
 	}
 }
@@ -472,9 +474,9 @@ type traceQuery struct {
 
 func TestUpsertMemberAddressPerCallOptions(t *testing.T) {
 	t.Parallel()
-	m := newMock(t)
-	m.on(http.MethodPost, addrPath, jsonResp(http.StatusOK, fullAddr))
-	c := m.client(client.WithHeader("X-Client", "wide"))
+	m := areatest.NewMock(t)
+	m.On(http.MethodPost, addrPath, areatest.JSON(http.StatusOK, fullAddr))
+	c := m.Client(client.WithHeader("X-Client", "wide"))
 	if _, err := c.Customer.UpsertMemberAddress(t.Context(), memberID, minParams(),
 		client.WithHeader("X-Client", "per-call"), client.WithHeader("X-Tenant", "tenant-42"), client.WithQuery(traceQuery{Trace: "t/1", Tags: []string{"a", "b"}}), client.WithTimeout(time.Minute)); err != nil {
 		t.Fatal(err)
@@ -482,7 +484,7 @@ func TestUpsertMemberAddressPerCallOptions(t *testing.T) {
 	if _, err := c.Customer.UpsertMemberAddress(t.Context(), memberID, minParams()); err != nil {
 		t.Fatal(err)
 	}
-	reqs := m.requests()
+	reqs := m.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("requests = %d, want 2", len(reqs))
 	}
@@ -499,8 +501,8 @@ func TestUpsertMemberAddressPerCallOptions(t *testing.T) {
 	if first.URL.EscapedPath() != addrPath || string(first.Body) != minBody {
 		t.Errorf("first request = %s %s", first.URL.EscapedPath(), first.Body)
 	}
-	checkHeaders(t, first.Header, true, "Bearer "+token)
-	checkRequest(t, second, http.MethodPost, addrPath, minBody)
+	areatest.CheckHeaders(t, first.Header, true, "Bearer "+token)
+	areatest.CheckRequest(t, second, http.MethodPost, addrPath, minBody)
 	for i, want := range [][]string{{"wide", "per-call"}, {"wide"}} {
 		if got := reqs[i].Header.Values("X-Client"); !slices.Equal(got, want) {
 			t.Errorf("call %d: X-Client = %q, want %q", i+1, got, want)
@@ -516,9 +518,9 @@ func TestUpsertMemberAddressPerCallOptions(t *testing.T) {
 
 func TestUpsertMemberAddressPerCallTimeoutExpires(t *testing.T) {
 	t.Parallel()
-	m := newMock(t)
-	m.on(http.MethodPost, addrPath, hang)
+	m := areatest.NewMock(t)
+	m.On(http.MethodPost, addrPath, areatest.Hang)
 	start := time.Now()
-	_, err := m.client().Customer.UpsertMemberAddress(boundedCtx(t), memberID, minParams(), client.WithTimeout(30*time.Millisecond))
-	checkTimedOut(t, err, start)
+	_, err := m.Client().Customer.UpsertMemberAddress(areatest.BoundedCtx(t), memberID, minParams(), client.WithTimeout(30*time.Millisecond))
+	areatest.CheckTimedOut(t, err, start)
 }

@@ -1,6 +1,8 @@
 package payments_test
 
 import (
+	"github.com/memberplatform/memberplatform-go/internal/areatest"
+
 	"errors"
 	"net/http"
 	"net/url"
@@ -78,15 +80,15 @@ func TestUpdatePaymentMethodRequest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPatch, pmPath, jsonResp(http.StatusOK, fullPM))
-			pm, err := m.client().Payments.UpdatePaymentMethod(t.Context(), pmID, tt.params)
+			m := areatest.NewMock(t)
+			m.On(http.MethodPatch, pmPath, areatest.JSON(http.StatusOK, fullPM))
+			pm, err := m.Client().Payments.UpdatePaymentMethod(t.Context(), pmID, tt.params)
 			if err != nil {
 				t.Fatalf("UpdatePaymentMethod: %v", err)
 			}
-			r := m.only()
-			checkRequest(t, r, http.MethodPatch, pmPath, tt.body)
-			checkHeaders(t, r.Header, true, "Bearer "+token)
+			r := m.Only()
+			areatest.CheckRequest(t, r, http.MethodPatch, pmPath, tt.body)
+			areatest.CheckHeaders(t, r.Header, true, "Bearer "+token)
 			samePM(t, pm, fullPMWant)
 		})
 	}
@@ -95,12 +97,12 @@ func TestUpdatePaymentMethodRequest(t *testing.T) {
 func TestUpdatePaymentMethodUppercaseUUID(t *testing.T) {
 	t.Parallel()
 	const id = "3F2B1C4D-5E6F-4A7B-8C9D-0E1F2A3B4C5D"
-	m := newMock(t)
-	m.on(http.MethodPatch, "/payment-methods/"+id, jsonResp(http.StatusOK, fullPM))
-	if _, err := m.client().Payments.UpdatePaymentMethod(t.Context(), id, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)}); err != nil {
+	m := areatest.NewMock(t)
+	m.On(http.MethodPatch, "/payment-methods/"+id, areatest.JSON(http.StatusOK, fullPM))
+	if _, err := m.Client().Payments.UpdatePaymentMethod(t.Context(), id, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)}); err != nil {
 		t.Fatal(err)
 	}
-	checkRequest(t, m.only(), http.MethodPatch, "/payment-methods/"+id, `{"setAsPrimary":true}`)
+	areatest.CheckRequest(t, m.Only(), http.MethodPatch, "/payment-methods/"+id, `{"setAsPrimary":true}`)
 }
 
 func TestUpdatePaymentMethodDateTimeShapes(t *testing.T) {
@@ -129,10 +131,10 @@ func TestUpdatePaymentMethodDateTimeShapes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
+			m := areatest.NewMock(t)
 			body := `{"id":"` + pmID + `","billingAccountId":"` + acctID + `","lastFourDigits":"0005","cardBrand":"amex","expDate":"11/2027","primary":false,"createdAt":` + tt.raw + `,"updatedAt":` + tt.raw + `}`
-			m.on(http.MethodPatch, pmPath, jsonResp(http.StatusOK, body))
-			pm, err := m.client().Payments.UpdatePaymentMethod(t.Context(), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(false)})
+			m.On(http.MethodPatch, pmPath, areatest.JSON(http.StatusOK, body))
+			pm, err := m.Client().Payments.UpdatePaymentMethod(t.Context(), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(false)})
 			if err != nil {
 				t.Fatalf("UpdatePaymentMethod: %v", err)
 			}
@@ -158,9 +160,9 @@ func TestUpdatePaymentMethodEmptySuccessBody(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(http.StatusText(tt.status), func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPatch, pmPath, jsonResp(tt.status, ""))
-			pm, err := m.client().Payments.UpdatePaymentMethod(t.Context(), pmID, tt.params)
+			m := areatest.NewMock(t)
+			m.On(http.MethodPatch, pmPath, areatest.JSON(tt.status, ""))
+			pm, err := m.Client().Payments.UpdatePaymentMethod(t.Context(), pmID, tt.params)
 			if err != nil {
 				t.Fatalf("UpdatePaymentMethod: %v", err)
 			}
@@ -181,13 +183,13 @@ func TestUpdatePaymentMethodMalformedSuccessBody(t *testing.T) {
 	} {
 		t.Run(body, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPatch, pmPath, jsonResp(http.StatusOK, body))
-			pm, err := m.client().Payments.UpdatePaymentMethod(t.Context(), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)})
+			m := areatest.NewMock(t)
+			m.On(http.MethodPatch, pmPath, areatest.JSON(http.StatusOK, body))
+			pm, err := m.Client().Payments.UpdatePaymentMethod(t.Context(), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)})
 			if pm != nil {
 				t.Errorf("payment method = %+v, want nil", pm)
 			}
-			e := apiError(t, err)
+			e := areatest.APIError(t, err)
 			if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
 				t.Errorf("errors.Is(err, ErrUnexpectedResponseBody) = false; err = %v", err)
 			}
@@ -235,26 +237,26 @@ func TestUpdatePaymentMethodValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPatch, `=~^`+baseURL+`/payment-methods/`, jsonResp(http.StatusOK, fullPM))
-			pm, err := m.client().Payments.UpdatePaymentMethod(t.Context(), tt.id, tt.params)
+			m := areatest.NewMock(t)
+			m.On(http.MethodPatch, `=~^`+baseURL+`/payment-methods/`, areatest.JSON(http.StatusOK, fullPM))
+			pm, err := m.Client().Payments.UpdatePaymentMethod(t.Context(), tt.id, tt.params)
 			if tt.fields == nil {
 				if err != nil || pm == nil {
 					t.Fatalf("UpdatePaymentMethod = %v, %v; want success", pm, err)
 				}
-				if m.calls() != 1 {
-					t.Errorf("requests = %d, want 1", m.calls())
+				if m.Calls() != 1 {
+					t.Errorf("requests = %d, want 1", m.Calls())
 				}
 				return
 			}
 			if pm != nil {
 				t.Errorf("payment method = %+v, want nil", pm)
 			}
-			if got := fieldNames(t, err, "payments.UpdatePaymentMethod"); !slices.Equal(got, tt.fields) {
+			if got := areatest.FieldNames(t, err, "payments.UpdatePaymentMethod"); !slices.Equal(got, tt.fields) {
 				t.Errorf("fields = %q, want %q", got, tt.fields)
 			}
-			if m.calls() != 0 {
-				t.Errorf("requests = %d, want 0", m.calls())
+			if m.Calls() != 0 {
+				t.Errorf("requests = %d, want 0", m.Calls())
 			}
 		})
 	}
@@ -278,13 +280,13 @@ func TestUpdatePaymentMethodErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPatch, pmPath, problemResp(tt.status, tt.body))
-			pm, err := m.client().Payments.UpdatePaymentMethod(t.Context(), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)})
+			m := areatest.NewMock(t)
+			m.On(http.MethodPatch, pmPath, areatest.Problem(tt.status, tt.body))
+			pm, err := m.Client().Payments.UpdatePaymentMethod(t.Context(), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)})
 			if pm != nil {
 				t.Errorf("payment method = %+v, want nil", pm)
 			}
-			e := apiError(t, err)
+			e := areatest.APIError(t, err)
 			if !errors.Is(err, tt.kind) {
 				t.Errorf("errors.Is(err, %v) = false; err = %v", tt.kind, err)
 			}
@@ -294,8 +296,8 @@ func TestUpdatePaymentMethodErrors(t *testing.T) {
 			if e.Problem == nil || e.Problem.ServiceCode != tt.serviceCode {
 				t.Errorf("problem = %+v, want serviceCode %q", e.Problem, tt.serviceCode)
 			}
-			if m.calls() != 1 {
-				t.Errorf("requests = %d, want 1", m.calls())
+			if m.Calls() != 1 {
+				t.Errorf("requests = %d, want 1", m.Calls())
 			}
 		})
 	}
@@ -303,26 +305,26 @@ func TestUpdatePaymentMethodErrors(t *testing.T) {
 
 func TestUpdatePaymentMethodRetriedOnServerError(t *testing.T) {
 	t.Parallel()
-	m := newMock(t)
+	m := areatest.NewMock(t)
 	var n atomic.Int32
-	m.on(http.MethodPatch, pmPath, func(r *http.Request) (*http.Response, error) {
+	m.On(http.MethodPatch, pmPath, func(r *http.Request) (*http.Response, error) {
 		if n.Add(1) == 1 {
-			return problemResp(http.StatusBadGateway, `{"title":"Bad Gateway","status":502}`)(r)
+			return areatest.Problem(http.StatusBadGateway, `{"title":"Bad Gateway","status":502}`)(r)
 		}
-		return jsonResp(http.StatusOK, fullPM)(r)
+		return areatest.JSON(http.StatusOK, fullPM)(r)
 	})
-	c := m.client(client.WithMaxRetries(2), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	c := m.Client(client.WithMaxRetries(2), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
 	pm, err := c.Payments.UpdatePaymentMethod(t.Context(), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(false)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	samePM(t, pm, fullPMWant)
-	reqs := m.requests()
+	reqs := m.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("requests = %d, want 2", len(reqs))
 	}
 	for _, r := range reqs {
-		checkRequest(t, r, http.MethodPatch, pmPath, `{"setAsPrimary":false}`)
+		areatest.CheckRequest(t, r, http.MethodPatch, pmPath, `{"setAsPrimary":false}`)
 	}
 }
 
@@ -342,14 +344,14 @@ func TestUpdatePaymentMethodClientOptions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := newMock(t)
-			m.on(http.MethodPatch, tt.path, jsonResp(http.StatusOK, fullPM))
-			if _, err := m.client(tt.opts...).Payments.UpdatePaymentMethod(t.Context(), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)}); err != nil {
+			m := areatest.NewMock(t)
+			m.On(http.MethodPatch, tt.path, areatest.JSON(http.StatusOK, fullPM))
+			if _, err := m.Client(tt.opts...).Payments.UpdatePaymentMethod(t.Context(), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)}); err != nil {
 				t.Fatal(err)
 			}
-			r := m.only()
-			checkRequest(t, r, http.MethodPatch, tt.path, `{"setAsPrimary":true}`)
-			checkHeaders(t, r.Header, true, tt.auth)
+			r := m.Only()
+			areatest.CheckRequest(t, r, http.MethodPatch, tt.path, `{"setAsPrimary":true}`)
+			areatest.CheckHeaders(t, r.Header, true, tt.auth)
 		})
 	}
 }
@@ -362,9 +364,9 @@ type traceQuery struct {
 
 func TestUpdatePaymentMethodPerCallOptions(t *testing.T) {
 	t.Parallel()
-	m := newMock(t)
-	m.on(http.MethodPatch, pmPath, jsonResp(http.StatusOK, fullPM))
-	c := m.client(client.WithHeader("X-Client", "wide"))
+	m := areatest.NewMock(t)
+	m.On(http.MethodPatch, pmPath, areatest.JSON(http.StatusOK, fullPM))
+	c := m.Client(client.WithHeader("X-Client", "wide"))
 	params := payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)}
 	if _, err := c.Payments.UpdatePaymentMethod(t.Context(), pmID, params,
 		client.WithHeader("X-Client", "per-call"), client.WithHeader("Idempotency-Key", "k-1"), client.WithQuery(traceQuery{Trace: "t1", DryRun: true}), client.WithTimeout(time.Minute)); err != nil {
@@ -373,7 +375,7 @@ func TestUpdatePaymentMethodPerCallOptions(t *testing.T) {
 	if _, err := c.Payments.UpdatePaymentMethod(t.Context(), pmID, params); err != nil {
 		t.Fatal(err)
 	}
-	reqs := m.requests()
+	reqs := m.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("requests = %d, want 2", len(reqs))
 	}
@@ -390,9 +392,9 @@ func TestUpdatePaymentMethodPerCallOptions(t *testing.T) {
 	if first.URL.EscapedPath() != pmPath {
 		t.Errorf("first path = %q", first.URL.EscapedPath())
 	}
-	checkHeaders(t, first.Header, true, "Bearer "+token)
+	areatest.CheckHeaders(t, first.Header, true, "Bearer "+token)
 	// Nothing of the first call's options leaks into the second.
-	checkRequest(t, second, http.MethodPatch, pmPath, `{"setAsPrimary":true}`)
+	areatest.CheckRequest(t, second, http.MethodPatch, pmPath, `{"setAsPrimary":true}`)
 	for i, want := range [][]string{{"wide", "per-call"}, {"wide"}} {
 		if got := reqs[i].Header.Values("X-Client"); !slices.Equal(got, want) {
 			t.Errorf("call %d: X-Client = %q, want %q", i+1, got, want)
@@ -408,10 +410,10 @@ func TestUpdatePaymentMethodPerCallOptions(t *testing.T) {
 
 func TestUpdatePaymentMethodPerCallTimeoutExpires(t *testing.T) {
 	t.Parallel()
-	m := newMock(t)
-	m.on(http.MethodPatch, pmPath, hang)
+	m := areatest.NewMock(t)
+	m.On(http.MethodPatch, pmPath, areatest.Hang)
 	start := time.Now()
-	_, err := m.client().Payments.UpdatePaymentMethod(boundedCtx(t), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)},
+	_, err := m.Client().Payments.UpdatePaymentMethod(areatest.BoundedCtx(t), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)},
 		client.WithTimeout(30*time.Millisecond))
-	checkTimedOut(t, err, start)
+	areatest.CheckTimedOut(t, err, start)
 }
