@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"github.com/memberplatform/memberplatform-go/client"
+	"github.com/memberplatform/memberplatform-go/customer"
 )
 
 // Operation names, as recorded in Request.Operation and matched by
@@ -452,21 +453,9 @@ func (s *Server) clearPrimaryLocked(billingAccountID string) {
 	}
 }
 
-// MemberAddress is a member's stored address. Nil fields are null on the
-// wire.
-type MemberAddress struct {
-	ID               string  `json:"id"`
-	TenantID         string  `json:"tenantId"`
-	AddressFull      *string `json:"addressFull"`
-	AddressLineOne   *string `json:"addressLineOne"`
-	AddressLineTwo   *string `json:"addressLineTwo"`
-	State            *string `json:"state"`
-	Suburb           *string `json:"suburb"`
-	Postcode         *string `json:"postcode"`
-	Country          *string `json:"country"`
-	CreatedDate      *string `json:"createdDate"`
-	LastModifiedDate *string `json:"lastModifiedDate"`
-}
+// MemberAddress is a member's stored address, in the SDK's own shape: nil
+// fields are null on the wire.
+type MemberAddress = customer.MemberAddress
 
 // AddMember seeds a member without an address and returns its ID; an empty
 // id is replaced by a generated UUID. The address upsert answers "member
