@@ -839,8 +839,16 @@ func TestThousandCallsOneConnection(t *testing.T) {
 			t.Fatalf("call %d (%s): err %v, out %+v", i, kind, err, out)
 		}
 	}
-	if n := srv.conns.Load(); n != 1 {
+	// One connection is what a quiet machine shows. net/http itself gives
+	// up a connection when its writer goroutine has not confirmed the
+	// request was written within 50 ms of the response (transport.go,
+	// maxWriteWaitBeforeConnReuse), which happens only under heavy CPU
+	// starvation; allow two such drops. A body left undrained costs one
+	// connection per error response: hundreds here.
+	if n := srv.conns.Load(); n > 3 {
 		t.Fatalf("%d TCP connections for 1,000 calls, want 1", n)
+	} else if n > 1 {
+		t.Logf("%d TCP connections for 1,000 calls: net/http dropped a connection under load", n)
 	}
 	if h := srv.hits(); h != 1200 {
 		t.Fatalf("server hits = %d, want 1200 (200 flaky calls retried once)", h)
