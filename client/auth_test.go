@@ -383,8 +383,17 @@ func TestTokenUnavailableSendsNoAPIRequest(t *testing.T) {
 	t.Run("empty token", func(t *testing.T) {
 		apiReqs.Store(0)
 		srv := newTestServer(t, nil, api)
-		c := newTestClient(t, srv.URL, StaticToken(""))
+		c := newTestClient(t, srv.URL, TokenSourceFunc(func(context.Context) (Token, error) { return Token{Value: " \n"}, nil }))
 		check(t, updateUser(context.Background(), c))
+	})
+	t.Run("token with a newline inside", func(t *testing.T) {
+		apiReqs.Store(0)
+		srv := newTestServer(t, nil, api)
+		c := newTestClient(t, srv.URL, TokenSourceFunc(func(context.Context) (Token, error) { return Token{Value: "abc\ndef"}, nil }))
+		te := check(t, updateUser(context.Background(), c))
+		if strings.Contains(te.Error(), "abc") || strings.Contains(te.Error(), "def") {
+			t.Fatalf("Error() quotes the token: %s", te)
+		}
 	})
 	t.Run("token lost before a retry", func(t *testing.T) {
 		apiReqs.Store(0)

@@ -53,6 +53,7 @@ package client
 
 import (
 	"errors"
+	"net/http"
 	"os"
 	"strings"
 
@@ -73,7 +74,8 @@ type Client struct {
 	Payments   *payments.Service   // payment methods
 	Customer   *customer.Service   // member addresses
 
-	be *core.Client
+	be    *core.Client
+	owned *http.Transport // the pool New created, nil with a user transport
 }
 
 // Environment variables New reads.
@@ -101,26 +103,34 @@ func New(opts ...Option) (*Client, error) {
 
 func newClient(opts []Option) (*Client, error) {
 	s := core.DefaultSettings()
-	if v := os.Getenv(EnvBaseURL); v != "" {
+	if err := s.Apply(opts); err != nil {
+		return nil, err
+	}
+	if s.BaseURL == nil { // an explicit WithBaseURL wins over the environment
+		v := os.Getenv(EnvBaseURL)
+		if v == "" {
+			return nil, errors.New("memberplatform: no base URL: pass client.WithBaseURL or set " + EnvBaseURL)
+		}
 		u, err := parseBaseURL(v)
 		if err != nil {
 			return nil, errors.New(err.Error() + " (from " + EnvBaseURL + ")")
 		}
 		s.BaseURL = u
 	}
-	if err := s.Apply(opts); err != nil {
-		return nil, err
-	}
-	if s.BaseURL == nil {
-		return nil, errors.New("memberplatform: no base URL: pass client.WithBaseURL or set " + EnvBaseURL)
-	}
+	var owned *http.Transport
 	if s.Transport == nil && (s.HTTPClient == nil || s.HTTPClient.Transport == nil) {
 		// One connection pool for the API calls and the token calls.
-		s.Transport = cleanhttp.DefaultPooledTransport()
+		owned = cleanhttp.DefaultPooledTransport()
+		s.Transport = owned
 	}
 	ts, err := tokenSourceFromSettings(&s)
 	if err != nil {
 		return nil, err
+	}
+	if st, ok := ts.(staticToken); ok {
+		if err := core.CheckTokenValue(string(st)); err != nil {
+			return nil, errors.New("memberplatform: static token: " + err.Error())
+		}
 	}
 	var tokens *core.TokenCache
 	if ts != nil {
@@ -139,14 +149,28 @@ func newClient(opts []Option) (*Client, error) {
 		if err != nil {
 			return nil, err
 		}
-		sv.bind(tokenBE)
+		if err := sv.bind(tokenBE); err != nil {
+			return nil, err
+		}
 	}
 	return &Client{
 		AccessMgmt: accessmgmt.NewService(be),
 		Payments:   payments.NewService(be),
 		Customer:   customer.NewService(be),
 		be:         be,
+		owned:      owned,
 	}, nil
+}
+
+// CloseIdleConnections closes the idle connections of the connection pool
+// the client created for itself (when no WithTransport or WithHTTPClient
+// transport was given). It never touches a transport you passed in. Call it
+// when you are done with a client that you will not reuse, as you would
+// with an http.Client.
+func (c *Client) CloseIdleConnections() {
+	if c.owned != nil {
+		c.owned.CloseIdleConnections()
+	}
 }
 
 // tokenSourceFromSettings applies the documented order: explicit option,

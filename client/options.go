@@ -22,7 +22,9 @@ type Option = core.Option
 
 // WithBaseURL sets the platform's base URL, such as
 // "https://api.example.com" or "https://host/api/v2" (a path prefix is
-// kept). It overrides MEMBERPLATFORM_BASE_URL.
+// kept). It overrides MEMBERPLATFORM_BASE_URL. Client-wide only: a call
+// given a different base URL fails, so the client's bearer token can never
+// be sent to a host the client was not built for.
 func WithBaseURL(rawURL string) Option {
 	return func(s *core.Settings) error {
 		u, err := parseBaseURL(rawURL)
@@ -45,7 +47,9 @@ func parseBaseURL(rawURL string) (*url.URL, error) {
 	if u.RawQuery != "" || u.Fragment != "" {
 		return nil, errors.New("memberplatform: base URL must not have a query or fragment")
 	}
-	u.User = nil
+	if u.User != nil {
+		return nil, errors.New("memberplatform: base URL must not carry user credentials; use a token source")
+	}
 	return u, nil
 }
 
@@ -100,16 +104,47 @@ func WithTransport(rt http.RoundTripper) Option {
 	}
 }
 
-// WithHeader adds a header to every request (client-wide) or to one call.
-// Authorization cannot be set this way: use WithTokenSource.
+// WithHeader adds a header to every request (client-wide) or to one call,
+// such as a correlation ID. Headers the SDK manages cannot be set this way:
+// Authorization (use WithTokenSource), User-Agent (use WithAppInfo),
+// Content-Type, Content-Length, Accept and Host. A name or value with
+// characters HTTP does not allow (such as a newline) is refused.
 func WithHeader(key, value string) Option {
 	return func(s *core.Settings) error {
-		if http.CanonicalHeaderKey(key) == "Authorization" {
+		ck := http.CanonicalHeaderKey(key)
+		switch ck {
+		case "Authorization":
 			return errors.New("memberplatform: WithHeader cannot set Authorization; use WithTokenSource")
+		case "User-Agent":
+			return errors.New("memberplatform: WithHeader cannot set User-Agent; use WithAppInfo")
+		case "Content-Type", "Content-Length", "Accept", "Host":
+			return fmt.Errorf("memberplatform: WithHeader cannot set %s: the SDK manages it", ck)
 		}
-		s.MutableHeader().Add(key, value)
+		if !validHeaderName(key) {
+			return fmt.Errorf("memberplatform: WithHeader: invalid header name %q", key)
+		}
+		for i := 0; i < len(value); i++ {
+			if c := value[i]; (c < 0x20 && c != '\t') || c == 0x7f {
+				return fmt.Errorf("memberplatform: WithHeader: the value of %s has a control character at byte %d", ck, i)
+			}
+		}
+		s.MutableHeader().Add(ck, value)
 		return nil
 	}
+}
+
+// validHeaderName reports whether name is an RFC 9110 token.
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // WithQuery adds the query parameters encoded from v, a struct tagged for

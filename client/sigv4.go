@@ -98,12 +98,16 @@ func NewSigV4TokenSource(cfg SigV4Config) (*SigV4TokenSource, error) {
 
 // WithSigV4 is shorthand for WithTokenSource with a SigV4 source that
 // requests tokens from the client's own base URL.
+// Each client built with it gets a source of its own, so the same option
+// may be reused for several clients.
 func WithSigV4(creds aws.CredentialsProvider, region string) Option {
-	src, err := NewSigV4TokenSource(SigV4Config{Credentials: creds, Region: region})
-	if err != nil {
-		return func(*core.Settings) error { return err }
+	return func(st *core.Settings) error {
+		src, err := NewSigV4TokenSource(SigV4Config{Credentials: creds, Region: region})
+		if err != nil {
+			return err
+		}
+		return WithTokenSource(src)(st)
 	}
-	return WithTokenSource(src)
 }
 
 // SigV4CredentialsFromEnv reads static AWS credentials from
@@ -133,12 +137,21 @@ var emptyPayloadHash = hex.EncodeToString(sha256.New().Sum(nil))
 
 // bind attaches the client's backend, unless the source was configured with
 // its own BaseURL.
-func (s *SigV4TokenSource) bind(be *core.Client) {
+//
+// A source without its own BaseURL serves one client only: given to a
+// second client it would fetch that client's tokens from the first one's
+// platform, so New refuses it.
+func (s *SigV4TokenSource) bind(be *core.Client) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.be == nil && s.baseURL == "" {
-		s.be = be
+	switch {
+	case s.baseURL != "":
+		return nil
+	case s.be != nil:
+		return errors.New("memberplatform: this SigV4TokenSource already serves another client; create one per client (or set SigV4Config.BaseURL)")
 	}
+	s.be = be
+	return nil
 }
 
 func (s *SigV4TokenSource) backend() (*core.Client, error) {

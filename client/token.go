@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/memberplatform/memberplatform-go/internal/core"
@@ -62,7 +63,11 @@ func (f TokenSourceFunc) Token(ctx context.Context) (Token, error) { return f(ct
 // StaticToken returns a TokenSource that always returns value, with unknown
 // expiry. Use it for a service JWT obtained elsewhere
 // (MEMBERPLATFORM_TOKEN does this).
-func StaticToken(value string) TokenSource { return staticToken(value) }
+//
+// Surrounding white space is trimmed (a token read from a file usually ends
+// in a newline); New refuses an empty token or one with spaces or control
+// characters inside.
+func StaticToken(value string) TokenSource { return staticToken(strings.TrimSpace(value)) }
 
 type staticToken string
 

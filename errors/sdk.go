@@ -42,6 +42,9 @@ func (e *ValidationError) FieldErrors() []FieldError { return e.Fields }
 // *TransportError, a context error, or the token source's own error.
 // Neither Error nor GoString ever includes the token response body.
 type TokenError struct {
+	// Operation names the SDK call that needed the token ("" when the
+	// token source was called directly).
+	Operation string
 	// StatusCode is the token endpoint's HTTP status, or 0 when there was
 	// no response.
 	StatusCode int
@@ -56,7 +59,11 @@ type TokenError struct {
 // Error returns one line naming the cause, without the response body.
 func (e *TokenError) Error() string {
 	var b strings.Builder
-	b.WriteString("memberplatform: obtaining bearer token")
+	b.WriteString("memberplatform: ")
+	if e.Operation != "" {
+		b.WriteString(e.Operation + ": ")
+	}
+	b.WriteString("obtaining bearer token")
 	if e.StatusCode != 0 && (e.Err == nil || e.Reason != "") {
 		b.WriteString(": status " + strconv.Itoa(e.StatusCode))
 	}
@@ -96,7 +103,12 @@ type TransportError struct {
 	// failure (for example a 503 whose retry was cut short by the context),
 	// or 0 if none was received.
 	LastStatus int
-	Err        error
+	// Last is the decoded last error response that was retried before
+	// the failure (status, problem, request ID, Retry-After), or nil when
+	// no response was received. It is not in the Unwrap chain: the call
+	// failed for want of a response, not because of this one.
+	Last *Error
+	Err  error
 }
 
 // Error returns one line: operation, attempts and cause.

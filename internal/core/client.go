@@ -139,8 +139,22 @@ func buildHTTPClient(s *Settings, prev *http.Client) *http.Client {
 	if s.AttemptTimeout > 0 {
 		hc.Timeout = s.AttemptTimeout
 	}
+	if hc.CheckRedirect == nil {
+		hc.CheckRedirect = sameOriginRedirect
+	}
 	hc.Transport = keepIdle{rt}
 	return hc
+}
+
+// sameOriginRedirect follows up to 5 redirects that stay on the original
+// scheme and host. A redirect elsewhere is not followed: its 3xx response is
+// returned (and becomes an *errors.Error), so a request body carrying
+// personal data is never replayed to another host.
+func sameOriginRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 5 || req.URL.Scheme != via[0].URL.Scheme || req.URL.Host != via[0].URL.Host {
+		return http.ErrUseLastResponse
+	}
+	return nil
 }
 
 // keepIdle forwards to a RoundTripper without exposing
@@ -151,6 +165,9 @@ func (k keepIdle) RoundTrip(r *http.Request) (*http.Response, error) { return k.
 
 // Do runs call with the client's settings and opts applied.
 func (c *Client) Do(ctx context.Context, call *Call, opts ...Option) error {
+	if ctx == nil {
+		return &apierrors.ValidationError{Operation: call.Op.Name, Fields: []apierrors.FieldError{{Field: "ctx", Message: "must not be nil (use context.Background())"}}}
+	}
 	s := &c.settings
 	hc := c.http
 	if len(opts) > 0 {
@@ -167,10 +184,10 @@ func (c *Client) Do(ctx context.Context, call *Call, opts ...Option) error {
 		if cp.TokenSourceSet {
 			return &apierrors.ValidationError{Operation: call.Op.Name, Fields: []apierrors.FieldError{{Field: "options", Message: "WithTokenSource and WithSigV4 apply to client.New, not to a single call"}}}
 		}
-		if call.Op.Auth {
-			if err := c.check(&cp); err != nil {
-				return &apierrors.ValidationError{Operation: call.Op.Name, Fields: []apierrors.FieldError{{Field: "options", Message: err.Error()}}}
-			}
+		if cp.BaseURL != c.settings.BaseURL {
+			// The client's token must never go to a host it was not
+			// built for.
+			return &apierrors.ValidationError{Operation: call.Op.Name, Fields: []apierrors.FieldError{{Field: "options", Message: "WithBaseURL applies to client.New, not to a single call"}}}
 		}
 		if cp.Transport != c.settings.Transport || cp.HTTPClient != c.settings.HTTPClient || cp.AttemptTimeout != c.settings.AttemptTimeout {
 			hc = buildHTTPClient(&cp, c.http)
@@ -197,7 +214,7 @@ func (c *Client) Do(ctx context.Context, call *Call, opts ...Option) error {
 		if useAuth {
 			var err error
 			if tok, err = c.tokens.Get(ctx); err != nil {
-				return err
+				return withOperation(err, call.Op.Name)
 			}
 		}
 		resp, n, err := c.send(ctx, s, hc, call, rawURL, path, body, tok)
@@ -221,7 +238,7 @@ func (c *Client) Do(ctx context.Context, call *Call, opts ...Option) error {
 			fresh, err := c.tokens.Get(ctx)
 			if err != nil {
 				httpx.DrainAndClose(resp.Body)
-				return err
+				return withOperation(err, call.Op.Name)
 			}
 			if fresh.Header != sent {
 				httpx.DrainAndClose(resp.Body)
@@ -238,6 +255,18 @@ func (c *Client) Do(ctx context.Context, call *Call, opts ...Option) error {
 		}
 		return decodeSuccess(resp, call, path, attempts)
 	}
+}
+
+// withOperation names the call on a token error. The error may be shared by
+// every caller that waited for the same fetch, so it is copied, not changed.
+func withOperation(err error, op string) error {
+	te, ok := err.(*apierrors.TokenError)
+	if !ok || te.Operation != "" {
+		return err
+	}
+	cp := *te
+	cp.Operation = op
+	return &cp
 }
 
 func decodeSuccess(resp *http.Response, call *Call, path string, attempts int) error {
@@ -473,6 +502,7 @@ type attemptState struct {
 	sleeping   bool      // a backoff sleep of wait started at sleepStart
 	sleepStart time.Time // and is not yet counted in waited
 	lastStatus int
+	lastResp   *http.Response // the last error response retried, body buffered
 	start      time.Time
 	prepareErr error
 }
@@ -508,6 +538,9 @@ func (st *attemptState) checkRetry(ctx context.Context, resp *http.Response, err
 		// A non-nil error makes go-retryablehttp pass it to errorHandler
 		// instead of returning the emptied response as a success.
 		return false, bodyErr
+	}
+	if resp != nil {
+		st.lastResp = resp
 	}
 	st.wait = wait
 	st.sleeping, st.sleepStart = true, time.Now()
@@ -607,8 +640,19 @@ func (st *attemptState) transportError(err error) error {
 			uerr.URL = redactURL(u)
 		}
 	}
-	return &apierrors.TransportError{Operation: st.call.Op.Name, Method: st.call.Op.Method, Path: st.path,
+	te := &apierrors.TransportError{Operation: st.call.Op.Name, Method: st.call.Op.Method, Path: st.path,
 		Attempts: st.attempts, Waited: st.waited, LastStatus: st.lastStatus, Err: err}
+	if r := st.lastResp; r != nil {
+		// The server's last answer (a 503, say) is kept: its problem,
+		// request ID and Retry-After are what an operator needs.
+		var body []byte
+		if bb, ok := r.Body.(*bufferedBody); ok {
+			body = bb.b
+		}
+		te.Last = apierrors.Decode(r.StatusCode, r.Header, body)
+		te.Last.Operation, te.Last.Method, te.Last.Path, te.Last.Attempts = st.call.Op.Name, st.call.Op.Method, st.path, st.attempts
+	}
+	return te
 }
 
 // log writes one record if a logger is configured. Only allow-listed values

@@ -110,8 +110,8 @@ func (p *RetryPolicy) Decide(ctx context.Context, attempt int, idempotent bool, 
 }
 
 // Retriable reports whether an attempt's outcome may be retried. Responses:
-// 408, 429, 500, 502, 503 and 504, except a problem saying the provider is
-// not configured (peeked without consuming the body). Errors: connection
+// 408, 429, 500, 502, 503 and 504, except a 5xx saying the provider is not
+// configured (peeked without consuming the body). Errors: connection
 // failures (refused, reset, EOF before or while reading the response) and
 // per-attempt timeouts, but never TLS certificate or alert errors, invalid
 // URLs, or a DNS name that does not exist (Decide stops first when the
@@ -150,16 +150,17 @@ func Retriable(idempotent bool, resp *http.Response, err error) bool {
 		return false
 	}
 	switch resp.StatusCode {
-	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusInternalServerError,
-		http.StatusBadGateway, http.StatusGatewayTimeout:
+	case http.StatusRequestTimeout, http.StatusTooManyRequests:
 		return true
-	case http.StatusServiceUnavailable:
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		// The same rule as (*errors.Error).Temporary: a 5xx saying the
+		// provider is not configured is final.
 		return !providerNotConfigured(resp)
 	}
 	return false
 }
 
-// providerNotConfigured peeks at a 503 body for the "provider not
+// providerNotConfigured peeks at a 5xx body for the "provider not
 // configured" problem, which retrying cannot fix. The peeked bytes are put
 // back in front of the body.
 func providerNotConfigured(resp *http.Response) bool {

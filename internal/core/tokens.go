@@ -4,6 +4,8 @@ import (
 	"context"
 	stderrors "errors"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -177,8 +179,9 @@ func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*Cache
 		if err != nil {
 			return nil, err
 		}
-		if v == "" {
-			return nil, &apierrors.TokenError{Reason: "token source returned an empty token"}
+		v = strings.TrimSpace(v) // a token read from a file often ends in a newline
+		if err := CheckTokenValue(v); err != nil {
+			return nil, &apierrors.TokenError{Reason: "token source returned " + err.Error()}
 		}
 		t := c.newCachedToken(v, exp)
 		c.cur.Store(t)
@@ -196,6 +199,22 @@ func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*Cache
 	case <-ctx.Done():
 		return nil, &apierrors.TokenError{Err: ctx.Err()}
 	}
+}
+
+// CheckTokenValue reports whether v can be sent as a bearer token: it must
+// be non-empty and made of visible ASCII characters (no spaces or control
+// characters, which net/http would refuse to send). The error never quotes
+// the token.
+func CheckTokenValue(v string) error {
+	if v == "" {
+		return stderrors.New("an empty token")
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x21 || v[i] > 0x7e {
+			return stderrors.New("a token with a space, control or non-ASCII character at byte " + strconv.Itoa(i))
+		}
+	}
+	return nil
 }
 
 // Invalidate drops t if it is still the current token.
