@@ -11,6 +11,11 @@ import (
 
 // Service calls the access-management operations. Get one from
 // client.Client.AccessMgmt; it is safe for concurrent use.
+//
+// Every method takes ctx first and trailing opts: client.Option values
+// (client.WithHeader, client.WithTimeout, client.WithMaxRetries...) that
+// apply to that call only. In this package's signatures the type reads
+// core.Option, which client.Option is an alias of.
 type Service struct{ be *core.Client }
 
 // NewService returns a Service that sends through be. client.New calls it;

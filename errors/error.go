@@ -174,7 +174,7 @@ func (e *Error) Is(target error) bool {
 }
 
 // Kind returns the most specific kind of the error: ErrProviderNotConfigured
-// or ErrRateLimited when the body says so (see classifyText); else the kind of
+// or ErrRateLimited when the body says so (see the Err* kinds); else the kind of
 // the HTTP status, which is authoritative; else the kind a body's type, title
 // or code names (BAD_REQUEST, NOT_FOUND...) when the status has none; else
 // nil.

@@ -11,6 +11,14 @@ import (
 // HTTP status and, when its body names one, the kind the body names (so a 503
 // whose problem says the provider is not configured matches both
 // ErrProviderNotConfigured and ErrServiceUnavailable).
+//
+// Provider not configured and provider rate limited are described by the
+// contract in words only, with no status. They are recognised by wording
+// ("not configured", "rate limit", "too many requests", "throttled", in any
+// spelling or case): in a problem's type or title, or a code, at any status;
+// in a detail or message only on a 429 or a 5xx. The SDK assumes a 503 for
+// provider not configured; such an error is final (Temporary is false and
+// it is never retried).
 var (
 	ErrBadRequest             = stderrors.New("memberplatform: bad request")              // 400, or a body code BAD_REQUEST
 	ErrUnauthorized           = stderrors.New("memberplatform: unauthorized")             // 401, or UNAUTHORIZED / UNAUTHENTICATED
@@ -22,7 +30,7 @@ var (
 	ErrInternal               = stderrors.New("memberplatform: internal error")           // 500, or INTERNAL_SERVER_ERROR / INTERNAL_ERROR
 	ErrNotImplemented         = stderrors.New("memberplatform: not implemented")          // 501, or NOT_IMPLEMENTED
 	ErrServiceUnavailable     = stderrors.New("memberplatform: service unavailable")      // 502, 503 or 504
-	ErrProviderNotConfigured  = stderrors.New("memberplatform: provider not configured")  // see classifyText
+	ErrProviderNotConfigured  = stderrors.New("memberplatform: provider not configured")  // by wording, see above; assumed 503
 	ErrInvalidInput           = stderrors.New("memberplatform: invalid input")            // *ValidationError: refused before sending
 	ErrTokenUnavailable       = stderrors.New("memberplatform: token unavailable")        // *TokenError
 	ErrTransport              = stderrors.New("memberplatform: transport failure")        // *TransportError
