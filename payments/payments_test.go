@@ -240,24 +240,7 @@ func TestUpdatePaymentMethodValidation(t *testing.T) {
 			m := areatest.NewMock(t)
 			m.On(http.MethodPatch, `=~^`+baseURL+`/payment-methods/`, areatest.JSON(http.StatusOK, fullPM))
 			pm, err := m.Client().Payments.UpdatePaymentMethod(t.Context(), tt.id, tt.params)
-			if tt.fields == nil {
-				if err != nil || pm == nil {
-					t.Fatalf("UpdatePaymentMethod = %v, %v; want success", pm, err)
-				}
-				if m.Calls() != 1 {
-					t.Errorf("requests = %d, want 1", m.Calls())
-				}
-				return
-			}
-			if pm != nil {
-				t.Errorf("payment method = %+v, want nil", pm)
-			}
-			if got := areatest.FieldNames(t, err, "payments.UpdatePaymentMethod"); !slices.Equal(got, tt.fields) {
-				t.Errorf("fields = %q, want %q", got, tt.fields)
-			}
-			if m.Calls() != 0 {
-				t.Errorf("requests = %d, want 0", m.Calls())
-			}
+			m.CheckValidation("payments.UpdatePaymentMethod", err, pm == nil, tt.fields)
 		})
 	}
 }

@@ -261,3 +261,31 @@ func CheckTimedOut(t *testing.T, err error, start time.Time) {
 		t.Errorf("err = %v: want a timeout matching context.DeadlineExceeded and ErrTransport", err)
 	}
 }
+
+// CheckValidation asserts the outcome of a call in a validation table.
+// With wantFields nil the input was valid: the call succeeded (err nil and
+// result non-nil, when the operation returns one) and sent one request.
+// Otherwise it was refused before sending: err is a *errors.ValidationError
+// for op listing exactly wantFields, in order, the result is nil, and no
+// request reached the transport.
+func (m *Mock) CheckValidation(op string, err error, resultNil bool, wantFields []string) {
+	m.t.Helper()
+	if wantFields == nil {
+		if err != nil || resultNil {
+			m.t.Fatalf("%s: err = %v, nil result = %v; want success", op, err, resultNil)
+		}
+		if n := m.Calls(); n != 1 {
+			m.t.Errorf("requests = %d, want 1", n)
+		}
+		return
+	}
+	if !resultNil {
+		m.t.Errorf("%s returned a result with a validation error", op)
+	}
+	if got := FieldNames(m.t, err, op); !slices.Equal(got, wantFields) {
+		m.t.Errorf("fields = %q, want %q", got, wantFields)
+	}
+	if n := m.Calls(); n != 0 {
+		m.t.Errorf("requests = %d, want 0: invalid input must not be sent", n)
+	}
+}
