@@ -210,6 +210,15 @@ func TestSigV4KnownAnswer(t *testing.T) {
 	if got := req.Header.Get("Authorization"); got != want {
 		t.Fatalf("Authorization:\n got %s\nwant %s", got, want)
 	}
+	// The same value as a literal, computed a third way (a Python
+	// hmac/hashlib script written from the SigV4 spec), so a mistake shared
+	// by the SDK's signer and expectedAuthorization cannot pass.
+	const literal = "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20240506/ap-southeast-2/execute-api/aws4_request, " +
+		"SignedHeaders=content-length;content-type;host;x-amz-date;x-amz-security-token;x-custom, " +
+		"Signature=60ad4225cebba9337795dba4ed8a98b5afd514994b44772a6d32c89a0fa8eb66"
+	if got := req.Header.Get("Authorization"); got != literal {
+		t.Fatalf("Authorization:\n got %s\nwant %s", got, literal)
+	}
 }
 
 // With no body the payload hash is SHA-256 of nothing.

@@ -89,7 +89,7 @@ var updatePaymentMethodOp = core.Operation{
 func (s *Service) UpdatePaymentMethod(ctx context.Context, id string, params UpdatePaymentMethodParams, opts ...core.Option) (*PaymentMethod, error) {
 	v := validate.Errors{Operation: updatePaymentMethodOp.Name}
 	validate.UUIDParam(&v, "id", id)
-	if params.ExpDate != nil && validate.Blank(*params.ExpDate) {
+	if params.ExpDate != nil && *params.ExpDate == "" {
 		v.Add("expDate", "must not be empty when set")
 	}
 	if err := v.Err(); err != nil {

@@ -229,7 +229,7 @@ func TestUpdatePaymentMethodValidation(t *testing.T) {
 		{"expDate ISO", pmID, payments.UpdatePaymentMethodParams{ExpDate: new("2030-03")}, nil},
 		{"expDate anything", pmID, payments.UpdatePaymentMethodParams{ExpDate: new("March 2030")}, nil},
 		{"expDate empty", pmID, payments.UpdatePaymentMethodParams{ExpDate: new("")}, []string{"expDate"}},
-		{"expDate blank", pmID, payments.UpdatePaymentMethodParams{ExpDate: new(" \t")}, []string{"expDate"}},
+		{"expDate blank is sent as given", pmID, payments.UpdatePaymentMethodParams{ExpDate: new(" \t")}, nil},
 
 		{"no fields", pmID, payments.UpdatePaymentMethodParams{}, nil},
 		{"everything wrong", "nope", payments.UpdatePaymentMethodParams{SetAsPrimary: new(false), ExpDate: new("")}, []string{"id", "expDate"}},

@@ -560,15 +560,27 @@ func TestParallelUse(t *testing.T) {
 		srv.AddUser(sdktest.User{ID: fmt.Sprintf("u%d", i), Email: fmt.Sprintf("u%d@example.com", i)})
 	}
 	srv.AddRole("o", "org-a")
+	pms, members := make([]string, n), make([]string, n)
+	for i := range n {
+		pms[i] = srv.AddPaymentMethod(sdktest.PaymentMethod{}).ID
+		members[i] = srv.AddMember("")
+	}
+	// Every sub-client of one Client, from many goroutines at once.
 	var wg sync.WaitGroup
-	errs := make(chan error, 2*n)
+	errs := make(chan error, 4*n)
 	for i := range n {
 		wg.Go(func() {
-			_, err := c.AccessMgmt.UpdateUser(context.Background(), fmt.Sprintf("u%d", i), accessmgmt.UpdateUserParams{LastName: new(fmt.Sprint("L", i))})
+			ctx := context.Background()
+			_, err := c.AccessMgmt.UpdateUser(ctx, fmt.Sprintf("u%d", i), accessmgmt.UpdateUserParams{LastName: new(fmt.Sprint("L", i))})
 			errs <- err
-			errs <- c.AccessMgmt.ReplaceRolePermissions(context.Background(), "o", "org-a", []string{fmt.Sprintf("p:%d", i)})
+			errs <- c.AccessMgmt.ReplaceRolePermissions(ctx, "o", "org-a", []string{fmt.Sprintf("p:%d", i)})
+			_, err = c.Payments.UpdatePaymentMethod(ctx, pms[i], payments.UpdatePaymentMethodParams{ExpDate: new(payments.ExpDate(time.Month(i%12+1), 2030+i))})
+			errs <- err
+			_, err = c.Customer.UpsertMemberAddress(ctx, members[i], customer.UpsertMemberAddressParams{
+				AddressLineOne: fmt.Sprint(i, " George St"), State: "NSW", Suburb: "Sydney", Postcode: "2000", Country: "AU"})
+			errs <- err
 		})
-		go srv.Requests()
+		wg.Go(func() { _ = srv.Requests() })
 	}
 	wg.Wait()
 	close(errs)
@@ -580,8 +592,13 @@ func TestParallelUse(t *testing.T) {
 	if got := len(srv.CreatedPermissions()); got != n {
 		t.Errorf("created permissions = %d, want %d", got, n)
 	}
-	if got := srv.RequestCount(""); got != 2*n+srv.TokenRequests() {
-		t.Errorf("recorded %d requests, want %d", got, 2*n+srv.TokenRequests())
+	for i := range n {
+		if pm, _ := srv.PaymentMethod(pms[i]); pm.ExpDate != payments.ExpDate(time.Month(i%12+1), 2030+i) {
+			t.Errorf("payment method %d: expDate %q", i, pm.ExpDate)
+		}
+	}
+	if got := srv.RequestCount(""); got != 4*n+srv.TokenRequests() {
+		t.Errorf("recorded %d requests, want %d", got, 4*n+srv.TokenRequests())
 	}
 	if srv.TokensIssued() != 1 {
 		t.Errorf("tokens issued = %d, want 1 (shared by all goroutines)", srv.TokensIssued())
