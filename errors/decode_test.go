@@ -282,9 +282,10 @@ func TestConnectionReusedAfterError(t *testing.T) {
 }
 
 // TestHugeBodyBounded: a body far beyond the bounds is read no further than
-// MaxBodySnippet plus the drain bound.
+// MaxBodySnippet plus the drain bound. The body is 8 MiB rather than
+// endless, so an unbounded read fails the assertion instead of hanging.
 func TestHugeBodyBounded(t *testing.T) {
-	tb := &trackingBody{r: io.MultiReader(strings.NewReader(`{"title":"INTERNAL_SERVER_ERROR","detail":"huge"`), infiniteReader{})}
+	tb := &trackingBody{r: io.MultiReader(strings.NewReader(`{"title":"INTERNAL_SERVER_ERROR","detail":"huge"`), io.LimitReader(infiniteReader{}, 8<<20))}
 	e := FromResponse(&http.Response{StatusCode: 500, Header: http.Header{"Content-Type": {"application/problem+json"}}, Body: tb})
 	if limit := MaxBodySnippet + 1 + httpx.MaxDrain; tb.read > limit {
 		t.Errorf("read %d bytes, bound %d", tb.read, limit)
