@@ -78,12 +78,3 @@ func (b *prefixedBody) Read(p []byte) (int, error) {
 }
 
 func (b *prefixedBody) Close() error { return b.rc.Close() }
-
-// readFull reads until buf is full, EOF, or an error.
-func readFull(r io.Reader, buf []byte) (int, error) {
-	n, err := io.ReadFull(r, buf)
-	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		err = nil
-	}
-	return n, err
-}

@@ -160,22 +160,17 @@ func Retriable(idempotent bool, resp *http.Response, err error) bool {
 	return false
 }
 
-// providerNotConfigured peeks at a 5xx body for the "provider not
-// configured" problem, which retrying cannot fix. The peeked bytes are put
-// back in front of the body.
+// providerNotConfigured reports whether a 5xx body is the "provider not
+// configured" problem, which retrying cannot fix. checkRetry has already read
+// the body into memory (bufferBody); a response that comes here another way
+// is read the same way first, so the body stays whole for decoding.
 func providerNotConfigured(resp *http.Response) bool {
 	if resp.Body == nil || resp.Body == http.NoBody {
 		return false
 	}
-	if bb, ok := resp.Body.(*bufferedBody); ok && bb.Len() == len(bb.b) {
-		// Read inside the attempt already: look at all of it.
-		return stderrors.Is(apierrors.Decode(resp.StatusCode, resp.Header, bb.b), apierrors.ErrProviderNotConfigured)
+	if _, ok := resp.Body.(*bufferedBody); !ok {
+		_ = bufferBody(resp, apierrors.MaxBodySnippet+1)
 	}
-	peek := make([]byte, 0, 4096)
-	buf := peek[:4096]
-	n, _ := readFull(resp.Body, buf)
-	peek = buf[:n]
-	resp.Body = &prefixedBody{prefix: peek, rc: resp.Body}
-	e := apierrors.Decode(resp.StatusCode, resp.Header, peek)
-	return stderrors.Is(e, apierrors.ErrProviderNotConfigured)
+	bb, ok := resp.Body.(*bufferedBody)
+	return ok && stderrors.Is(apierrors.Decode(resp.StatusCode, resp.Header, bb.b), apierrors.ErrProviderNotConfigured)
 }
