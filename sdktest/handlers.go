@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/memberplatform/memberplatform-go/internal/validate"
 	"io"
 	"net/http"
-	"net/mail"
 	"regexp"
 	"sort"
 	"strconv"
@@ -19,13 +19,9 @@ import (
 // answers, such as ProblemTypeBase + "not-found".
 const ProblemTypeBase = "https://sdktest.memberplatform.invalid/problems/"
 
-var (
-	e164Re  = regexp.MustCompile(`^\+[1-9][0-9]{1,14}$`)
-	uuidRe  = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	roleRe  = regexp.MustCompile(`^org-[a-z0-9_-]+$`)
-	permRe  = regexp.MustCompile(`^[a-z0-9:._*-]+$`)
-	expDaRe = regexp.MustCompile(`^(0[1-9]|1[0-2])/[0-9]{4}$`)
-)
+// The contract's patterns are checked with the SDK's own checks
+// (internal/validate); the fake adds only its choice for expDate.
+var expDaRe = regexp.MustCompile(`^(0[1-9]|1[0-2])/[0-9]{4}$`)
 
 // kind describes one error response: its problem type suffix, status,
 // title and the codes used by each error format.
@@ -379,8 +375,6 @@ func (o object) str(key string) (val string, present, isNull bool, typeErr *fiel
 	return val, true, false, nil
 }
 
-func blank(s string) bool { return strings.TrimSpace(s) == "" }
-
 // ---- operations ----
 
 func (s *Server) token(r *http.Request, body []byte) (int, any, *apiError) {
@@ -430,16 +424,16 @@ func (s *Server) updateUser(r *http.Request, body []byte) (int, any, *apiError) 
 		return 0, nil, newError("unprocessable-entity", "at least one of mobileNumber, email, firstName or lastName must be supplied",
 			fieldError{"", "at least one of mobileNumber, email, firstName or lastName must be supplied"})
 	}
-	if v := vals["mobileNumber"]; v != nil && !e164Re.MatchString(*v) {
+	if v := vals["mobileNumber"]; v != nil && !validate.E164(*v) {
 		ruleErrs = append(ruleErrs, fieldError{"/mobileNumber", "must be an E.164 number such as +61412345678"})
 	}
 	if v := vals["email"]; v != nil {
-		if a, err := mail.ParseAddress(*v); err != nil || a.Address != *v || a.Name != "" {
+		if !validate.Email(*v) {
 			ruleErrs = append(ruleErrs, fieldError{"/email", "must be an email address"})
 		}
 	}
 	for _, k := range []string{"firstName", "lastName"} {
-		if v := vals[k]; v != nil && blank(*v) {
+		if v := vals[k]; v != nil && validate.Blank(*v) {
 			ruleErrs = append(ruleErrs, fieldError{"/" + k, "must not be empty"})
 		}
 	}
@@ -474,7 +468,7 @@ func (s *Server) updateUser(r *http.Request, body []byte) (int, any, *apiError) 
 
 func (s *Server) replaceRolePermissions(r *http.Request, body []byte) (int, any, *apiError) {
 	org, slug := r.PathValue("organizationId"), r.PathValue("slug")
-	if !roleRe.MatchString(slug) {
+	if !validate.RoleSlug(slug) {
 		return 0, nil, newError("bad-request", "role slug must match ^org-[a-z0-9_-]+$")
 	}
 	o, e := parseObject(body, "permissions")
@@ -498,7 +492,7 @@ func (s *Server) replaceRolePermissions(r *http.Request, body []byte) (int, any,
 			typeErrs = append(typeErrs, fieldError{ptr, "must be a string"})
 			continue
 		}
-		if !permRe.MatchString(p) {
+		if !validate.PermissionSlug(p) {
 			ruleErrs = append(ruleErrs, fieldError{ptr, "must match ^[a-z0-9:._*-]+$"})
 		}
 		perms = append(perms, p)
@@ -545,7 +539,7 @@ type paymentMethodWire struct {
 
 func (s *Server) updatePaymentMethod(r *http.Request, body []byte) (int, any, *apiError) {
 	id := r.PathValue("id")
-	if !uuidRe.MatchString(id) {
+	if !validate.UUID(id) {
 		return 0, nil, newError("bad-request", "payment method id must be a UUID")
 	}
 	o, e := parseObject(body, "setAsPrimary", "expDate")
@@ -599,7 +593,7 @@ func (s *Server) updatePaymentMethod(r *http.Request, body []byte) (int, any, *a
 
 func (s *Server) upsertMemberAddress(r *http.Request, body []byte) (int, any, *apiError) {
 	memberID := r.PathValue("memberId")
-	if !uuidRe.MatchString(memberID) {
+	if !validate.UUID(memberID) {
 		return 0, nil, newError("bad-request", "Validation failed", fieldError{"/memberId", "must be a UUID"})
 	}
 	o, e := parseObject(body, "addressFull", "addressLineOne", "addressLineTwo", "state", "suburb", "postcode", "country")
@@ -622,7 +616,7 @@ func (s *Server) upsertMemberAddress(r *http.Request, body []byte) (int, any, *a
 			fs = append(fs, fieldError{"/" + k, "must be a string, not null"})
 		case !present && required:
 			fs = append(fs, fieldError{"/" + k, "is required"})
-		case present && required && blank(v):
+		case present && required && validate.Blank(v):
 			fs = append(fs, fieldError{"/" + k, "must not be empty"})
 		case present:
 			vals[k] = &v
