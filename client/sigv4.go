@@ -77,13 +77,19 @@ type SigV4TokenSource struct {
 // and which carries no JWT exp claim.
 const DefaultTokenLifetime = 5 * time.Minute
 
-// NewSigV4TokenSource returns a SigV4 token source.
+// NewSigV4TokenSource returns a SigV4 token source. A missing credentials
+// provider or region is an *errors.ValidationError naming every missing
+// field.
 func NewSigV4TokenSource(cfg SigV4Config) (*SigV4TokenSource, error) {
+	var missing []apierrors.FieldError
 	if cfg.Credentials == nil {
-		return nil, errors.New("memberplatform: SigV4Config.Credentials is required")
+		missing = append(missing, apierrors.FieldError{Field: "Credentials", Message: "is required"})
 	}
 	if cfg.Region == "" {
-		return nil, errors.New("memberplatform: SigV4Config.Region is required (or set AWS_REGION)")
+		missing = append(missing, apierrors.FieldError{Field: "Region", Message: "is required (or set AWS_REGION)"})
+	}
+	if missing != nil {
+		return nil, &apierrors.ValidationError{Operation: "client.NewSigV4TokenSource", Fields: missing}
 	}
 	if cfg.Service == "" {
 		cfg.Service = DefaultSigV4Service

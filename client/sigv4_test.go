@@ -446,11 +446,26 @@ func TestSigV4CredentialsFromEnv(t *testing.T) {
 }
 
 func TestNewSigV4TokenSourceValidation(t *testing.T) {
-	if _, err := NewSigV4TokenSource(SigV4Config{Region: "us-east-1"}); err == nil {
-		t.Fatal("nil credentials accepted")
-	}
-	if _, err := NewSigV4TokenSource(SigV4Config{Credentials: testCreds()}); err == nil {
-		t.Fatal("empty region accepted")
+	for _, tc := range []struct {
+		cfg  SigV4Config
+		want []string
+	}{
+		{SigV4Config{Region: "us-east-1"}, []string{"Credentials"}},
+		{SigV4Config{Credentials: testCreds()}, []string{"Region"}},
+		{SigV4Config{}, []string{"Credentials", "Region"}},
+	} {
+		_, err := NewSigV4TokenSource(tc.cfg)
+		var ve *apierrors.ValidationError
+		if !errors.As(err, &ve) || !errors.Is(err, apierrors.ErrInvalidInput) {
+			t.Fatalf("NewSigV4TokenSource(%+v) = %v, want a ValidationError", tc.cfg, err)
+		}
+		var got []string
+		for _, f := range ve.Fields {
+			got = append(got, f.Field)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("fields %q, want %q", got, tc.want)
+		}
 	}
 	src, err := NewSigV4TokenSource(SigV4Config{Credentials: testCreds(), Region: "us-east-1"})
 	if err != nil {

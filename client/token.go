@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -103,9 +102,6 @@ func fetcherFor(ts TokenSource) core.TokenFetcher {
 		if err != nil {
 			return "", time.Time{}, err
 		}
-		if t.Value == "" {
-			return "", time.Time{}, errors.New("token source returned an empty token")
-		}
-		return t.Value, t.Expiry, nil
+		return t.Value, t.Expiry, nil // the cache trims and checks the value (core.CheckTokenValue)
 	}
 }
