@@ -7,7 +7,6 @@ import (
 	"errors"
 	"net/http"
 	"os"
-	"strconv"
 	"sync"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/core"
-	"github.com/memberplatform/memberplatform-go/internal/httpx"
 )
 
 // DefaultSigV4Service is the SigV4 signing name used when SigV4Config.Service
@@ -176,8 +174,8 @@ func (s *SigV4TokenSource) backend() (*core.Client, error) {
 	}
 	// The response carries the bearer token: the same rule as for sending
 	// it applies.
-	if u := st.BaseURL; u != nil && u.Scheme == "http" && !st.AllowInsecureBearer && !httpx.IsLoopbackHost(u.Hostname()) {
-		return nil, errors.New("memberplatform: refusing to request a bearer token over plain http from non-loopback host " + strconv.Quote(u.Hostname()) + "; use https, or add client.WithInsecureBearerOverHTTP() to SigV4Config.Options")
+	if err := core.CheckBearerTransport(&st); err != nil {
+		return nil, err
 	}
 	be, err := core.New(st, nil)
 	if err != nil {

@@ -85,8 +85,19 @@ func (c *Client) check(s *Settings) error {
 	if s.BaseURL == nil || s.BaseURL.Host == "" || (s.BaseURL.Scheme != "http" && s.BaseURL.Scheme != "https") {
 		return fmt.Errorf("memberplatform: base URL must be an absolute http or https URL (set client.WithBaseURL or MEMBERPLATFORM_BASE_URL), got %q", redactURL(s.BaseURL))
 	}
-	if c.tokens != nil && s.BaseURL.Scheme == "http" && !s.AllowInsecureBearer && !httpx.IsLoopbackHost(s.BaseURL.Hostname()) {
-		return fmt.Errorf("memberplatform: refusing to send a bearer token over plain http to non-loopback host %q; use https, or client.WithInsecureBearerOverHTTP() if you really mean it", s.BaseURL.Hostname())
+	if c.tokens != nil {
+		return CheckBearerTransport(s)
+	}
+	return nil
+}
+
+// CheckBearerTransport refuses a base URL over which a bearer token would
+// travel in clear text: plain http to a host that is not loopback, unless
+// AllowInsecureBearer is set. It guards both sending the token (API calls)
+// and receiving it (the token call).
+func CheckBearerTransport(s *Settings) error {
+	if u := s.BaseURL; u != nil && u.Scheme == "http" && !s.AllowInsecureBearer && !httpx.IsLoopbackHost(u.Hostname()) {
+		return fmt.Errorf("memberplatform: refusing to carry a bearer token over plain http to or from non-loopback host %q; use https, or client.WithInsecureBearerOverHTTP() if you really mean it", u.Hostname())
 	}
 	return nil
 }
