@@ -134,6 +134,9 @@ func TestUpdateUserMalformedSuccessBody(t *testing.T) {
 			if e.StatusCode != http.StatusOK || e.Operation != "accessmgmt.UpdateUser" || e.Method != http.MethodPut || e.Path != userPath || e.Err == nil {
 				t.Errorf("error = %+v", e)
 			}
+			if string(e.Body) != body {
+				t.Errorf("Body = %q, want the raw body %q", e.Body, body)
+			}
 		})
 	}
 }

@@ -301,10 +301,22 @@ func decodeSuccess(resp *http.Response, call *Call, path string, attempts int) e
 		}
 	}
 	if err != nil {
-		return &apierrors.Error{Operation: call.Op.Name, Method: call.Op.Method, Path: path, StatusCode: resp.StatusCode,
-			Header: resp.Header, RequestID: httpx.RequestID(resp.Header), Attempts: attempts, Err: err}
+		return undecodable(resp, call, path, attempts, nil, err)
 	}
 	return nil
+}
+
+// undecodable is the typed error for a 2xx body that could not be decoded:
+// it keeps the status, headers, request ID and a snippet of the body, and
+// wraps the decoding error (errors.Is(err, ErrUnexpectedResponseBody)).
+func undecodable(resp *http.Response, call *Call, path string, attempts int, body []byte, err error) error {
+	e := &apierrors.Error{Operation: call.Op.Name, Method: call.Op.Method, Path: path, StatusCode: resp.StatusCode,
+		Header: resp.Header, RequestID: httpx.RequestID(resp.Header), Attempts: attempts, Err: err}
+	if len(body) > apierrors.MaxBodySnippet {
+		body, e.BodyTruncated = body[:apierrors.MaxBodySnippet], true
+	}
+	e.Body = body
+	return e
 }
 
 // decodeBuffered is decodeSuccess for a body already in memory, with the
@@ -330,8 +342,7 @@ func decodeBuffered(resp *http.Response, b []byte, call *Call, path string, atte
 		}
 	}
 	if err != nil {
-		return &apierrors.Error{Operation: call.Op.Name, Method: call.Op.Method, Path: path, StatusCode: resp.StatusCode,
-			Header: resp.Header, RequestID: httpx.RequestID(resp.Header), Attempts: attempts, Err: err}
+		return undecodable(resp, call, path, attempts, b, err)
 	}
 	return nil
 }
