@@ -7,20 +7,29 @@ import (
 
 	"github.com/memberplatform/memberplatform-go/internal/core"
 	"github.com/memberplatform/memberplatform-go/internal/validate"
+	"github.com/memberplatform/memberplatform-go/option"
 )
 
 // Service calls the access-management operations. Get one from
 // client.Client.AccessMgmt; it is safe for concurrent use.
 //
-// Every method takes ctx first and trailing opts: client.Option values
-// (client.WithHeader, client.WithTimeout, client.WithMaxRetries...) that
-// apply to that call only. In this package's signatures the type reads
-// core.Option, which client.Option is an alias of.
-type Service struct{ be *core.Client }
+// Every method takes ctx first and trailing option.RequestOption values
+// that apply to that call only, such as option.WithHeader or
+// option.WithTimeout.
+type Service struct{ client *core.Client }
 
-// NewService returns a Service that sends through be. client.New calls it;
-// users do not need to.
-func NewService(be *core.Client) *Service { return &Service{be: be} }
+// pipeline returns the client the service sends through; nil for a
+// Service not built by client.New, which the pipeline reports as an error.
+func (s *Service) pipeline() *core.Client {
+	if s == nil {
+		return nil
+	}
+	return s.client
+}
+
+func init() {
+	core.NewAccessMgmt = func(c *core.Client) any { return &Service{client: c} }
+}
 
 // ProviderUser is a user held by the access provider.
 type ProviderUser struct {
@@ -66,10 +75,7 @@ var (
 // If the platform answers 2xx with an empty body, the returned user holds
 // userID and the fields that were sent (an assumption: the contract does not
 // show the success status).
-//
-// opts are client.Option values applying to this call only, such as
-// client.WithHeader or client.WithTimeout.
-func (s *Service) UpdateUser(ctx context.Context, userID string, params UpdateUserParams, opts ...core.Option) (*ProviderUser, error) {
+func (s *Service) UpdateUser(ctx context.Context, userID string, params UpdateUserParams, opts ...option.RequestOption) (*ProviderUser, error) {
 	v := validate.Errors{Operation: updateUserOp.Name}
 	validate.OpaqueID(&v, "userId", userID)
 	if params.MobileNumber == nil && params.Email == nil && params.FirstName == nil && params.LastName == nil {
@@ -91,7 +97,7 @@ func (s *Service) UpdateUser(ctx context.Context, userID string, params UpdateUs
 		return nil, err
 	}
 	var u ProviderUser
-	err := s.be.Do(ctx, &core.Call{Op: &updateUserOp, PathParams: []string{userID}, Body: params, Out: &u}, opts...)
+	err := core.Do(ctx, s.pipeline(), &core.Call{Op: &updateUserOp, PathParams: []string{userID}, Body: params, Result: &u}, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +132,7 @@ type rolePermissions struct {
 // organizationID (the provider's own tenant ID, such as
 // "org_01EHZNVPK3SFK441A1RGBFSHRT") to be non-empty. Any 2xx is success,
 // with or without a body.
-func (s *Service) ReplaceRolePermissions(ctx context.Context, organizationID, roleSlug string, permissions []string, opts ...core.Option) error {
+func (s *Service) ReplaceRolePermissions(ctx context.Context, organizationID, roleSlug string, permissions []string, opts ...option.RequestOption) error {
 	v := validate.Errors{Operation: replaceRolePermissionsOp.Name}
 	validate.OpaqueID(&v, "organizationId", organizationID)
 	if !validate.RoleSlug(roleSlug) {
@@ -143,6 +149,6 @@ func (s *Service) ReplaceRolePermissions(ctx context.Context, organizationID, ro
 	if permissions == nil {
 		permissions = []string{}
 	}
-	return s.be.Do(ctx, &core.Call{Op: &replaceRolePermissionsOp, PathParams: []string{organizationID, roleSlug},
-		Body: rolePermissions{Permissions: permissions}}, opts...)
+	return core.Do(ctx, s.pipeline(), &core.Call{Op: &replaceRolePermissionsOp, PathParams: []string{organizationID, roleSlug},
+		Body: rolePermissions{Permissions: permissions}}, opts)
 }

@@ -2,6 +2,7 @@ package accessmgmt_test
 
 import (
 	"github.com/memberplatform/memberplatform-go/internal/areatest"
+	"github.com/memberplatform/memberplatform-go/option"
 
 	"context"
 	"errors"
@@ -426,20 +427,20 @@ func TestReplaceRolePermissionsValidation(t *testing.T) {
 // call runs one of the two operations against m and returns its error.
 type call struct {
 	name, method, path, op string
-	run                    func(ctx context.Context, c *client.Client, opts ...client.Option) error
+	run                    func(ctx context.Context, c *client.Client, opts ...option.RequestOption) error
 }
 
 var calls = []call{
 	{
 		"UpdateUser", http.MethodPut, userPath, "accessmgmt.UpdateUser",
-		func(ctx context.Context, c *client.Client, opts ...client.Option) error {
+		func(ctx context.Context, c *client.Client, opts ...option.RequestOption) error {
 			_, err := c.AccessMgmt.UpdateUser(ctx, userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")}, opts...)
 			return err
 		},
 	},
 	{
 		"ReplaceRolePermissions", http.MethodPut, permsPath, "accessmgmt.ReplaceRolePermissions",
-		func(ctx context.Context, c *client.Client, opts ...client.Option) error {
+		func(ctx context.Context, c *client.Client, opts ...option.RequestOption) error {
 			return c.AccessMgmt.ReplaceRolePermissions(ctx, orgID, "org-admin", []string{"users:read"}, opts...)
 		},
 	},
@@ -540,7 +541,7 @@ func TestRetriedOnServerError(t *testing.T) {
 				}
 				return areatest.JSON(http.StatusOK, fullUser)(r)
 			})
-			c := m.Client(client.WithMaxRetries(2), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
+			c := m.Client(option.WithMaxRetries(2), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
 			if err := op.run(t.Context(), c); err != nil {
 				t.Fatalf("%s: %v", op.name, err)
 			}
@@ -561,7 +562,7 @@ func TestProviderNotConfiguredIsNotRetried(t *testing.T) {
 	m := areatest.NewMock(t)
 	m.On(http.MethodPut, userPath, areatest.Problem(http.StatusServiceUnavailable,
 		`{"type":"about:blank","title":"Provider not configured","status":503,"serviceCode":"50300002","detail":"The access-management provider is not configured for this environment"}`))
-	c := m.Client(client.WithMaxRetries(3), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	c := m.Client(option.WithMaxRetries(3), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
 	_, err := c.AccessMgmt.UpdateUser(t.Context(), userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")})
 	if !errors.Is(err, apierrors.ErrProviderNotConfigured) {
 		t.Errorf("err = %v, want ErrProviderNotConfigured", err)
@@ -581,7 +582,7 @@ func TestNoAuthorizationWithoutTokenSource(t *testing.T) {
 			t.Parallel()
 			m := areatest.NewMock(t)
 			m.On(op.method, op.path, areatest.JSON(http.StatusOK, fullUser))
-			if err := op.run(t.Context(), m.Client(client.WithTokenSource(nil))); err != nil {
+			if err := op.run(t.Context(), m.Client(option.WithTokenSource(nil))); err != nil {
 				t.Fatal(err)
 			}
 			areatest.CheckHeaders(t, m.Only().Header, true, "")
@@ -597,7 +598,7 @@ func TestBaseURLPathPrefix(t *testing.T) {
 				t.Parallel()
 				m := areatest.NewMock(t)
 				m.On(op.method, "https://host.example/api/v2"+op.path, areatest.JSON(http.StatusOK, fullUser))
-				if err := op.run(t.Context(), m.Client(client.WithBaseURL(base))); err != nil {
+				if err := op.run(t.Context(), m.Client(option.WithBaseURL(base))); err != nil {
 					t.Fatal(err)
 				}
 				r := m.Only()
@@ -619,8 +620,8 @@ func TestPerCallHeaderDoesNotLeak(t *testing.T) {
 			t.Parallel()
 			m := areatest.NewMock(t)
 			m.On(op.method, op.path, areatest.JSON(http.StatusOK, fullUser))
-			c := m.Client(client.WithHeader("X-Client", "wide"))
-			if err := op.run(t.Context(), c, client.WithHeader("X-Trace-Id", "abc123"), client.WithHeader("X-Client", "extra")); err != nil {
+			c := m.Client(option.WithHeader("X-Client", "wide"))
+			if err := op.run(t.Context(), c, option.WithHeader("X-Trace-Id", "abc123"), option.WithHeader("X-Client", "extra")); err != nil {
 				t.Fatal(err)
 			}
 			if err := op.run(t.Context(), c); err != nil {
@@ -653,7 +654,7 @@ func TestPerCallAuthorizationHeaderRefused(t *testing.T) {
 	t.Parallel()
 	m := areatest.NewMock(t)
 	_, err := m.Client().AccessMgmt.UpdateUser(t.Context(), userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")},
-		client.WithHeader("Authorization", "Bearer stolen"))
+		option.WithHeader("Authorization", "Bearer stolen"))
 	if got := areatest.FieldNames(t, err, "accessmgmt.UpdateUser"); !slices.Equal(got, []string{"options"}) {
 		t.Errorf("fields = %q", got)
 	}
@@ -678,7 +679,7 @@ func TestPerCallQuery(t *testing.T) {
 			m.On(op.method, op.path, areatest.JSON(http.StatusOK, fullUser))
 			c := m.Client()
 			q := pageQuery{Trace: "a b&c", Limit: 5, Expand: []string{"roles", "orgs"}}
-			if err := op.run(t.Context(), c, client.WithQuery(q)); err != nil {
+			if err := op.run(t.Context(), c, option.WithQuery(q)); err != nil {
 				t.Fatal(err)
 			}
 			if err := op.run(t.Context(), c); err != nil {
@@ -711,7 +712,7 @@ func TestPerCallTimeout(t *testing.T) {
 			m := areatest.NewMock(t)
 			m.On(op.method, op.path, areatest.JSON(http.StatusOK, fullUser))
 			c := m.Client()
-			if err := op.run(t.Context(), c, client.WithTimeout(time.Minute)); err != nil {
+			if err := op.run(t.Context(), c, option.WithTimeout(time.Minute)); err != nil {
 				t.Fatal(err)
 			}
 			if err := op.run(t.Context(), c); err != nil {
@@ -733,7 +734,7 @@ func TestPerCallTimeoutExpires(t *testing.T) {
 			m := areatest.NewMock(t)
 			m.On(op.method, op.path, areatest.Hang)
 			start := time.Now()
-			err := op.run(areatest.BoundedCtx(t), m.Client(client.WithMaxRetries(3)), client.WithTimeout(50*time.Millisecond))
+			err := op.run(areatest.BoundedCtx(t), m.Client(option.WithMaxRetries(3)), option.WithTimeout(50*time.Millisecond))
 			areatest.CheckTimedOut(t, err, start)
 			var te *apierrors.TransportError
 			if errors.As(err, &te) && (te.Operation != op.op || te.Method != op.method || te.Path != op.path) {

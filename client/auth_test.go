@@ -22,6 +22,7 @@ import (
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/option"
 )
 
 const userJSON = `{"id":"user_1","email":"ada@example.com","firstName":"Ada"}`
@@ -52,11 +53,11 @@ func newTestServer(t *testing.T, token, api http.HandlerFunc) *httptest.Server {
 // newClientOpts builds a client for baseURL with a private transport whose
 // idle connections are closed when the test ends, fast retries, and opts.
 // It sets no token source: the environment decides unless opts do.
-func newClientOpts(t *testing.T, baseURL string, opts ...Option) *Client {
+func newClientOpts(t *testing.T, baseURL string, opts ...option.RequestOption) *Client {
 	t.Helper()
 	tr := &http.Transport{MaxConnsPerHost: 64, MaxIdleConnsPerHost: 64}
 	t.Cleanup(tr.CloseIdleConnections)
-	all := append([]Option{WithBaseURL(baseURL), WithTransport(tr), WithRetryBackoff(time.Millisecond, 2*time.Millisecond)}, opts...)
+	all := append([]option.RequestOption{option.WithBaseURL(baseURL), option.WithTransport(tr), option.WithRetryBackoff(time.Millisecond, 2*time.Millisecond)}, opts...)
 	c, err := New(all...)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -65,12 +66,12 @@ func newClientOpts(t *testing.T, baseURL string, opts ...Option) *Client {
 }
 
 // newTestClient is newClientOpts with an explicit token source (nil: none).
-func newTestClient(t *testing.T, baseURL string, ts TokenSource, opts ...Option) *Client {
+func newTestClient(t *testing.T, baseURL string, ts TokenSource, opts ...option.RequestOption) *Client {
 	t.Helper()
-	return newClientOpts(t, baseURL, append([]Option{WithTokenSource(ts)}, opts...)...)
+	return newClientOpts(t, baseURL, append([]option.RequestOption{option.WithTokenSource(ts)}, opts...)...)
 }
 
-func updateUser(ctx context.Context, c *Client, opts ...Option) error {
+func updateUser(ctx context.Context, c *Client, opts ...option.RequestOption) error {
 	_, err := c.AccessMgmt.UpdateUser(ctx, "user_1", accessmgmt.UpdateUserParams{FirstName: new("Ada")}, opts...)
 	return err
 }
@@ -274,7 +275,7 @@ func TestUnauthorizedAfterRetryDropsTheRejectedToken(t *testing.T) {
 		h := r.Header.Get("Authorization")
 		switch rec.add(h) {
 		case 1: // tok-1: another goroutine refreshes the cache meanwhile
-			tc := cp.Load().be.Tokens()
+			tc := cp.Load().core.Tokens()
 			cur, err := tc.Get(r.Context())
 			if err != nil {
 				t.Error(err)
@@ -329,7 +330,7 @@ func TestTokenUnavailableSendsNoAPIRequest(t *testing.T) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}, api)
 		src, _ := NewSigV4TokenSource(SigV4Config{Credentials: testCreds(), Region: "us-east-1"})
-		c := newTestClient(t, srv.URL, src, WithMaxRetries(1))
+		c := newTestClient(t, srv.URL, src, option.WithMaxRetries(1))
 		te := check(t, updateUser(context.Background(), c))
 		if te.StatusCode != http.StatusServiceUnavailable || !errors.Is(err503(te), apierrors.ErrServiceUnavailable) {
 			t.Fatalf("TokenError status %d, cause %v", te.StatusCode, te.Err)
@@ -348,7 +349,7 @@ func TestTokenUnavailableSendsNoAPIRequest(t *testing.T) {
 		_ = ln.Close()
 		srv := newTestServer(t, nil, api)
 		src, _ := NewSigV4TokenSource(SigV4Config{Credentials: testCreds(), Region: "us-east-1", BaseURL: dead,
-			Options: []Option{WithMaxRetries(0)}})
+			Options: []option.RequestOption{option.WithMaxRetries(0)}})
 		c := newTestClient(t, srv.URL, src)
 		te := check(t, updateUser(context.Background(), c))
 		if !errors.Is(te, apierrors.ErrTransport) {
@@ -402,7 +403,7 @@ func TestTokenUnavailableSendsNoAPIRequest(t *testing.T) {
 		srv := newTestServer(t, nil, func(w http.ResponseWriter, r *http.Request) {
 			apiReqs.Add(1)
 			// Meanwhile the token is rejected elsewhere and the source fails.
-			tc := cp.Load().be.Tokens()
+			tc := cp.Load().core.Tokens()
 			cur, _ := tc.Get(r.Context())
 			down := error(errors.New("token endpoint down"))
 			src.err.Store(&down)
@@ -480,10 +481,10 @@ func TestPerCallTokenSourceRefused(t *testing.T) {
 	})
 	fn := TokenSourceFunc(func(context.Context) (Token, error) { return Token{Value: "f"}, nil })
 	c := newTestClient(t, srv.URL, fn)
-	if err := updateUser(context.Background(), c, WithHeader("X-Trace", "1")); err != nil {
+	if err := updateUser(context.Background(), c, option.WithHeader("X-Trace", "1")); err != nil {
 		t.Fatalf("per-call header with a func source: %v", err)
 	}
-	for _, opt := range []Option{WithTokenSource(StaticToken("other")), WithTokenSource(nil), WithTokenSource(fn)} {
+	for _, opt := range []option.RequestOption{option.WithTokenSource(StaticToken("other")), option.WithTokenSource(nil), option.WithTokenSource(fn)} {
 		err := updateUser(context.Background(), c, opt)
 		if !errors.Is(err, apierrors.ErrInvalidInput) {
 			t.Fatalf("per-call WithTokenSource: %v, want ErrInvalidInput", err)
@@ -502,8 +503,8 @@ func TestPerCallHeaderDoesNotLeakIntoClient(t *testing.T) {
 		rec.add(r.Header.Get("X-Client") + "|" + r.Header.Get("X-Call"))
 		writeJSON(w, userJSON)
 	})
-	c := newTestClient(t, srv.URL, StaticToken("t"), WithHeader("X-Client", "c"))
-	if err := updateUser(context.Background(), c, WithHeader("X-Call", "once")); err != nil {
+	c := newTestClient(t, srv.URL, StaticToken("t"), option.WithHeader("X-Client", "c"))
+	if err := updateUser(context.Background(), c, option.WithHeader("X-Call", "once")); err != nil {
 		t.Fatal(err)
 	}
 	if err := updateUser(context.Background(), c); err != nil {
@@ -621,7 +622,7 @@ func TestEnvironmentDefaults(t *testing.T) {
 		t.Setenv("AWS_ACCESS_KEY_ID", testAccessKey)
 		t.Setenv("AWS_SECRET_ACCESS_KEY", testSecretKey)
 	}
-	run := func(t *testing.T, e *envServer, opts ...Option) {
+	run := func(t *testing.T, e *envServer, opts ...option.RequestOption) {
 		t.Helper()
 		c := newClientOpts(t, e.srv.URL, opts...)
 		if err := updateUser(context.Background(), c); err != nil {
@@ -683,7 +684,7 @@ func TestEnvironmentDefaults(t *testing.T) {
 	t.Run("AWS keys without a region fail New", func(t *testing.T) {
 		clearAuthEnv(t)
 		setAWS(t)
-		_, err := New(WithBaseURL("https://api.example.com"))
+		_, err := New(option.WithBaseURL("https://api.example.com"))
 		if !errors.Is(err, apierrors.ErrInvalidInput) || !strings.Contains(err.Error(), "AWS_REGION") {
 			t.Fatalf("err = %v, want a configuration error naming AWS_REGION", err)
 		}
@@ -705,8 +706,8 @@ func TestEnvironmentDefaults(t *testing.T) {
 		t.Setenv("AWS_REGION", "us-east-1")
 		t.Setenv(EnvToken, "env-jwt")
 		e := newEnvServer(t)
-		run(t, e, WithTokenSource(StaticToken("explicit-jwt")))
-		run(t, e, WithTokenSource(nil))
+		run(t, e, option.WithTokenSource(StaticToken("explicit-jwt")))
+		run(t, e, option.WithTokenSource(nil))
 		if got := e.api.get(); !slices.Equal(got, []string{"Bearer explicit-jwt", ""}) || e.tokenReqs.Load() != 0 {
 			t.Fatalf("API saw %v after %d token requests", got, e.tokenReqs.Load())
 		}
@@ -723,9 +724,9 @@ func (f failTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func TestInsecureBearerOverHTTP(t *testing.T) {
 	clearAuthEnv(t)
-	refused := func(t *testing.T, opts ...Option) {
+	refused := func(t *testing.T, opts ...option.RequestOption) {
 		t.Helper()
-		_, err := New(append([]Option{WithTransport(failTransport{t})}, opts...)...)
+		_, err := New(append([]option.RequestOption{option.WithTransport(failTransport{t})}, opts...)...)
 		if !errors.Is(err, apierrors.ErrInvalidInput) || !strings.Contains(err.Error(), "plain http") {
 			t.Fatalf("err = %v, want the insecure-bearer refusal", err)
 		}
@@ -733,39 +734,39 @@ func TestInsecureBearerOverHTTP(t *testing.T) {
 			t.Fatalf("error holds the token: %v", err)
 		}
 	}
-	allowed := func(t *testing.T, opts ...Option) {
+	allowed := func(t *testing.T, opts ...option.RequestOption) {
 		t.Helper()
-		if _, err := New(append([]Option{WithTransport(failTransport{t})}, opts...)...); err != nil {
+		if _, err := New(append([]option.RequestOption{option.WithTransport(failTransport{t})}, opts...)...); err != nil {
 			t.Fatalf("New: %v", err)
 		}
 	}
-	static := WithTokenSource(StaticToken("sekrit"))
-	refused(t, WithBaseURL("http://api.example.com"), static)
-	refused(t, WithBaseURL("http://10.0.0.5:8080"), static)
-	refused(t, WithBaseURL("http://api.example.com"), WithSigV4(testCreds(), "us-east-1"))
-	allowed(t, WithBaseURL("http://api.example.com"), static, WithInsecureBearerOverHTTP())
-	allowed(t, WithBaseURL("https://api.example.com"), static)
-	allowed(t, WithBaseURL("http://api.example.com"), WithTokenSource(nil)) // no bearer at all
+	static := option.WithTokenSource(StaticToken("sekrit"))
+	refused(t, option.WithBaseURL("http://api.example.com"), static)
+	refused(t, option.WithBaseURL("http://10.0.0.5:8080"), static)
+	refused(t, option.WithBaseURL("http://api.example.com"), option.WithSigV4(testCreds(), "us-east-1"))
+	allowed(t, option.WithBaseURL("http://api.example.com"), static, option.WithInsecureBearerOverHTTP())
+	allowed(t, option.WithBaseURL("https://api.example.com"), static)
+	allowed(t, option.WithBaseURL("http://api.example.com"), option.WithTokenSource(nil)) // no bearer at all
 	for _, u := range []string{"http://127.0.0.1:8080", "http://localhost:3000", "http://[::1]:9000", "http://svc.localhost", "http://127.1.2.3"} {
-		allowed(t, WithBaseURL(u), static)
+		allowed(t, option.WithBaseURL(u), static)
 	}
 	t.Run("from the environment", func(t *testing.T) {
 		t.Setenv(EnvToken, "sekrit")
-		refused(t, WithBaseURL("http://api.example.com"))
+		refused(t, option.WithBaseURL("http://api.example.com"))
 	})
 	t.Run("per-call base URL", func(t *testing.T) {
-		c, err := New(WithBaseURL("https://api.example.com"), static, WithTransport(failTransport{t}))
+		c, err := New(option.WithBaseURL("https://api.example.com"), static, option.WithTransport(failTransport{t}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = updateUser(context.Background(), c, WithBaseURL("http://evil.example.com"))
+		err = updateUser(context.Background(), c, option.WithBaseURL("http://evil.example.com"))
 		if !errors.Is(err, apierrors.ErrInvalidInput) {
 			t.Fatalf("per-call http base URL: %v", err)
 		}
 	})
 	t.Run("standalone SigV4 source", func(t *testing.T) {
 		src, _ := NewSigV4TokenSource(SigV4Config{Credentials: testCreds(), Region: "us-east-1",
-			BaseURL: "http://auth.example.com", Options: []Option{WithTransport(failTransport{t})}})
+			BaseURL: "http://auth.example.com", Options: []option.RequestOption{option.WithTransport(failTransport{t})}})
 		_, err := src.Token(context.Background())
 		var te *apierrors.TokenError
 		if !errors.As(err, &te) || !strings.Contains(err.Error(), "plain http") {
@@ -773,7 +774,7 @@ func TestInsecureBearerOverHTTP(t *testing.T) {
 		}
 		var sent atomic.Int64
 		ok, _ := NewSigV4TokenSource(SigV4Config{Credentials: testCreds(), Region: "us-east-1",
-			BaseURL: "http://auth.example.com", Options: []Option{WithInsecureBearerOverHTTP(), WithTransport(roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			BaseURL: "http://auth.example.com", Options: []option.RequestOption{option.WithInsecureBearerOverHTTP(), option.WithTransport(roundTripFunc(func(r *http.Request) (*http.Response, error) {
 				sent.Add(1)
 				return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
 					Body: io.NopCloser(strings.NewReader(`{"token":"x"}`)), Request: r}, nil
@@ -859,10 +860,10 @@ func TestNoSecretInErrorsOrLogs(t *testing.T) {
 	}
 	for _, m := range []string{"500", "unusable", "ok"} {
 		mode.Store(m)
-		c := newTestClient(t, srv.URL, newSrc(testCreds()), WithLogger(logger), WithMaxRetries(1))
+		c := newTestClient(t, srv.URL, newSrc(testCreds()), option.WithLogger(logger), option.WithMaxRetries(1))
 		errs = append(errs, updateUser(context.Background(), c))
 	}
-	c := newTestClient(t, srv.URL, newSrc(failingProvider{}), WithLogger(logger))
+	c := newTestClient(t, srv.URL, newSrc(failingProvider{}), option.WithLogger(logger))
 	errs = append(errs, updateUser(context.Background(), c))
 
 	sigMu.Lock()

@@ -2,16 +2,17 @@
 // builds a Client whose AccessMgmt, Payments and Customer fields call the
 // platform's operations.
 //
-//	c, err := client.New(client.WithBaseURL("https://api.example.com"), client.WithTokenSource(ts))
+//	c, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(ts))
 //	u, err := c.AccessMgmt.UpdateUser(ctx, "user_01E4ZCR3C56J083X43JQXF3JK5", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
 //
 // # Configuration from the environment
 //
 // New with no options reads:
 //
-//   - MEMBERPLATFORM_BASE_URL: the base URL (required unless WithBaseURL is given).
-//   - The bearer token source, first match wins: an explicit WithTokenSource
-//     or WithSigV4; else MEMBERPLATFORM_TOKEN (a static service JWT) when
+//   - MEMBERPLATFORM_BASE_URL: the base URL (required unless
+//     option.WithBaseURL is given).
+//   - The bearer token source, first match wins: an explicit
+//     option.WithTokenSource or option.WithSigV4; else MEMBERPLATFORM_TOKEN (a static service JWT) when
 //     non-empty; else, when AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are
 //     set, a SigV4TokenSource using them, AWS_SESSION_TOKEN if present,
 //     AWS_REGION (or AWS_DEFAULT_REGION) and MEMBERPLATFORM_SIGV4_SERVICE
@@ -40,7 +41,7 @@
 // # Security
 //
 // A bearer token is never sent over plain http to a host that is not
-// loopback, unless WithInsecureBearerOverHTTP is given. Tokens, AWS secrets
+// loopback, unless option.WithInsecureBearerOverHTTP is given. Tokens, AWS secrets
 // and signatures never appear in log records or error strings; path
 // parameters are escaped, so an ID such as "a/b" or ".." cannot change the
 // path.
@@ -48,13 +49,16 @@
 // # Testing code that uses the SDK
 //
 // Package github.com/memberplatform/memberplatform-go/sdktest runs an in-process fake of the platform; or pass
-// WithTransport(httpmock.NewMockTransport()) to script the HTTP answers.
+// option.WithTransport(httpmock.NewMockTransport()) to script the HTTP
+// answers.
 package client
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
+	"reflect"
 	"strings"
 
 	"github.com/hashicorp/go-cleanhttp"
@@ -63,6 +67,7 @@ import (
 	"github.com/memberplatform/memberplatform-go/customer"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/core"
+	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/payments"
 )
 
@@ -74,7 +79,7 @@ type Client struct {
 	Payments   *payments.Service   // payment methods
 	Customer   *customer.Service   // member addresses
 
-	be    *core.Client
+	core  *core.Client
 	owned *http.Transport // the pool New created, nil with a user transport
 }
 
@@ -93,7 +98,7 @@ const (
 // Its errors are *errors.ValidationError values (errors.Is(err,
 // apierrors.ErrInvalidInput)) whose single field, "config", says what is
 // wrong.
-func New(opts ...Option) (*Client, error) {
+func New(opts ...option.RequestOption) (*Client, error) {
 	c, err := newClient(opts)
 	if err != nil {
 		return nil, &apierrors.ValidationError{Operation: "client.New", Fields: []apierrors.FieldError{{Field: "config", Message: strings.TrimPrefix(err.Error(), "memberplatform: ")}}}
@@ -101,17 +106,17 @@ func New(opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-func newClient(opts []Option) (*Client, error) {
+func newClient(opts []option.RequestOption) (*Client, error) {
 	s := core.DefaultSettings()
-	if err := s.Apply(opts); err != nil {
+	if err := core.Apply(&s, opts); err != nil {
 		return nil, err
 	}
 	if s.BaseURL == nil { // an explicit WithBaseURL wins over the environment
 		v := os.Getenv(EnvBaseURL)
 		if v == "" {
-			return nil, errors.New("memberplatform: no base URL: pass client.WithBaseURL or set " + EnvBaseURL)
+			return nil, errors.New("memberplatform: no base URL: pass option.WithBaseURL or set " + EnvBaseURL)
 		}
-		u, err := parseBaseURL(v)
+		u, err := core.ParseBaseURL(v)
 		if err != nil {
 			return nil, errors.New(err.Error() + " (from " + EnvBaseURL + ")")
 		}
@@ -136,7 +141,7 @@ func newClient(opts []Option) (*Client, error) {
 	if ts != nil {
 		tokens = core.NewTokenCache(fetcherFor(ts))
 	}
-	be, err := core.New(s, tokens)
+	pipeline, err := core.New(s, tokens)
 	if err != nil {
 		return nil, err
 	}
@@ -145,26 +150,26 @@ func newClient(opts []Option) (*Client, error) {
 		// transport and retry settings, without a bearer token.
 		plain := s
 		plain.TokenSource, plain.TokenSourceSet = nil, true
-		tokenBE, err := core.New(plain, nil)
+		tokenPipeline, err := core.New(plain, nil)
 		if err != nil {
 			return nil, err
 		}
-		if err := sv.bind(tokenBE); err != nil {
+		if err := sv.bind(tokenPipeline); err != nil {
 			return nil, err
 		}
 	}
 	return &Client{
-		AccessMgmt: accessmgmt.NewService(be),
-		Payments:   payments.NewService(be),
-		Customer:   customer.NewService(be),
-		be:         be,
+		AccessMgmt: core.NewAccessMgmt(pipeline).(*accessmgmt.Service),
+		Payments:   core.NewPayments(pipeline).(*payments.Service),
+		Customer:   core.NewCustomer(pipeline).(*customer.Service),
+		core:       pipeline,
 		owned:      owned,
 	}, nil
 }
 
 // CloseIdleConnections closes the idle connections of the connection pool
-// the client created for itself (when no WithTransport or WithHTTPClient
-// transport was given). It never touches a transport you passed in. Call it
+// the client created for itself (when no option.WithTransport or
+// option.WithHTTPClient transport was given). It never touches a transport you passed in. Call it
 // when you are done with a client that you will not reuse, as you would
 // with an http.Client.
 func (c *Client) CloseIdleConnections() {
@@ -176,15 +181,17 @@ func (c *Client) CloseIdleConnections() {
 // tokenSourceFromSettings applies the documented order: explicit option,
 // MEMBERPLATFORM_TOKEN, AWS variables, none.
 func tokenSourceFromSettings(s *core.Settings) (TokenSource, error) {
+	if s.SigV4 != nil {
+		return NewSigV4TokenSource(SigV4Config{Credentials: s.SigV4.Credentials, Region: s.SigV4.Region})
+	}
 	if s.TokenSourceSet {
-		if s.TokenSource == nil {
+		if isNil(s.TokenSource) {
+			if s.TokenSource != nil {
+				return nil, fmt.Errorf("memberplatform: option.WithTokenSource: a nil %T; pass nil itself to send no token", s.TokenSource)
+			}
 			return nil, nil
 		}
-		ts, ok := s.TokenSource.(TokenSource)
-		if !ok {
-			return nil, errors.New("memberplatform: token source does not implement client.TokenSource")
-		}
-		return ts, nil
+		return s.TokenSource, nil
 	}
 	if v := os.Getenv(EnvToken); v != "" {
 		return StaticToken(v), nil
@@ -197,4 +204,17 @@ func tokenSourceFromSettings(s *core.Settings) (TokenSource, error) {
 		return src, nil
 	}
 	return nil, nil
+}
+
+// isNil reports whether ts is nil or a nil pointer, map, func or other
+// nillable value inside the interface, which would panic when called.
+func isNil(ts TokenSource) bool {
+	if ts == nil {
+		return true
+	}
+	switch v := reflect.ValueOf(ts); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.Slice, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
 }

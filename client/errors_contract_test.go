@@ -20,6 +20,7 @@ import (
 	"github.com/memberplatform/memberplatform-go/client"
 	"github.com/memberplatform/memberplatform-go/customer"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/payments"
 )
 
@@ -179,8 +180,8 @@ func ecClient(t *testing.T, base string) *client.Client {
 	rotating := client.TokenSourceFunc(func(context.Context) (client.Token, error) {
 		return client.Token{Value: "t" + strconv.FormatInt(n.Add(1), 10)}, nil
 	})
-	c, err := client.New(client.WithBaseURL(base), client.WithTokenSource(rotating),
-		client.WithMaxRetries(0), client.WithTransport(tr))
+	c, err := client.New(option.WithBaseURL(base), option.WithTokenSource(rotating),
+		option.WithMaxRetries(0), option.WithTransport(tr))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/client"
+	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/sdktest"
 )
 
@@ -21,9 +22,9 @@ func ExampleNew() {
 	// MEMBERPLATFORM_TOKEN or the AWS credentials. Here every setting is
 	// explicit.
 	c, err := client.New(
-		client.WithBaseURL(srv.URL),
-		client.WithTokenSource(client.StaticToken(srv.IssueToken())),
-		client.WithAppInfo("billing-worker", "2.3.0"),
+		option.WithBaseURL(srv.URL),
+		option.WithTokenSource(client.StaticToken(srv.IssueToken())),
+		option.WithAppInfo("billing-worker", "2.3.0"),
 	)
 	if err != nil {
 		log.Fatal(err)
@@ -45,7 +46,7 @@ func ExampleWithSigV4() {
 	// SigV4, and refreshes it before it expires. Any aws.CredentialsProvider
 	// works (profiles, SSO, instance roles).
 	creds := credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "example-secret", "")
-	c, err := client.New(client.WithBaseURL(srv.URL), client.WithSigV4(creds, "ap-southeast-2"))
+	c, err := client.New(option.WithBaseURL(srv.URL), option.WithSigV4(creds, "ap-southeast-2"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func ExampleWithTokenSource_localDevelopment() {
 	defer srv.Close()
 	srv.AddUser(sdktest.User{ID: "user_1", Email: "ada@example.com"})
 
-	c, err := client.New(client.WithBaseURL(srv.URL), client.WithTokenSource(nil)) // no Authorization header
+	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil)) // no Authorization header
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/sdktest"
 )
 
@@ -24,7 +25,7 @@ import (
 
 const hardUserID = "user_01E4ZCR3C56J083X43JQXF3JK5"
 
-func updateFirstName(ctx context.Context, c *client.Client, opts ...client.Option) error {
+func updateFirstName(ctx context.Context, c *client.Client, opts ...option.RequestOption) error {
 	_, err := c.AccessMgmt.UpdateUser(ctx, hardUserID, accessmgmt.UpdateUserParams{FirstName: new("Ada")}, opts...)
 	return err
 }
@@ -70,9 +71,9 @@ func TestWithSigV4OptionServesEachClientItsOwnPlatform(t *testing.T) {
 	for _, s := range []*sdktest.Server{a, b} {
 		s.AddUser(sdktest.User{ID: hardUserID, Email: "ada@example.com"})
 	}
-	opt := client.WithSigV4(a.Credentials(), a.Region()) // one option value, two clients
+	opt := option.WithSigV4(a.Credentials(), a.Region()) // one option value, two clients
 	for _, s := range []*sdktest.Server{a, b} {
-		c, err := client.New(client.WithBaseURL(s.URL), client.WithTransport(s.HTTPClient().Transport), opt)
+		c, err := client.New(option.WithBaseURL(s.URL), option.WithTransport(s.HTTPClient().Transport), opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,10 +93,10 @@ func TestSigV4SourceWithoutBaseURLServesOneClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := client.New(client.WithBaseURL(a.URL), client.WithTokenSource(src)); err != nil {
+	if _, err := client.New(option.WithBaseURL(a.URL), option.WithTokenSource(src)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = client.New(client.WithBaseURL("https://other.example"), client.WithTokenSource(src))
+	_, err = client.New(option.WithBaseURL("https://other.example"), option.WithTokenSource(src))
 	if !errors.Is(err, apierrors.ErrInvalidInput) || !strings.Contains(err.Error(), "already serves another client") {
 		t.Fatalf("second New: %v, want a config error", err)
 	}
@@ -103,10 +104,10 @@ func TestSigV4SourceWithoutBaseURLServesOneClient(t *testing.T) {
 
 func TestExplicitBaseURLWinsOverInvalidEnvironment(t *testing.T) {
 	t.Setenv(client.EnvBaseURL, "not a url")
-	if _, err := client.New(client.WithBaseURL("https://api.example.com"), client.WithTokenSource(nil)); err != nil {
+	if _, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(nil)); err != nil {
 		t.Fatalf("New with an explicit base URL: %v", err)
 	}
-	_, err := client.New(client.WithTokenSource(nil))
+	_, err := client.New(option.WithTokenSource(nil))
 	if err == nil || !strings.Contains(err.Error(), client.EnvBaseURL) {
 		t.Fatalf("New from the environment: %v, want an error naming %s", err, client.EnvBaseURL)
 	}
@@ -116,11 +117,11 @@ func TestPerCallBaseURLRefused(t *testing.T) {
 	t.Parallel()
 	home := newCountingServer(t, userJSON)
 	elsewhere := newCountingServer(t, userJSON)
-	c, err := client.New(client.WithBaseURL(home.URL), client.WithTokenSource(client.StaticToken("secret-token")))
+	c, err := client.New(option.WithBaseURL(home.URL), option.WithTokenSource(client.StaticToken("secret-token")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = updateFirstName(t.Context(), c, client.WithBaseURL(elsewhere.URL))
+	err = updateFirstName(t.Context(), c, option.WithBaseURL(elsewhere.URL))
 	var ve *apierrors.ValidationError
 	if !errors.As(err, &ve) || ve.Fields[0].Field != "options" {
 		t.Fatalf("err = %v, want a validation error on options", err)
@@ -137,20 +138,20 @@ func TestWithHeaderRefusesManagedAndInvalidHeaders(t *testing.T) {
 		{"Accept", "text/html"}, {"Host", "evil.example"}, {"X-Id", "a\nb"}, {"X-Id", "a\rb"}, {"X-Id", "nul\x00"},
 		{"Bad Name", "x"}, {"", "x"}, {"X:Id", "x"},
 	} {
-		_, err := client.New(client.WithBaseURL("https://api.example.com"), client.WithTokenSource(nil), client.WithHeader(tc.key, tc.value))
+		_, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(nil), option.WithHeader(tc.key, tc.value))
 		if !errors.Is(err, apierrors.ErrInvalidInput) {
 			t.Errorf("WithHeader(%q, %q): New err = %v, want ErrInvalidInput", tc.key, tc.value, err)
 		}
 	}
-	if _, err := client.New(client.WithBaseURL("https://api.example.com"), client.WithTokenSource(nil),
-		client.WithHeader("X-Correlation-Id", "abc-123\twith tab")); err != nil {
+	if _, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(nil),
+		option.WithHeader("X-Correlation-Id", "abc-123\twith tab")); err != nil {
 		t.Fatalf("a valid header was refused: %v", err)
 	}
 }
 
 func TestBaseURLWithUserCredentialsRefused(t *testing.T) {
 	t.Parallel()
-	_, err := client.New(client.WithBaseURL("https://user:pass@api.example.com"), client.WithTokenSource(nil))
+	_, err := client.New(option.WithBaseURL("https://user:pass@api.example.com"), option.WithTokenSource(nil))
 	if !errors.Is(err, apierrors.ErrInvalidInput) || strings.Contains(err.Error(), "pass") {
 		t.Fatalf("err = %v, want a config error that does not echo the password", err)
 	}
@@ -159,7 +160,7 @@ func TestBaseURLWithUserCredentialsRefused(t *testing.T) {
 func TestStaticTokenIsTrimmedAndChecked(t *testing.T) {
 	t.Parallel()
 	srv := newCountingServer(t, userJSON)
-	c, err := client.New(client.WithBaseURL(srv.URL), client.WithTokenSource(client.StaticToken("  tok-123\n")))
+	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken("  tok-123\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestStaticTokenIsTrimmedAndChecked(t *testing.T) {
 		t.Fatalf("Authorization = %q, want the trimmed token", got)
 	}
 	for _, bad := range []string{"", " \n", "tok 123", "tok\x01"} {
-		_, err := client.New(client.WithBaseURL(srv.URL), client.WithTokenSource(client.StaticToken(bad)))
+		_, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(bad)))
 		if !errors.Is(err, apierrors.ErrInvalidInput) {
 			t.Errorf("StaticToken(%q): New err = %v, want a config error", bad, err)
 		}
@@ -192,14 +193,14 @@ func TestRedirects(t *testing.T) {
 		}
 		http.Redirect(w, r, target, http.StatusTemporaryRedirect)
 	})
-	c, err := client.New(client.WithBaseURL(home.URL), client.WithTokenSource(nil), client.WithMaxRetries(0))
+	c, err := client.New(option.WithBaseURL(home.URL), option.WithTokenSource(nil), option.WithMaxRetries(0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := updateFirstName(t.Context(), c); err != nil {
 		t.Fatalf("same-origin redirect: %v", err)
 	}
-	err = updateFirstName(t.Context(), c, client.WithHeader("X-Redirect", "away"))
+	err = updateFirstName(t.Context(), c, option.WithHeader("X-Redirect", "away"))
 	var apiErr *apierrors.Error
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTemporaryRedirect {
 		t.Fatalf("cross-host redirect: err = %v, want the 307 as an *errors.Error", err)
@@ -217,7 +218,7 @@ func TestTransportErrorKeepsTheLastResponse(t *testing.T) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = io.WriteString(w, `{"type":"about:blank","title":"Busy","status":503,"serviceCode":"50300001","detail":"try later"}`)
 	})
-	c, err := client.New(client.WithBaseURL(srv.URL), client.WithTokenSource(nil), client.WithRetryBackoff(time.Hour, time.Hour))
+	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithRetryBackoff(time.Hour, time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +237,7 @@ func TestTransportErrorKeepsTheLastResponse(t *testing.T) {
 func TestNilContextIsAValidationError(t *testing.T) {
 	t.Parallel()
 	srv := newCountingServer(t, userJSON)
-	c, err := client.New(client.WithBaseURL(srv.URL), client.WithTokenSource(nil))
+	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestTokenErrorNamesTheOperation(t *testing.T) {
 	t.Parallel()
 	srv := newCountingServer(t, userJSON)
 	sealed := errors.New("vault sealed")
-	c, err := client.New(client.WithBaseURL(srv.URL), client.WithTokenSource(client.TokenSourceFunc(
+	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(client.TokenSourceFunc(
 		func(context.Context) (client.Token, error) { return client.Token{}, sealed })))
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +275,7 @@ func TestProviderNotConfiguredIsFinalOnAny5xx(t *testing.T) {
 		w.WriteHeader(http.StatusInternalServerError)
 		_, _ = io.WriteString(w, `{"type":"about:blank","title":"Provider not configured","status":500,"serviceCode":"50000009"}`)
 	})
-	c, err := client.New(client.WithBaseURL(srv.URL), client.WithTokenSource(nil), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +292,7 @@ func TestProviderNotConfiguredIsFinalOnAny5xx(t *testing.T) {
 func TestCloseIdleConnectionsClosesOnlyTheClientsOwnPool(t *testing.T) {
 	t.Parallel()
 	srv := newCountingServer(t, userJSON)
-	c, err := client.New(client.WithBaseURL(srv.URL), client.WithTokenSource(nil))
+	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +312,7 @@ func TestCloseIdleConnectionsClosesOnlyTheClientsOwnPool(t *testing.T) {
 	user := newCountingServer(t, userJSON)
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
-	c2, err := client.New(client.WithBaseURL(user.URL), client.WithTokenSource(nil), client.WithTransport(tr))
+	c2, err := client.New(option.WithBaseURL(user.URL), option.WithTokenSource(nil), option.WithTransport(tr))
 	if err != nil {
 		t.Fatal(err)
 	}

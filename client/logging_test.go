@@ -24,6 +24,7 @@ import (
 	"github.com/memberplatform/memberplatform-go/client"
 	"github.com/memberplatform/memberplatform-go/customer"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/payments"
 )
 
@@ -117,7 +118,7 @@ func (h *logCapture) rendered() string {
 // logTestServer starts srv and a transport the test owns, so that every
 // connection is closed when the test ends (the package's TestMain checks
 // for leaked goroutines).
-func logTestServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, client.Option) {
+func logTestServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, option.RequestOption) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	tr := &http.Transport{}
@@ -125,7 +126,7 @@ func logTestServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, client.O
 		tr.CloseIdleConnections()
 		srv.Close()
 	})
-	return srv, client.WithTransport(tr)
+	return srv, option.WithTransport(tr)
 }
 
 const logTestUser = "user_01E4ZCR3C56J083X43JQXF3JK5"
@@ -148,8 +149,8 @@ func TestLoggerOneDebugRecordPerAttemptAndWarnOnRetry(t *testing.T) {
 		_, _ = io.WriteString(w, `{"id":"`+logTestUser+`","email":"ada@example.com"}`)
 	})
 	h := newLogCapture(slog.LevelDebug)
-	c, err := client.New(client.WithBaseURL(srv.URL), tr, client.WithTokenSource(client.StaticToken("static-token")),
-		client.WithLogger(slog.New(h)), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	c, err := client.New(option.WithBaseURL(srv.URL), tr, option.WithTokenSource(client.StaticToken("static-token")),
+		option.WithLogger(slog.New(h)), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,8 +216,8 @@ func TestLoggerWarnsOnGiveUp(t *testing.T) {
 		w.WriteHeader(http.StatusBadGateway)
 	})
 	h := newLogCapture(slog.LevelWarn) // Debug disabled: only retries and the give-up
-	c, err := client.New(client.WithBaseURL(srv.URL), tr, client.WithTokenSource(client.StaticToken("static-token")),
-		client.WithLogger(slog.New(h)), client.WithMaxRetries(1), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	c, err := client.New(option.WithBaseURL(srv.URL), tr, option.WithTokenSource(client.StaticToken("static-token")),
+		option.WithLogger(slog.New(h)), option.WithMaxRetries(1), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,9 +263,9 @@ func TestNoLoggerLogsNothing(t *testing.T) {
 	slog.SetDefault(slog.New(def))
 	defer slog.SetDefault(old)
 
-	newClient := func(opts ...client.Option) *client.Client {
-		c, err := client.New(append([]client.Option{client.WithBaseURL("http://127.0.0.1:1"), client.WithTransport(memRoundTripper{}),
-			client.WithTokenSource(client.StaticToken("static-token"))}, opts...)...)
+	newClient := func(opts ...option.RequestOption) *client.Client {
+		c, err := client.New(append([]option.RequestOption{option.WithBaseURL("http://127.0.0.1:1"), option.WithTransport(memRoundTripper{}),
+			option.WithTokenSource(client.StaticToken("static-token"))}, opts...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -280,9 +281,9 @@ func TestNoLoggerLogsNothing(t *testing.T) {
 		})
 	}
 	none := allocs(newClient())
-	disabled := allocs(newClient(client.WithLogger(slog.New(newLogCapture(slog.LevelError + 1)))))
-	enabled := allocs(newClient(client.WithLogger(slog.New(slog.DiscardHandler))))
-	debug := allocs(newClient(client.WithLogger(slog.New(newLogCapture(slog.LevelDebug)))))
+	disabled := allocs(newClient(option.WithLogger(slog.New(newLogCapture(slog.LevelError + 1)))))
+	enabled := allocs(newClient(option.WithLogger(slog.New(slog.DiscardHandler))))
+	debug := allocs(newClient(option.WithLogger(slog.New(newLogCapture(slog.LevelDebug)))))
 	t.Logf("allocs/call: no logger %.0f, disabled logger %.0f, discard handler %.0f, capturing Debug logger %.0f", none, disabled, enabled, debug)
 	if recs := def.records(); len(recs) != 0 {
 		t.Errorf("a client without WithLogger wrote %d records to slog.Default: %+v", len(recs), recs[0])
@@ -304,8 +305,8 @@ func TestUserAgentAppInfo(t *testing.T) {
 		uas <- r.Header.Get("User-Agent")
 		w.WriteHeader(http.StatusNoContent)
 	})
-	c, err := client.New(client.WithBaseURL(srv.URL), tr, client.WithTokenSource(client.StaticToken("static-token")),
-		client.WithAppInfo("billing-svc", "1.2.3"))
+	c, err := client.New(option.WithBaseURL(srv.URL), tr, option.WithTokenSource(client.StaticToken("static-token")),
+		option.WithAppInfo("billing-svc", "1.2.3"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +320,7 @@ func TestUserAgentAppInfo(t *testing.T) {
 	}
 	// A per-call WithAppInfo appends to the client's.
 	if err := c.AccessMgmt.ReplaceRolePermissions(ctx, "org_01EHZNVPK3SFK441A1RGBFSHRT", "org-admin", nil,
-		client.WithAppInfo("nightly-job", "7")); err != nil {
+		option.WithAppInfo("nightly-job", "7")); err != nil {
 		t.Fatal(err)
 	}
 	if ua := <-uas; !base.MatchString(ua) || !strings.HasSuffix(ua, ") billing-svc/1.2.3 nightly-job/7") {
@@ -414,8 +415,8 @@ func TestLogsAndErrorsRedactSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newLogCapture(slog.LevelDebug)
-	c, err := client.New(client.WithBaseURL(srv.URL), tr, client.WithTokenSource(src), client.WithLogger(slog.New(h)),
-		client.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	c, err := client.New(option.WithBaseURL(srv.URL), tr, option.WithTokenSource(src), option.WithLogger(slog.New(h)),
+		option.WithRetryBackoff(time.Millisecond, time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}

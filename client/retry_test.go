@@ -16,6 +16,7 @@ import (
 
 	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/payments"
 )
 
@@ -72,12 +73,12 @@ func retryJSON(w http.ResponseWriter, status int, body string) {
 
 // newRetryClient builds a public client on a test-owned transport with a
 // 1ms..2ms backoff, so retries are fast.
-func newRetryClient(t *testing.T, url string, opts ...client.Option) *client.Client {
+func newRetryClient(t *testing.T, url string, opts ...option.RequestOption) *client.Client {
 	t.Helper()
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
-	all := append([]client.Option{client.WithBaseURL(url), client.WithTokenSource(nil), client.WithTransport(tr),
-		client.WithRetryBackoff(time.Millisecond, 2*time.Millisecond)}, opts...)
+	all := append([]option.RequestOption{option.WithBaseURL(url), option.WithTokenSource(nil), option.WithTransport(tr),
+		option.WithRetryBackoff(time.Millisecond, 2*time.Millisecond)}, opts...)
 	c, err := client.New(all...)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func newRetryClient(t *testing.T, url string, opts ...client.Option) *client.Cli
 	return c
 }
 
-func updatePM(ctx context.Context, c *client.Client, opts ...client.Option) (*payments.PaymentMethod, error) {
+func updatePM(ctx context.Context, c *client.Client, opts ...option.RequestOption) (*payments.PaymentMethod, error) {
 	return c.Payments.UpdatePaymentMethod(ctx, retryPMID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true), ExpDate: new("08/2031")}, opts...)
 }
 
@@ -143,14 +144,14 @@ func TestPublicMaxRetries(t *testing.T) {
 	if n := attemptsOf(t, err); n != 4 {
 		t.Fatalf("default client: %d attempts, want 4 (3 retries)", n)
 	}
-	if _, err := updatePM(ctx, def, client.WithMaxRetries(0)); attemptsOf(t, err) != 1 {
+	if _, err := updatePM(ctx, def, option.WithMaxRetries(0)); attemptsOf(t, err) != 1 {
 		t.Fatalf("per-call WithMaxRetries(0): %d attempts, want 1", attemptsOf(t, err))
 	}
-	one := newRetryClient(t, srv.URL, client.WithMaxRetries(1))
+	one := newRetryClient(t, srv.URL, option.WithMaxRetries(1))
 	if _, err := updatePM(ctx, one); attemptsOf(t, err) != 2 {
 		t.Fatalf("client-wide WithMaxRetries(1): %d attempts, want 2", attemptsOf(t, err))
 	}
-	if _, err := updatePM(ctx, one, client.WithMaxRetries(2)); attemptsOf(t, err) != 3 {
+	if _, err := updatePM(ctx, one, option.WithMaxRetries(2)); attemptsOf(t, err) != 3 {
 		t.Fatalf("per-call WithMaxRetries(2) over client-wide 1: %d attempts, want 3", attemptsOf(t, err))
 	}
 	if h := srv.hits(); h != 4+1+2+3 {
@@ -167,7 +168,7 @@ func TestPublicMaxRetryAfter(t *testing.T) {
 		}
 		retryJSON(w, http.StatusOK, retryPMJSON)
 	})
-	c := newRetryClient(t, srv.URL, client.WithMaxRetryAfter(10*time.Millisecond))
+	c := newRetryClient(t, srv.URL, option.WithMaxRetryAfter(10*time.Millisecond))
 	_, err := updatePM(context.Background(), c)
 	var ae *apierrors.Error
 	if !errors.As(err, &ae) || !errors.Is(err, apierrors.ErrRateLimited) || ae.RetryAfter != 30*time.Millisecond || ae.Attempts != 1 {
@@ -175,7 +176,7 @@ func TestPublicMaxRetryAfter(t *testing.T) {
 	}
 	// A per-call cap above the asked wait lets the retry happen.
 	start := time.Now()
-	if _, err := updatePM(context.Background(), c, client.WithMaxRetryAfter(time.Second)); err != nil {
+	if _, err := updatePM(context.Background(), c, option.WithMaxRetryAfter(time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	if el := time.Since(start); el < 30*time.Millisecond {
@@ -191,7 +192,7 @@ func TestPublicDeadlineCutsRetryAfter(t *testing.T) {
 		w.Header().Set("Retry-After", "1")
 		retryJSON(w, http.StatusServiceUnavailable, `{}`)
 	})
-	c := newRetryClient(t, srv.URL, client.WithTimeout(300*time.Millisecond))
+	c := newRetryClient(t, srv.URL, option.WithTimeout(300*time.Millisecond))
 	start := time.Now()
 	_, err := updatePM(context.Background(), c)
 	var ae *apierrors.Error
@@ -212,9 +213,9 @@ func TestPublicAttemptTimeout(t *testing.T) {
 		}
 	})
 	defer close(release)
-	c := newRetryClient(t, srv.URL, client.WithMaxRetries(1))
+	c := newRetryClient(t, srv.URL, option.WithMaxRetries(1))
 	start := time.Now()
-	_, err := updatePM(context.Background(), c, client.WithAttemptTimeout(40*time.Millisecond))
+	_, err := updatePM(context.Background(), c, option.WithAttemptTimeout(40*time.Millisecond))
 	var te *apierrors.TransportError
 	if !errors.As(err, &te) || !te.Timeout() || te.Attempts != 2 {
 		t.Fatalf("err = %v, want a timed-out TransportError after 2 attempts", err)
@@ -240,7 +241,7 @@ func TestPublicNotRetried(t *testing.T) {
 	if !errors.Is(err, apierrors.ErrNotImplemented) || attemptsOf(t, err) != 1 {
 		t.Fatalf("err = %v, want ErrNotImplemented after 1 attempt", err)
 	}
-	_, err = updatePM(context.Background(), c, client.WithHeader("X-Case", "400"))
+	_, err = updatePM(context.Background(), c, option.WithHeader("X-Case", "400"))
 	if !errors.Is(err, apierrors.ErrBadRequest) || attemptsOf(t, err) != 1 {
 		t.Fatalf("err = %v, want ErrBadRequest after 1 attempt", err)
 	}
@@ -266,9 +267,9 @@ func TestPublicGivingUpKeepsUserPool(t *testing.T) {
 	})
 	for _, viaHTTPClient := range []bool{false, true} {
 		rec := &idleRecorder{Transport: &http.Transport{}}
-		opt := client.WithTransport(rec)
+		opt := option.WithTransport(rec)
 		if viaHTTPClient {
-			opt = client.WithHTTPClient(&http.Client{Transport: rec})
+			opt = option.WithHTTPClient(&http.Client{Transport: rec})
 		}
 		c := newRetryClient(t, srv.URL, opt)
 		_, err := updatePM(context.Background(), c)
@@ -283,14 +284,14 @@ func TestPublicGivingUpKeepsUserPool(t *testing.T) {
 }
 
 func TestPublicRetryOptionValidation(t *testing.T) {
-	for name, opt := range map[string]client.Option{
-		"WithMaxRetries(-1)":       client.WithMaxRetries(-1),
-		"WithRetryBackoff(0,1s)":   client.WithRetryBackoff(0, time.Second),
-		"WithRetryBackoff(2s,1s)":  client.WithRetryBackoff(2*time.Second, time.Second),
-		"WithMaxRetryAfter(-1)":    client.WithMaxRetryAfter(-1),
-		"WithAttemptTimeout(-1ns)": client.WithAttemptTimeout(-1),
+	for name, opt := range map[string]option.RequestOption{
+		"WithMaxRetries(-1)":       option.WithMaxRetries(-1),
+		"WithRetryBackoff(0,1s)":   option.WithRetryBackoff(0, time.Second),
+		"WithRetryBackoff(2s,1s)":  option.WithRetryBackoff(2*time.Second, time.Second),
+		"WithMaxRetryAfter(-1)":    option.WithMaxRetryAfter(-1),
+		"WithAttemptTimeout(-1ns)": option.WithAttemptTimeout(-1),
 	} {
-		if _, err := client.New(client.WithBaseURL("https://api.example.com"), client.WithTokenSource(nil), opt); !errors.Is(err, apierrors.ErrInvalidInput) {
+		if _, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(nil), opt); !errors.Is(err, apierrors.ErrInvalidInput) {
 			t.Errorf("%s: New err = %v, want ErrInvalidInput", name, err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/core"
+	"github.com/memberplatform/memberplatform-go/option"
 )
 
 // DefaultSigV4Service is the SigV4 signing name used when SigV4Config.Service
@@ -36,12 +37,14 @@ type SigV4Config struct {
 	Service string
 	// BaseURL is the platform base URL; the token is requested from
 	// BaseURL + "/auth/token". Leave it empty when the source is given to
-	// WithTokenSource: it then uses the client's base URL and transport.
+	// option.WithTokenSource: it then uses the client's base URL and
+	// transport.
 	// Plain http to a non-loopback host is refused (the response carries
-	// the bearer) unless Options include WithInsecureBearerOverHTTP.
+	// the bearer) unless Options include option.WithInsecureBearerOverHTTP.
 	BaseURL string
-	// Options apply to the token requests (transport, retries, timeout...).
-	Options []Option
+	// Options apply to the token requests (transport, retries, timeout...)
+	// of a source with its own BaseURL.
+	Options []option.RequestOption
 }
 
 // SigV4TokenSource obtains the service JWT from POST /auth/token, signed
@@ -65,10 +68,10 @@ type SigV4TokenSource struct {
 	signer  *v4.Signer
 	now     func() time.Time
 
-	mu      sync.Mutex
-	baseURL string
-	opts    []Option
-	be      *core.Client // bound lazily
+	mu       sync.Mutex
+	baseURL  string
+	opts     []option.RequestOption
+	pipeline *core.Client // the client's, or built on first use
 }
 
 // DefaultTokenLifetime is assumed for a token whose response gives no expiry
@@ -98,20 +101,6 @@ func NewSigV4TokenSource(cfg SigV4Config) (*SigV4TokenSource, error) {
 	}
 	return &SigV4TokenSource{creds: creds, region: cfg.Region, service: cfg.Service, signer: v4.NewSigner(),
 		now: time.Now, baseURL: cfg.BaseURL, opts: cfg.Options}, nil
-}
-
-// WithSigV4 is shorthand for WithTokenSource with a SigV4 source that
-// requests tokens from the client's own base URL.
-// Each client built with it gets a source of its own, so the same option
-// may be reused for several clients.
-func WithSigV4(creds aws.CredentialsProvider, region string) Option {
-	return func(st *core.Settings) error {
-		src, err := NewSigV4TokenSource(SigV4Config{Credentials: creds, Region: region})
-		if err != nil {
-			return err
-		}
-		return WithTokenSource(src)(st)
-	}
 }
 
 // SigV4CredentialsFromEnv reads static AWS credentials from
@@ -145,56 +134,57 @@ var emptyPayloadHash = hex.EncodeToString(sha256.New().Sum(nil))
 // A source without its own BaseURL serves one client only: given to a
 // second client it would fetch that client's tokens from the first one's
 // platform, so New refuses it.
-func (s *SigV4TokenSource) bind(be *core.Client) error {
+func (s *SigV4TokenSource) bind(pipeline *core.Client) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case s.baseURL != "":
 		return nil
-	case s.be != nil:
+	case s.pipeline != nil:
 		return errors.New("memberplatform: this SigV4TokenSource already serves another client; create one per client (or set SigV4Config.BaseURL)")
 	}
-	s.be = be
+	s.pipeline = pipeline
 	return nil
 }
 
-func (s *SigV4TokenSource) backend() (*core.Client, error) {
+// tokenPipeline returns the pipeline the token requests go through.
+func (s *SigV4TokenSource) tokenPipeline() (*core.Client, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.be != nil {
-		return s.be, nil
+	if s.pipeline != nil {
+		return s.pipeline, nil
 	}
 	if s.baseURL == "" {
-		return nil, errors.New("memberplatform: SigV4 token source has no base URL: set SigV4Config.BaseURL or give it to client.WithTokenSource")
+		return nil, errors.New("memberplatform: SigV4 token source has no base URL: set SigV4Config.BaseURL or give it to option.WithTokenSource")
 	}
-	st := core.DefaultSettings()
-	opts := append([]Option{WithBaseURL(s.baseURL)}, s.opts...)
-	if err := st.Apply(opts); err != nil {
+	settings := core.DefaultSettings()
+	opts := append([]option.RequestOption{option.WithBaseURL(s.baseURL)}, s.opts...)
+	if err := core.Apply(&settings, opts); err != nil {
 		return nil, err
 	}
 	// The response carries the bearer token: the same rule as for sending
 	// it applies.
-	if err := core.CheckBearerTransport(&st); err != nil {
+	if err := core.CheckBearerTransport(&settings); err != nil {
 		return nil, err
 	}
-	be, err := core.New(st, nil)
+	pipeline, err := core.New(settings, nil)
 	if err != nil {
 		return nil, err
 	}
-	s.be = be
-	return be, nil
+	s.pipeline = pipeline
+	return pipeline, nil
 }
 
 // Token requests a fresh token. The client's cache decides when to call it.
 func (s *SigV4TokenSource) Token(ctx context.Context) (Token, error) {
-	be, err := s.backend()
+	pipeline, err := s.tokenPipeline()
 	if err != nil {
 		return Token{}, &apierrors.TokenError{Reason: "configuration", Err: err}
 	}
 	var body []byte
 	status := 0
-	call := &core.Call{Op: &tokenOp, Out: &body, Status: &status, Sign: s.sign}
-	if err := be.Do(ctx, call); err != nil {
+	call := &core.Call{Op: &tokenOp, Result: &body, Status: &status, Sign: s.sign}
+	if err := core.Do(ctx, pipeline, call, []option.RequestOption(nil)); err != nil {
 		var te *apierrors.TokenError
 		if errors.As(err, &te) {
 			return Token{}, err

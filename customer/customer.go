@@ -10,20 +10,29 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/core"
 	"github.com/memberplatform/memberplatform-go/internal/flextime"
 	"github.com/memberplatform/memberplatform-go/internal/validate"
+	"github.com/memberplatform/memberplatform-go/option"
 )
 
 // Service calls the customer operations. Get one from
 // client.Client.Customer; it is safe for concurrent use.
 //
-// Every method takes ctx first and trailing opts: client.Option values
-// (client.WithHeader, client.WithTimeout, client.WithMaxRetries...) that
-// apply to that call only. In this package's signatures the type reads
-// core.Option, which client.Option is an alias of.
-type Service struct{ be *core.Client }
+// Every method takes ctx first and trailing option.RequestOption values
+// that apply to that call only, such as option.WithHeader or
+// option.WithTimeout.
+type Service struct{ client *core.Client }
 
-// NewService returns a Service that sends through be. client.New calls it;
-// users do not need to.
-func NewService(be *core.Client) *Service { return &Service{be: be} }
+// pipeline returns the client the service sends through; nil for a
+// Service not built by client.New, which the pipeline reports as an error.
+func (s *Service) pipeline() *core.Client {
+	if s == nil {
+		return nil
+	}
+	return s.client
+}
+
+func init() {
+	core.NewCustomer = func(c *core.Client) any { return &Service{client: c} }
+}
 
 // MemberAddress is a member's address. Every field but ID and TenantID may
 // be null, which decodes to nil.
@@ -89,7 +98,7 @@ var upsertMemberAddressOp = core.Operation{
 // If the platform answers 2xx with an empty body, the returned address holds
 // only the fields that were sent (ID, TenantID and the dates are unknown:
 // empty and nil), like the other operations of the SDK.
-func (s *Service) UpsertMemberAddress(ctx context.Context, memberID string, params UpsertMemberAddressParams, opts ...core.Option) (*MemberAddress, error) {
+func (s *Service) UpsertMemberAddress(ctx context.Context, memberID string, params UpsertMemberAddressParams, opts ...option.RequestOption) (*MemberAddress, error) {
 	v := validate.Errors{Operation: upsertMemberAddressOp.Name}
 	validate.UUIDParam(&v, "memberId", memberID)
 	for _, f := range []struct{ name, val string }{
@@ -104,7 +113,7 @@ func (s *Service) UpsertMemberAddress(ctx context.Context, memberID string, para
 		return nil, err
 	}
 	var a MemberAddress
-	if err := s.be.Do(ctx, &core.Call{Op: &upsertMemberAddressOp, PathParams: []string{memberID}, Body: params, Out: &a}, opts...); err != nil {
+	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: &upsertMemberAddressOp, PathParams: []string{memberID}, Body: params, Result: &a}, opts); err != nil {
 		return nil, err
 	}
 	if a == (MemberAddress{}) { // empty (or null) 2xx body

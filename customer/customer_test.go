@@ -2,6 +2,7 @@ package customer_test
 
 import (
 	"github.com/memberplatform/memberplatform-go/internal/areatest"
+	"github.com/memberplatform/memberplatform-go/option"
 
 	"errors"
 	"net/http"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/oapi-codegen/nullable"
 
-	"github.com/memberplatform/memberplatform-go/client"
 	"github.com/memberplatform/memberplatform-go/customer"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 )
@@ -406,7 +406,7 @@ func TestUpsertMemberAddressRetriedOnServerError(t *testing.T) {
 		}
 		return areatest.JSON(http.StatusCreated, fullAddr)(r)
 	})
-	c := m.Client(client.WithMaxRetries(2), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	c := m.Client(option.WithMaxRetries(2), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
 	a, err := c.Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
 	if err != nil {
 		t.Fatal(err)
@@ -425,14 +425,14 @@ func TestUpsertMemberAddressClientOptions(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		opts []client.Option
+		opts []option.RequestOption
 		path string
 		auth string
 	}{
-		{"no token source", []client.Option{client.WithTokenSource(nil)}, addrPath, ""},
+		{"no token source", []option.RequestOption{option.WithTokenSource(nil)}, addrPath, ""},
 		{"token source", nil, addrPath, "Bearer " + token},
-		{"base path prefix", []client.Option{client.WithBaseURL("https://api.example.com/api/v2")}, "/api/v2" + addrPath, "Bearer " + token},
-		{"base path prefix with slash", []client.Option{client.WithBaseURL("https://api.example.com/api/v2/")}, "/api/v2" + addrPath, "Bearer " + token},
+		{"base path prefix", []option.RequestOption{option.WithBaseURL("https://api.example.com/api/v2")}, "/api/v2" + addrPath, "Bearer " + token},
+		{"base path prefix with slash", []option.RequestOption{option.WithBaseURL("https://api.example.com/api/v2/")}, "/api/v2" + addrPath, "Bearer " + token},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -459,9 +459,9 @@ func TestUpsertMemberAddressPerCallOptions(t *testing.T) {
 	t.Parallel()
 	m := areatest.NewMock(t)
 	m.On(http.MethodPost, addrPath, areatest.JSON(http.StatusOK, fullAddr))
-	c := m.Client(client.WithHeader("X-Client", "wide"))
+	c := m.Client(option.WithHeader("X-Client", "wide"))
 	if _, err := c.Customer.UpsertMemberAddress(t.Context(), memberID, minParams(),
-		client.WithHeader("X-Client", "per-call"), client.WithHeader("X-Tenant", "tenant-42"), client.WithQuery(traceQuery{Trace: "t/1", Tags: []string{"a", "b"}}), client.WithTimeout(time.Minute)); err != nil {
+		option.WithHeader("X-Client", "per-call"), option.WithHeader("X-Tenant", "tenant-42"), option.WithQuery(traceQuery{Trace: "t/1", Tags: []string{"a", "b"}}), option.WithTimeout(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Customer.UpsertMemberAddress(t.Context(), memberID, minParams()); err != nil {
@@ -504,6 +504,6 @@ func TestUpsertMemberAddressPerCallTimeoutExpires(t *testing.T) {
 	m := areatest.NewMock(t)
 	m.On(http.MethodPost, addrPath, areatest.Hang)
 	start := time.Now()
-	_, err := m.Client().Customer.UpsertMemberAddress(areatest.BoundedCtx(t), memberID, minParams(), client.WithTimeout(30*time.Millisecond))
+	_, err := m.Client().Customer.UpsertMemberAddress(areatest.BoundedCtx(t), memberID, minParams(), option.WithTimeout(30*time.Millisecond))
 	areatest.CheckTimedOut(t, err, start)
 }

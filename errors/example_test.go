@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
-	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/sdktest"
 )
 
@@ -62,7 +62,7 @@ func ExampleError_retryAfter() {
 	c, _ := srv.NewClient()
 
 	// The provider asks for two minutes, longer than the SDK waits on its
-	// own (client.WithMaxRetryAfter, 20s by default): the call returns at
+	// own (option.WithMaxRetryAfter, 20s by default): the call returns at
 	// once and the caller decides.
 	srv.FailNext(1, sdktest.Fault{Status: http.StatusTooManyRequests, RetryAfter: 2 * time.Minute})
 	_, err := c.AccessMgmt.UpdateUser(context.Background(), "user_1", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
@@ -96,7 +96,7 @@ func ExampleTransportError() {
 	srv := sdktest.Start()
 	defer srv.Close()
 	srv.AddUser(sdktest.User{ID: "user_1", Email: "ada@example.com"})
-	c, _ := srv.NewClient(client.WithMaxRetries(1))
+	c, _ := srv.NewClient(option.WithMaxRetries(1))
 	ctx := context.Background()
 	if _, err := c.AccessMgmt.UpdateUser(ctx, "user_1", accessmgmt.UpdateUserParams{FirstName: new("Ada")}); err != nil { // fetch a token
 		panic(err)

@@ -10,20 +10,29 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/core"
 	"github.com/memberplatform/memberplatform-go/internal/flextime"
 	"github.com/memberplatform/memberplatform-go/internal/validate"
+	"github.com/memberplatform/memberplatform-go/option"
 )
 
 // Service calls the payment-method operations. Get one from
 // client.Client.Payments; it is safe for concurrent use.
 //
-// Every method takes ctx first and trailing opts: client.Option values
-// (client.WithHeader, client.WithTimeout, client.WithMaxRetries...) that
-// apply to that call only. In this package's signatures the type reads
-// core.Option, which client.Option is an alias of.
-type Service struct{ be *core.Client }
+// Every method takes ctx first and trailing option.RequestOption values
+// that apply to that call only, such as option.WithHeader or
+// option.WithTimeout.
+type Service struct{ client *core.Client }
 
-// NewService returns a Service that sends through be. client.New calls it;
-// users do not need to.
-func NewService(be *core.Client) *Service { return &Service{be: be} }
+// pipeline returns the client the service sends through; nil for a
+// Service not built by client.New, which the pipeline reports as an error.
+func (s *Service) pipeline() *core.Client {
+	if s == nil {
+		return nil
+	}
+	return s.client
+}
+
+func init() {
+	core.NewPayments = func(c *core.Client) any { return &Service{client: c} }
+}
 
 // PaymentMethod is a stored payment card.
 type PaymentMethod struct {
@@ -86,7 +95,7 @@ var updatePaymentMethodOp = core.Operation{
 // implemented" problem: errors.Is(err, apierrors.ErrNotImplemented). If the
 // platform answers 2xx with an empty body, the returned value holds only the
 // ID and the fields that were sent.
-func (s *Service) UpdatePaymentMethod(ctx context.Context, id string, params UpdatePaymentMethodParams, opts ...core.Option) (*PaymentMethod, error) {
+func (s *Service) UpdatePaymentMethod(ctx context.Context, id string, params UpdatePaymentMethodParams, opts ...option.RequestOption) (*PaymentMethod, error) {
 	v := validate.Errors{Operation: updatePaymentMethodOp.Name}
 	validate.UUIDParam(&v, "id", id)
 	if params.ExpDate != nil && *params.ExpDate == "" {
@@ -96,7 +105,7 @@ func (s *Service) UpdatePaymentMethod(ctx context.Context, id string, params Upd
 		return nil, err
 	}
 	var pm PaymentMethod
-	if err := s.be.Do(ctx, &core.Call{Op: &updatePaymentMethodOp, PathParams: []string{id}, Body: params, Out: &pm}, opts...); err != nil {
+	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: &updatePaymentMethodOp, PathParams: []string{id}, Body: params, Result: &pm}, opts); err != nil {
 		return nil, err
 	}
 	if pm.ID == "" {

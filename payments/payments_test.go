@@ -2,6 +2,7 @@ package payments_test
 
 import (
 	"github.com/memberplatform/memberplatform-go/internal/areatest"
+	"github.com/memberplatform/memberplatform-go/option"
 
 	"errors"
 	"net/http"
@@ -11,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/payments"
 )
@@ -296,7 +296,7 @@ func TestUpdatePaymentMethodRetriedOnServerError(t *testing.T) {
 		}
 		return areatest.JSON(http.StatusOK, fullPM)(r)
 	})
-	c := m.Client(client.WithMaxRetries(2), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	c := m.Client(option.WithMaxRetries(2), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
 	pm, err := c.Payments.UpdatePaymentMethod(t.Context(), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(false)})
 	if err != nil {
 		t.Fatal(err)
@@ -315,14 +315,14 @@ func TestUpdatePaymentMethodClientOptions(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		opts []client.Option
+		opts []option.RequestOption
 		path string
 		auth string
 	}{
-		{"no token source", []client.Option{client.WithTokenSource(nil)}, pmPath, ""},
+		{"no token source", []option.RequestOption{option.WithTokenSource(nil)}, pmPath, ""},
 		{"token source", nil, pmPath, "Bearer " + token},
-		{"base path prefix", []client.Option{client.WithBaseURL("https://api.example.com/api/v2")}, "/api/v2" + pmPath, "Bearer " + token},
-		{"base path prefix with slash", []client.Option{client.WithBaseURL("https://api.example.com/api/v2/")}, "/api/v2" + pmPath, "Bearer " + token},
+		{"base path prefix", []option.RequestOption{option.WithBaseURL("https://api.example.com/api/v2")}, "/api/v2" + pmPath, "Bearer " + token},
+		{"base path prefix with slash", []option.RequestOption{option.WithBaseURL("https://api.example.com/api/v2/")}, "/api/v2" + pmPath, "Bearer " + token},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -349,10 +349,10 @@ func TestUpdatePaymentMethodPerCallOptions(t *testing.T) {
 	t.Parallel()
 	m := areatest.NewMock(t)
 	m.On(http.MethodPatch, pmPath, areatest.JSON(http.StatusOK, fullPM))
-	c := m.Client(client.WithHeader("X-Client", "wide"))
+	c := m.Client(option.WithHeader("X-Client", "wide"))
 	params := payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)}
 	if _, err := c.Payments.UpdatePaymentMethod(t.Context(), pmID, params,
-		client.WithHeader("X-Client", "per-call"), client.WithHeader("Idempotency-Key", "k-1"), client.WithQuery(traceQuery{Trace: "t1", DryRun: true}), client.WithTimeout(time.Minute)); err != nil {
+		option.WithHeader("X-Client", "per-call"), option.WithHeader("Idempotency-Key", "k-1"), option.WithQuery(traceQuery{Trace: "t1", DryRun: true}), option.WithTimeout(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Payments.UpdatePaymentMethod(t.Context(), pmID, params); err != nil {
@@ -397,6 +397,6 @@ func TestUpdatePaymentMethodPerCallTimeoutExpires(t *testing.T) {
 	m.On(http.MethodPatch, pmPath, areatest.Hang)
 	start := time.Now()
 	_, err := m.Client().Payments.UpdatePaymentMethod(areatest.BoundedCtx(t), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)},
-		client.WithTimeout(30*time.Millisecond))
+		option.WithTimeout(30*time.Millisecond))
 	areatest.CheckTimedOut(t, err, start)
 }

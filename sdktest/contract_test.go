@@ -21,9 +21,9 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
-	"github.com/memberplatform/memberplatform-go/client"
 	"github.com/memberplatform/memberplatform-go/customer"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/payments"
 	"github.com/memberplatform/memberplatform-go/sdktest"
 )
@@ -177,7 +177,7 @@ func TestContract(t *testing.T) {
 	ctx := t.Context()
 
 	rec := &recorder{base: srv.HTTPClient().Transport, viaSDK: true}
-	c := srv.Client(client.WithTransport(rec))
+	c := srv.Client(option.WithTransport(rec))
 
 	srv.AddUser(sdktest.User{ID: "user_01", Email: "ada@example.com"})
 	srv.AddUser(sdktest.User{ID: "user_02", Email: "grace@example.com", MobileNumber: "+61400000000", FirstName: "Grace", LastName: "Hopper"})
@@ -251,7 +251,7 @@ func TestContract(t *testing.T) {
 	mustErr(err, apierrors.ErrForbidden)
 
 	// Unauthenticated calls (no token source): problem and code/message 401s.
-	anon := srv.Client(client.WithTransport(rec), client.WithTokenSource(nil))
+	anon := srv.Client(option.WithTransport(rec), option.WithTokenSource(nil))
 	_, err = anon.AccessMgmt.UpdateUser(ctx, "user_01", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
 	mustErr(err, apierrors.ErrUnauthorized)
 	_, err = anon.Customer.UpsertMemberAddress(ctx, member, addr)
@@ -361,7 +361,7 @@ func TestContractRejectsUndocumentedFields(t *testing.T) {
 			b, _ := json.Marshal(m)
 			return b
 		}}
-		c := srv.Client(client.WithTransport(rec))
+		c := srv.Client(option.WithTransport(rec))
 		_, err := c.AccessMgmt.UpdateUser(ctx, "user_01", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
 		if !errors.Is(err, apierrors.ErrBadRequest) {
 			t.Errorf("sdktest accepted an unknown field: err = %v", err)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/memberplatform/memberplatform-go/internal/validate"
 	"io"
 	"net/http"
 	"regexp"
@@ -13,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memberplatform/memberplatform-go/internal/validate"
 )
 
 // ProblemTypeBase prefixes the type URI of every problem the server
@@ -21,17 +22,17 @@ const ProblemTypeBase = "https://sdktest.memberplatform.invalid/problems/"
 
 // The contract's patterns are checked with the SDK's own checks
 // (internal/validate); the fake adds only its choice for expDate.
-var expDaRe = regexp.MustCompile(`^(0[1-9]|1[0-2])/[0-9]{4}$`)
+var expDatePattern = regexp.MustCompile(`^(0[1-9]|1[0-2])/[0-9]{4}$`)
 
 // kind describes one error response: its problem type suffix, status,
 // title and the codes used by each error format.
 type kind struct {
-	slug   string
-	status int
-	title  string
-	code8  string // serviceCode of operations 1 and 2
-	free   string // serviceCode of operation 3 and the token endpoint
-	cm     string // code of operation 4
+	slug               string
+	status             int
+	title              string
+	numericServiceCode string // serviceCode of operations 1 and 2
+	textServiceCode    string // serviceCode of operation 3 and the token endpoint
+	codeMessageCode    string // code of operation 4
 }
 
 var kinds = []kind{
@@ -122,7 +123,7 @@ type codeMessageField struct {
 func (e *apiError) render(op, path string) (string, []byte) {
 	k := e.kind
 	if op == OpUpsertMemberAddress {
-		doc := codeMessageDoc{Code: k.cm, Message: e.detail}
+		doc := codeMessageDoc{Code: k.codeMessageCode, Message: e.detail}
 		if doc.Message == "" {
 			doc.Message = k.title
 		}
@@ -132,9 +133,9 @@ func (e *apiError) render(op, path string) (string, []byte) {
 		b, _ := json.Marshal(doc)
 		return "application/json", b
 	}
-	doc := problemDoc{Type: ProblemTypeBase + k.slug, Title: k.title, Status: k.status, Detail: e.detail, Instance: path, ServiceCode: k.free}
+	doc := problemDoc{Type: ProblemTypeBase + k.slug, Title: k.title, Status: k.status, Detail: e.detail, Instance: path, ServiceCode: k.textServiceCode}
 	if op == OpUpdateUser || op == OpReplaceRolePermissions {
-		doc.ServiceCode = k.code8
+		doc.ServiceCode = k.numericServiceCode
 	}
 	for _, f := range e.fields {
 		doc.ServiceErrors = append(doc.ServiceErrors, serviceError{Detail: f.message, Pointer: f.pointer})
@@ -562,7 +563,7 @@ func (s *Server) updatePaymentMethod(r *http.Request, body []byte) (int, any, *a
 		fs = append(fs, *te)
 	case expNull:
 		fs = append(fs, fieldError{"/expDate", "must be a string, not null"})
-	case expPresent && !expDaRe.MatchString(exp):
+	case expPresent && !expDatePattern.MatchString(exp):
 		fs = append(fs, fieldError{"/expDate", "must be MM/YYYY, such as 04/2031"})
 	}
 	if len(fs) > 0 {

@@ -21,6 +21,7 @@ import (
 	"github.com/memberplatform/memberplatform-go/client"
 	"github.com/memberplatform/memberplatform-go/customer"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/payments"
 	"github.com/memberplatform/memberplatform-go/sdktest"
 )
@@ -274,7 +275,7 @@ func TestAuthentication(t *testing.T) {
 		}
 	})
 	t.Run("no token", func(t *testing.T) {
-		c := srv.Client(client.WithTokenSource(nil))
+		c := srv.Client(option.WithTokenSource(nil))
 		_, err := c.AccessMgmt.UpdateUser(ctx, "u", accessmgmt.UpdateUserParams{FirstName: new("A")})
 		var apiErr *apierrors.Error
 		if !errors.As(err, &apiErr) || apiErr.StatusCode != 401 || apiErr.Problem == nil {
@@ -288,13 +289,13 @@ func TestAuthentication(t *testing.T) {
 	t.Run("expired and forged tokens", func(t *testing.T) {
 		expired := sdktest.NewServer(t, sdktest.WithTokenLifetime(-time.Minute))
 		for _, tok := range []string{expired.IssueToken(), srv.IssueToken() + "x", "not-a-jwt"} {
-			c := srv.Client(client.WithTokenSource(client.StaticToken(tok)))
+			c := srv.Client(option.WithTokenSource(client.StaticToken(tok)))
 			_, err := c.AccessMgmt.UpdateUser(ctx, "u", accessmgmt.UpdateUserParams{FirstName: new("A")})
 			if !errors.Is(err, apierrors.ErrUnauthorized) {
 				t.Errorf("token %.12q...: err = %v", tok, err)
 			}
 		}
-		c := srv.Client(client.WithTokenSource(client.StaticToken(srv.IssueToken())))
+		c := srv.Client(option.WithTokenSource(client.StaticToken(srv.IssueToken())))
 		if _, err := c.AccessMgmt.UpdateUser(ctx, "u", accessmgmt.UpdateUserParams{FirstName: new("A")}); err != nil {
 			t.Errorf("valid static token: %v", err)
 		}
@@ -320,7 +321,7 @@ func TestSigV4Verification(t *testing.T) {
 	srv.AddUser(sdktest.User{ID: "u", Email: "u@example.com"})
 	ctx := t.Context()
 	call := func(src client.TokenSource) error {
-		c := srv.Client(client.WithTokenSource(src), client.WithMaxRetries(0))
+		c := srv.Client(option.WithTokenSource(src), option.WithMaxRetries(0))
 		_, err := c.AccessMgmt.UpdateUser(ctx, "u", accessmgmt.UpdateUserParams{FirstName: new("A")})
 		return err
 	}
@@ -392,7 +393,7 @@ func TestSessionToken(t *testing.T) {
 		t.Fatalf("with the session token: %v", err)
 	}
 	src, _ := client.NewSigV4TokenSource(client.SigV4Config{Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", ""), Region: sdktest.DefaultRegion})
-	_, err := srv.Client(client.WithTokenSource(src), client.WithMaxRetries(0)).AccessMgmt.UpdateUser(t.Context(), "u", accessmgmt.UpdateUserParams{FirstName: new("A")})
+	_, err := srv.Client(option.WithTokenSource(src), option.WithMaxRetries(0)).AccessMgmt.UpdateUser(t.Context(), "u", accessmgmt.UpdateUserParams{FirstName: new("A")})
 	if !errors.Is(err, apierrors.ErrTokenUnavailable) {
 		t.Errorf("without the session token: err = %v", err)
 	}
@@ -402,7 +403,7 @@ func TestFaults(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	params := accessmgmt.UpdateUserParams{FirstName: new("A")}
-	setup := func(t *testing.T, opts ...client.Option) (*sdktest.Server, *client.Client) {
+	setup := func(t *testing.T, opts ...option.RequestOption) (*sdktest.Server, *client.Client) {
 		srv := sdktest.NewServer(t)
 		srv.AddUser(sdktest.User{ID: "u", Email: "u@example.com"})
 		return srv, srv.Client(opts...)
@@ -460,7 +461,7 @@ func TestFaults(t *testing.T) {
 		if _, err := c.AccessMgmt.UpdateUser(ctx, "u", params); err != nil {
 			t.Fatalf("fault for another operation was used: %v", err)
 		}
-		_, err := c.Customer.UpsertMemberAddress(ctx, m, customer.UpsertMemberAddressParams{AddressLineOne: "1", State: "s", Suburb: "s", Postcode: "1", Country: "AU"}, client.WithMaxRetries(0))
+		_, err := c.Customer.UpsertMemberAddress(ctx, m, customer.UpsertMemberAddressParams{AddressLineOne: "1", State: "s", Suburb: "s", Postcode: "1", Country: "AU"}, option.WithMaxRetries(0))
 		var apiErr *apierrors.Error
 		if !errors.As(err, &apiErr) || apiErr.CodeMessage == nil || apiErr.CodeMessage.Code != "DB_DOWN" {
 			t.Errorf("err = %v", err)
@@ -470,7 +471,7 @@ func TestFaults(t *testing.T) {
 		t.Parallel()
 		srv, c := setup(t)
 		srv.FailNext(1, sdktest.Fault{Reset: true})
-		_, err := c.AccessMgmt.UpdateUser(ctx, "u", params, client.WithMaxRetries(0))
+		_, err := c.AccessMgmt.UpdateUser(ctx, "u", params, option.WithMaxRetries(0))
 		if !errors.Is(err, apierrors.ErrTransport) {
 			t.Fatalf("err = %v, want a transport error", err)
 		}
@@ -486,7 +487,7 @@ func TestFaults(t *testing.T) {
 			t.Fatal(err)
 		}
 		srv.SetLatency(200 * time.Millisecond)
-		_, err := c.AccessMgmt.UpdateUser(ctx, "u", params, client.WithTimeout(40*time.Millisecond))
+		_, err := c.AccessMgmt.UpdateUser(ctx, "u", params, option.WithTimeout(40*time.Millisecond))
 		var te *apierrors.TransportError
 		if !errors.As(err, &te) || !te.Timeout() {
 			t.Errorf("err = %v, want a timeout", err)
@@ -522,7 +523,7 @@ func TestFaults(t *testing.T) {
 	})
 	t.Run("rate limit", func(t *testing.T) {
 		t.Parallel()
-		srv, c := setup(t, client.WithMaxRetries(0))
+		srv, c := setup(t, option.WithMaxRetries(0))
 		srv.SetRateLimit(2, time.Minute)
 		for i := range 2 {
 			if _, err := c.AccessMgmt.UpdateUser(ctx, "u", params); err != nil {
@@ -541,7 +542,7 @@ func TestFaults(t *testing.T) {
 	})
 	t.Run("token endpoint fault", func(t *testing.T) {
 		t.Parallel()
-		srv, c := setup(t, client.WithMaxRetries(0))
+		srv, c := setup(t, option.WithMaxRetries(0))
 		srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpToken, Status: 500})
 		_, err := c.AccessMgmt.UpdateUser(ctx, "u", params)
 		if !errors.Is(err, apierrors.ErrTokenUnavailable) || srv.RequestCount(sdktest.OpUpdateUser) != 0 {
@@ -617,7 +618,7 @@ func TestStartAndClose(t *testing.T) {
 	}
 	srv.Close()
 	srv.Close() // idempotent
-	_, err = c.AccessMgmt.UpdateUser(t.Context(), "u", accessmgmt.UpdateUserParams{FirstName: new("A")}, client.WithMaxRetries(0))
+	_, err = c.AccessMgmt.UpdateUser(t.Context(), "u", accessmgmt.UpdateUserParams{FirstName: new("A")}, option.WithMaxRetries(0))
 	if !errors.Is(err, apierrors.ErrTransport) {
 		t.Errorf("after Close: err = %v, want a transport error", err)
 	}

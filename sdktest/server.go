@@ -16,6 +16,7 @@ import (
 
 	"github.com/memberplatform/memberplatform-go/client"
 	"github.com/memberplatform/memberplatform-go/customer"
+	"github.com/memberplatform/memberplatform-go/option"
 )
 
 // Operation names, as recorded in Request.Operation and matched by
@@ -187,32 +188,32 @@ func (s *Server) HTTPClient() *http.Client { return s.ts.Client() }
 // backoff (1ms to 20ms) so retried faults do not slow tests down. Every
 // setting is explicit, so MEMBERPLATFORM_* and AWS_* environment variables
 // cannot leak in; extra options come last and win.
-func (s *Server) ClientOptions(extra ...client.Option) []client.Option {
-	opts := []client.Option{
-		client.WithBaseURL(s.URL),
-		client.WithTransport(s.ts.Client().Transport),
-		client.WithRetryBackoff(time.Millisecond, 20*time.Millisecond),
+func (s *Server) ClientOptions(extra ...option.RequestOption) []option.RequestOption {
+	opts := []option.RequestOption{
+		option.WithBaseURL(s.URL),
+		option.WithTransport(s.ts.Client().Transport),
+		option.WithRetryBackoff(time.Millisecond, 20*time.Millisecond),
 	}
 	if s.cfg.authRequired {
 		src, err := client.NewSigV4TokenSource(client.SigV4Config{Credentials: s.Credentials(), Region: s.cfg.region, Service: s.cfg.service})
 		if err != nil { // unreachable: credentials and region are set
 			panic(err)
 		}
-		opts = append(opts, client.WithTokenSource(src))
+		opts = append(opts, option.WithTokenSource(src))
 	} else {
-		opts = append(opts, client.WithTokenSource(nil))
+		opts = append(opts, option.WithTokenSource(nil))
 	}
 	return append(opts, extra...)
 }
 
 // NewClient returns a client wired to this server (see ClientOptions).
-func (s *Server) NewClient(extra ...client.Option) (*client.Client, error) {
+func (s *Server) NewClient(extra ...option.RequestOption) (*client.Client, error) {
 	return client.New(s.ClientOptions(extra...)...)
 }
 
 // Client is NewClient for tests: it fails the test given to NewServer (or
 // panics, for a server from Start) when the client cannot be built.
-func (s *Server) Client(extra ...client.Option) *client.Client {
+func (s *Server) Client(extra ...option.RequestOption) *client.Client {
 	c, err := s.NewClient(extra...)
 	if err != nil {
 		if s.tb != nil {

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
-	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/sdktest"
 )
 
@@ -80,7 +80,7 @@ func run(ctx context.Context, w io.Writer) error {
 
 	// A short Retry-After is honoured by the SDK itself: the call succeeds.
 	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpdateUser, Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After-Ms": {"10"}}})
-	u, err := c.AccessMgmt.UpdateUser(ctx, "user_ada", accessmgmt.UpdateUserParams{FirstName: new("Ada")}, client.WithTimeout(5*time.Second))
+	u, err := c.AccessMgmt.UpdateUser(ctx, "user_ada", accessmgmt.UpdateUserParams{FirstName: new("Ada")}, option.WithTimeout(5*time.Second))
 	if err != nil {
 		return fmt.Errorf("expected the SDK to retry a short Retry-After: %w", err)
 	}

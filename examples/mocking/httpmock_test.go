@@ -12,6 +12,7 @@ import (
 	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/examples/mocking"
+	"github.com/memberplatform/memberplatform-go/option"
 )
 
 const baseURL = "https://api.example.test"
@@ -22,10 +23,10 @@ func newMockedDirectory(t *testing.T) (*mocking.Directory, *httpmock.MockTranspo
 	t.Helper()
 	mt := httpmock.NewMockTransport()
 	c, err := client.New(
-		client.WithBaseURL(baseURL),
-		client.WithTransport(mt),
-		client.WithTokenSource(client.StaticToken("test-token")), // explicit: no env leaks in
-		client.WithMaxRetries(0),
+		option.WithBaseURL(baseURL),
+		option.WithTransport(mt),
+		option.WithTokenSource(client.StaticToken("test-token")), // explicit: no env leaks in
+		option.WithMaxRetries(0),
 	)
 	if err != nil {
 		t.Fatal(err)

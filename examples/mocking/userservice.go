@@ -2,7 +2,7 @@
 // testing patterns users should copy:
 //
 //   - httpmock_test.go stubs the SDK's HTTP with
-//     github.com/jarcoal/httpmock through client.WithTransport (no global
+//     github.com/jarcoal/httpmock through option.WithTransport (no global
 //     httpmock.Activate, so tests can run in parallel), to pin down exactly
 //     which requests are sent and how odd responses are handled;
 //   - sdktest_test.go runs the service against package sdktest, the

@@ -15,8 +15,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/payments"
 	"github.com/memberplatform/memberplatform-go/sdktest"
 )
@@ -78,7 +78,7 @@ func run(ctx context.Context, w io.Writer) error {
 
 	// With retries off, the caller sees the failure and can ask Temporary.
 	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpdatePaymentMethod, Status: http.StatusServiceUnavailable})
-	_, err = c.Payments.UpdatePaymentMethod(ctx, card.ID, payments.UpdatePaymentMethodParams{}, client.WithMaxRetries(0))
+	_, err = c.Payments.UpdatePaymentMethod(ctx, card.ID, payments.UpdatePaymentMethodParams{}, option.WithMaxRetries(0))
 	if errors.As(err, &apiErr) {
 		fmt.Fprintf(w, "status %d, temporary: %t, service unavailable: %t\n", apiErr.StatusCode, apiErr.Temporary(), errors.Is(err, apierrors.ErrServiceUnavailable))
 	}

@@ -35,6 +35,7 @@ import (
 	"github.com/memberplatform/memberplatform-go/client"
 	"github.com/memberplatform/memberplatform-go/customer"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/payments"
 	"github.com/memberplatform/memberplatform-go/sdktest"
 )
@@ -65,14 +66,14 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 		defer srv.Close()
 		t = seed(srv)
 		fmt.Fprintln(w, "MEMBERPLATFORM_BASE_URL is not set: running against an in-process sdktest fake platform.")
-		c, err = srv.NewClient(client.WithAppInfo("quickstart", "1.0"))
+		c, err = srv.NewClient(option.WithAppInfo("quickstart", "1.0"))
 	} else {
 		t = targets{
 			userID: getenv("MEMBERPLATFORM_USER_ID"), orgID: getenv("MEMBERPLATFORM_ORG_ID"), roleSlug: getenv("MEMBERPLATFORM_ROLE_SLUG"),
 			paymentMethodID: getenv("MEMBERPLATFORM_PAYMENT_METHOD_ID"), memberID: getenv("MEMBERPLATFORM_MEMBER_ID"),
 		}
 		fmt.Fprintf(w, "Running against %s.\n", getenv(client.EnvBaseURL))
-		c, err = client.New(client.WithAppInfo("quickstart", "1.0")) // base URL and credentials from the environment
+		c, err = client.New(option.WithAppInfo("quickstart", "1.0")) // base URL and credentials from the environment
 	}
 	if err != nil {
 		return fmt.Errorf("building the client: %w", err)

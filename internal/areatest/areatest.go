@@ -21,6 +21,7 @@ import (
 	memberplatform "github.com/memberplatform/memberplatform-go"
 	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/option"
 )
 
 // BaseURL is the base URL of the clients Mock.Client builds, and Token the
@@ -114,13 +115,13 @@ func (m *Mock) Requests() []Request {
 // Client returns a client sending through the Mock, with a static Token and
 // no retries unless opts say otherwise. Every option is explicit so the
 // environment cannot leak in.
-func (m *Mock) Client(opts ...client.Option) *client.Client {
+func (m *Mock) Client(opts ...option.RequestOption) *client.Client {
 	m.t.Helper()
-	all := append([]client.Option{
-		client.WithBaseURL(BaseURL),
-		client.WithTransport(m.mt),
-		client.WithTokenSource(client.StaticToken(Token)),
-		client.WithMaxRetries(0),
+	all := append([]option.RequestOption{
+		option.WithBaseURL(BaseURL),
+		option.WithTransport(m.mt),
+		option.WithTokenSource(client.StaticToken(Token)),
+		option.WithMaxRetries(0),
 	}, opts...)
 	c, err := client.New(all...)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/memberplatform/memberplatform-go/client"
 	"github.com/memberplatform/memberplatform-go/customer"
 	"github.com/memberplatform/memberplatform-go/internal/core"
+	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/payments"
 )
 
@@ -185,7 +186,7 @@ type fixture struct {
 	raw *rawClient
 }
 
-func newFixture(tb testing.TB, opts ...client.Option) *fixture {
+func newFixture(tb testing.TB, opts ...option.RequestOption) *fixture {
 	tb.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(serve))
 	tb.Cleanup(srv.Close)
@@ -193,10 +194,10 @@ func newFixture(tb testing.TB, opts ...client.Option) *fixture {
 	rawRT := cleanhttp.DefaultPooledTransport()
 	tb.Cleanup(sdkRT.CloseIdleConnections)
 	tb.Cleanup(rawRT.CloseIdleConnections)
-	c, err := client.New(append([]client.Option{
-		client.WithBaseURL(srv.URL),
-		client.WithTokenSource(client.StaticToken(benchToken)),
-		client.WithTransport(sdkRT),
+	c, err := client.New(append([]option.RequestOption{
+		option.WithBaseURL(srv.URL),
+		option.WithTokenSource(client.StaticToken(benchToken)),
+		option.WithTransport(sdkRT),
 	}, opts...)...)
 	if err != nil {
 		tb.Fatal(err)
@@ -334,13 +335,13 @@ func (memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // baseline over the same transport.
 func BenchmarkPipeline(b *testing.B) {
 	ctx := context.Background()
-	withToken, err := client.New(client.WithBaseURL("http://127.0.0.1:1"), client.WithTransport(memTransport{}),
-		client.WithTokenSource(client.StaticToken(benchToken)))
+	withToken, err := client.New(option.WithBaseURL("http://127.0.0.1:1"), option.WithTransport(memTransport{}),
+		option.WithTokenSource(client.StaticToken(benchToken)))
 	if err != nil {
 		b.Fatal(err)
 	}
-	noToken, err := client.New(client.WithBaseURL("http://127.0.0.1:1"), client.WithTransport(memTransport{}),
-		client.WithTokenSource(nil))
+	noToken, err := client.New(option.WithBaseURL("http://127.0.0.1:1"), option.WithTransport(memTransport{}),
+		option.WithTokenSource(nil))
 	if err != nil {
 		b.Fatal(err)
 	}

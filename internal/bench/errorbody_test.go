@@ -12,6 +12,7 @@ import (
 
 	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/option"
 )
 
 // TestHugeErrorBodyIsNotBuffered serves a 64 MiB error body and checks that
@@ -50,8 +51,8 @@ func TestHugeErrorBodyIsNotBuffered(t *testing.T) {
 				}
 			}))
 			defer srv.Close()
-			c, err := client.New(client.WithBaseURL(srv.URL), client.WithTokenSource(client.StaticToken(benchToken)),
-				client.WithMaxRetries(1), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
+			c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(benchToken)),
+				option.WithMaxRetries(1), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -125,7 +125,7 @@ func rtJSON(w http.ResponseWriter, status int, body string) {
 }
 
 func rtCall(op *Operation, out any) *Call {
-	return &Call{Op: op, PathParams: []string{"t-1"}, Body: rtBody, Out: out}
+	return &Call{Op: op, PathParams: []string{"t-1"}, Body: rtBody, Result: out}
 }
 
 func rtWantAPIError(t *testing.T, err error, status, attempts int) *apierrors.Error {
@@ -179,7 +179,7 @@ func TestRetry503Then503Then200(t *testing.T) {
 	status := 0
 	call := rtCall(rtPutOp, &out)
 	call.Status = &status
-	if err := c.Do(context.Background(), call); err != nil {
+	if err := c.do(context.Background(), call); err != nil {
 		t.Fatal(err)
 	}
 	if !out.OK || status != 200 {
@@ -220,7 +220,7 @@ func TestRetryExhaustedReturnsLastResponse(t *testing.T) {
 		rtJSON(w, 502, `{"title":"Bad Gateway","status":502,"serviceCode":"50200000","detail":"attempt `+strconv.Itoa(hit)+`"}`)
 	})
 	c := rtNewClient(t, srv.URL, nil)
-	err := c.Do(context.Background(), rtCall(rtPutOp, nil))
+	err := c.do(context.Background(), rtCall(rtPutOp, nil))
 	ae := rtWantAPIError(t, err, 502, 4)
 	if ae.RequestID != "req-4" || ae.Problem == nil || ae.Problem.Detail != "attempt 4" {
 		t.Fatalf("error does not describe the last response: request ID %q, problem %+v", ae.RequestID, ae.Problem)
@@ -236,11 +236,11 @@ func TestRetryExhaustedReturnsLastResponse(t *testing.T) {
 func TestRetryMaxRetriesClientWideAndPerCall(t *testing.T) {
 	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 500, `{}`) })
 	c := rtNewClient(t, srv.URL, func(s *Settings) { s.Retry.MaxRetries = 1 })
-	rtWantAPIError(t, c.Do(context.Background(), rtCall(rtPutOp, nil)), 500, 2)
+	rtWantAPIError(t, c.do(context.Background(), rtCall(rtPutOp, nil)), 500, 2)
 	noRetry := func(s *Settings) error { s.Retry.MaxRetries = 0; return nil }
-	rtWantAPIError(t, c.Do(context.Background(), rtCall(rtPutOp, nil), noRetry), 500, 1)
+	rtWantAPIError(t, c.do(context.Background(), rtCall(rtPutOp, nil), noRetry), 500, 1)
 	five := func(s *Settings) error { s.Retry.MaxRetries = 5; return nil }
-	rtWantAPIError(t, c.Do(context.Background(), rtCall(rtPutOp, nil), five), 500, 6)
+	rtWantAPIError(t, c.do(context.Background(), rtCall(rtPutOp, nil), five), 500, 6)
 	if srv.hits() != 2+1+6 {
 		t.Fatalf("server hits = %d, want 9", srv.hits())
 	}
@@ -257,7 +257,7 @@ func TestNotRetriedStatuses(t *testing.T) {
 				_, _ = fmt.Fprintf(w, `{"type":"about:blank","title":%q,"status":%d,"serviceCode":"00000000"}`, http.StatusText(status), status)
 			})
 			c := rtNewClient(t, srv.URL, nil)
-			rtWantAPIError(t, c.Do(context.Background(), rtCall(rtPutOp, nil)), status, 1)
+			rtWantAPIError(t, c.do(context.Background(), rtCall(rtPutOp, nil)), status, 1)
 			if srv.hits() != 1 {
 				t.Fatalf("server hits = %d, want 1", srv.hits())
 			}
@@ -272,7 +272,7 @@ func TestNotImplementedNotRetried(t *testing.T) {
 		_, _ = io.WriteString(w, `{"type":"about:blank","title":"Not implemented","status":501,"serviceCode":"not-implemented"}`)
 	})
 	c := rtNewClient(t, srv.URL, nil)
-	err := c.Do(context.Background(), rtCall(rtPutOp, nil))
+	err := c.do(context.Background(), rtCall(rtPutOp, nil))
 	rtWantAPIError(t, err, 501, 1)
 	if !stderrors.Is(err, apierrors.ErrNotImplemented) || srv.hits() != 1 {
 		t.Fatalf("err %v, hits %d; want ErrNotImplemented after 1 hit", err, srv.hits())
@@ -286,7 +286,7 @@ func TestProviderNotConfiguredNotRetried(t *testing.T) {
 		_, _ = io.WriteString(w, `{"type":"https://errors.example.com/provider-not-configured","title":"Provider not configured","status":503,"serviceCode":"50300001"}`)
 	})
 	c := rtNewClient(t, srv.URL, nil)
-	err := c.Do(context.Background(), rtCall(rtPutOp, nil))
+	err := c.do(context.Background(), rtCall(rtPutOp, nil))
 	ae := rtWantAPIError(t, err, 503, 1)
 	if !stderrors.Is(err, apierrors.ErrProviderNotConfigured) || ae.Problem == nil {
 		t.Fatalf("err = %v, want ErrProviderNotConfigured with its problem decoded", err)
@@ -296,7 +296,7 @@ func TestProviderNotConfiguredNotRetried(t *testing.T) {
 func TestNonIdempotentNotRetriedOnStatus(t *testing.T) {
 	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 503, `{}`) })
 	c := rtNewClient(t, srv.URL, nil)
-	rtWantAPIError(t, c.Do(context.Background(), rtCall(rtPostOp, nil)), 503, 1)
+	rtWantAPIError(t, c.do(context.Background(), rtCall(rtPostOp, nil)), 503, 1)
 }
 
 // --- Retry-After -------------------------------------------------------------
@@ -316,7 +316,7 @@ func TestRetryAfterSeconds429(t *testing.T) {
 		s.Retry.OnRetry = func(_ int, d time.Duration) { waits = append(waits, d) }
 	})
 	start := time.Now()
-	if err := c.Do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
+	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
 		t.Fatal(err)
 	}
 	elapsed := time.Since(start)
@@ -345,7 +345,7 @@ func TestRetryAfterHTTPDate429(t *testing.T) {
 		s.Retry.OnRetry = func(_ int, d time.Duration) { waits = append(waits, d) }
 	})
 	start := time.Now()
-	if err := c.Do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
+	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
 		t.Fatal(err)
 	}
 	if len(waits) != 1 || waits[0] != 30*time.Millisecond {
@@ -370,7 +370,7 @@ func TestRetryAfterMs503(t *testing.T) {
 	c := rtNewClient(t, srv.URL, func(s *Settings) {
 		s.Retry.OnRetry = func(_ int, d time.Duration) { waits = append(waits, d) }
 	})
-	if err := c.Do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
+	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
 		t.Fatal(err)
 	}
 	if len(waits) != 1 || waits[0] != 20*time.Millisecond {
@@ -387,7 +387,7 @@ func TestRetryAfterOverCapStopsAtOnce(t *testing.T) {
 	})
 	c := rtNewClient(t, srv.URL, func(s *Settings) { s.Retry.MaxRetryAfter = 5 * time.Second })
 	start := time.Now()
-	err := c.Do(context.Background(), rtCall(rtPutOp, nil))
+	err := c.do(context.Background(), rtCall(rtPutOp, nil))
 	el := time.Since(start)
 	ae := rtWantAPIError(t, err, 429, 1)
 	if !stderrors.Is(err, apierrors.ErrRateLimited) || ae.RetryAfter != 30*time.Second {
@@ -407,7 +407,7 @@ func TestRetryAfterBeyondDeadlineStopsAtOnce(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	err := c.Do(ctx, rtCall(rtPutOp, nil))
+	err := c.do(ctx, rtCall(rtPutOp, nil))
 	el := time.Since(start)
 	ae := rtWantAPIError(t, err, 503, 1)
 	if ae.RetryAfter != 2*time.Second || el > 250*time.Millisecond {
@@ -423,7 +423,7 @@ func TestBackoffBeyondDeadlineNotStarted(t *testing.T) {
 		s.Timeout = 300 * time.Millisecond           // WithTimeout
 	})
 	start := time.Now()
-	err := c.Do(context.Background(), rtCall(rtPutOp, nil))
+	err := c.do(context.Background(), rtCall(rtPutOp, nil))
 	rtWantAPIError(t, err, 500, 1)
 	if el := time.Since(start); el > 200*time.Millisecond {
 		t.Fatalf("returned after %v; a wait ending past the deadline must not start", el)
@@ -453,7 +453,7 @@ func TestCancelDuringBackoffReturnsPromptly(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		err := c.Do(ctx, rtCall(rtPutOp, nil))
+		err := c.do(ctx, rtCall(rtPutOp, nil))
 		done <- result{err, time.Now()}
 	}()
 	<-hit
@@ -509,7 +509,7 @@ func TestConnectionResetMidRequest(t *testing.T) {
 		})
 		c := rtNewClient(t, srv.URL, nil)
 		var out struct{ OK bool }
-		if err := c.Do(context.Background(), rtCall(rtPutOp, &out)); err != nil {
+		if err := c.do(context.Background(), rtCall(rtPutOp, &out)); err != nil {
 			t.Fatal(err)
 		}
 		reqs := srv.recorded()
@@ -520,7 +520,7 @@ func TestConnectionResetMidRequest(t *testing.T) {
 	t.Run("exhausted", func(t *testing.T) {
 		srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtReset(t, w) })
 		c := rtNewClient(t, srv.URL, nil)
-		err := c.Do(context.Background(), rtCall(rtPutOp, nil))
+		err := c.do(context.Background(), rtCall(rtPutOp, nil))
 		te := rtWantTransportError(t, err, 4)
 		var ue *url.Error
 		if !stderrors.As(err, &ue) || te.LastStatus != 0 || srv.hits() != 4 {
@@ -530,7 +530,7 @@ func TestConnectionResetMidRequest(t *testing.T) {
 	t.Run("non-idempotent written not retried", func(t *testing.T) {
 		srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtReset(t, w) })
 		c := rtNewClient(t, srv.URL, nil)
-		rtWantTransportError(t, c.Do(context.Background(), rtCall(rtPostOp, nil)), 1)
+		rtWantTransportError(t, c.do(context.Background(), rtCall(rtPostOp, nil)), 1)
 		if srv.hits() != 1 {
 			t.Fatalf("server hits = %d, want 1", srv.hits())
 		}
@@ -550,7 +550,7 @@ func TestNonIdempotentRetriedWhenDialFails(t *testing.T) {
 		return d.DialContext(ctx, network, addr)
 	}
 	c := rtNewClient(t, srv.URL, func(s *Settings) { s.Transport = tr })
-	if err := c.Do(context.Background(), rtCall(rtPostOp, nil)); err != nil {
+	if err := c.do(context.Background(), rtCall(rtPostOp, nil)); err != nil {
 		t.Fatal(err)
 	}
 	if dials.Load() != 2 || srv.hits() != 1 {
@@ -571,7 +571,7 @@ func rtClosedAddr(t *testing.T) string {
 
 func TestConnectionRefusedExhausted(t *testing.T) {
 	c := rtNewClient(t, "http://"+rtClosedAddr(t), nil)
-	err := c.Do(context.Background(), rtCall(rtPostOp, nil))
+	err := c.do(context.Background(), rtCall(rtPostOp, nil))
 	rtWantTransportError(t, err, 4)
 	var oe *net.OpError
 	if !stderrors.As(err, &oe) || oe.Op != "dial" {
@@ -593,7 +593,7 @@ func TestServerNeverAnswersAttemptTimeout(t *testing.T) {
 		s.Retry.MaxRetries = 2
 	})
 	start := time.Now()
-	err := c.Do(context.Background(), rtCall(rtPutOp, nil))
+	err := c.do(context.Background(), rtCall(rtPutOp, nil))
 	el := time.Since(start)
 	te := rtWantTransportError(t, err, 3)
 	if !te.Timeout() || srv.hits() != 3 {
@@ -621,7 +621,7 @@ func TestTruncatedBody(t *testing.T) {
 		})
 		c := rtNewClient(t, srv.URL, nil)
 		var out struct{ OK bool }
-		if err := c.Do(context.Background(), rtCall(rtPutOp, &out)); err != nil {
+		if err := c.do(context.Background(), rtCall(rtPutOp, &out)); err != nil {
 			t.Fatal(err)
 		}
 		if !out.OK || srv.hits() != 2 {
@@ -631,7 +631,7 @@ func TestTruncatedBody(t *testing.T) {
 	t.Run("2xx exhausted", func(t *testing.T) {
 		srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { truncate(w, 200) })
 		c := rtNewClient(t, srv.URL, nil)
-		err := c.Do(context.Background(), rtCall(rtPutOp, &struct{}{}))
+		err := c.do(context.Background(), rtCall(rtPutOp, &struct{}{}))
 		te := rtWantTransportError(t, err, 4)
 		if !stderrors.Is(err, io.ErrUnexpectedEOF) || te.LastStatus != 200 {
 			t.Fatalf("err = %v (last status %d), want io.ErrUnexpectedEOF after a 200", err, te.LastStatus)
@@ -640,12 +640,12 @@ func TestTruncatedBody(t *testing.T) {
 	t.Run("2xx non-idempotent not retried", func(t *testing.T) {
 		srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { truncate(w, 200) })
 		c := rtNewClient(t, srv.URL, nil)
-		rtWantTransportError(t, c.Do(context.Background(), rtCall(rtPostOp, nil)), 1)
+		rtWantTransportError(t, c.do(context.Background(), rtCall(rtPostOp, nil)), 1)
 	})
 	t.Run("4xx decided on status", func(t *testing.T) {
 		srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { truncate(w, 400) })
 		c := rtNewClient(t, srv.URL, nil)
-		ae := rtWantAPIError(t, c.Do(context.Background(), rtCall(rtPutOp, nil)), 400, 1)
+		ae := rtWantAPIError(t, c.do(context.Background(), rtCall(rtPutOp, nil)), 400, 1)
 		if !ae.BodyTruncated || string(ae.Body) != `{"ok":tr` {
 			t.Fatalf("body %q truncated=%v; want the partial body, marked truncated", ae.Body, ae.BodyTruncated)
 		}
@@ -664,7 +664,7 @@ func TestTLSCertificateErrorNotRetried(t *testing.T) {
 	srv.StartTLS()
 	defer srv.Close()
 	c := rtNewClient(t, srv.URL, nil) // the transport does not trust the test CA
-	err := c.Do(context.Background(), rtCall(rtPutOp, nil))
+	err := c.do(context.Background(), rtCall(rtPutOp, nil))
 	rtWantTransportError(t, err, 1)
 	var cv *tls.CertificateVerificationError
 	if !stderrors.As(err, &cv) || handshakes.Load() != 1 || hits.Load() != 0 {
@@ -681,7 +681,7 @@ func TestSigningErrorNotRetried(t *testing.T) {
 	t.Run("first attempt", func(t *testing.T) {
 		call := rtCall(rtPutOp, nil)
 		call.Sign = func(*http.Request, []byte) error { return signErr }
-		err := c.Do(context.Background(), call)
+		err := c.do(context.Background(), call)
 		if !stderrors.Is(err, apierrors.ErrTokenUnavailable) || !stderrors.Is(err, signErr) || srv.hits() != 0 {
 			t.Fatalf("err = %v, hits %d; want a TokenError before any request", err, srv.hits())
 		}
@@ -695,7 +695,7 @@ func TestSigningErrorNotRetried(t *testing.T) {
 			}
 			return nil
 		}
-		err := c.Do(context.Background(), call)
+		err := c.do(context.Background(), call)
 		var te *apierrors.TokenError
 		if !stderrors.As(err, &te) || !stderrors.Is(err, signErr) {
 			t.Fatalf("err = %T %v; want the signing TokenError, not the drained 503", err, err)
@@ -711,7 +711,7 @@ func TestValidationErrorNotSent(t *testing.T) {
 	c := rtNewClient(t, srv.URL, nil)
 	call := rtCall(rtPutOp, nil)
 	call.Body = map[string]any{"bad": make(chan int)}
-	err := c.Do(context.Background(), call)
+	err := c.do(context.Background(), call)
 	if !stderrors.Is(err, apierrors.ErrInvalidInput) || srv.hits() != 0 {
 		t.Fatalf("err = %v, hits %d; want ErrInvalidInput and no request", err, srv.hits())
 	}
@@ -769,10 +769,10 @@ func TestEveryBodyDrainedAndClosed(t *testing.T) {
 	tr := &rtBodyTracker{rt: rtNewTransport(t)}
 	c := rtNewClient(t, srv.URL, func(s *Settings) { s.Transport = tr })
 	var out struct{ OK bool }
-	if err := c.Do(context.Background(), &Call{Op: rtPutOp, PathParams: []string{"ok"}, Out: &out}); err != nil || !out.OK {
+	if err := c.do(context.Background(), &Call{Op: rtPutOp, PathParams: []string{"ok"}, Result: &out}); err != nil || !out.OK {
 		t.Fatalf("err %v, out %+v", err, out)
 	}
-	rtWantAPIError(t, c.Do(context.Background(), &Call{Op: rtPutOp, PathParams: []string{"missing"}}), 404, 1)
+	rtWantAPIError(t, c.do(context.Background(), &Call{Op: rtPutOp, PathParams: []string{"missing"}}), 404, 1)
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	if len(tr.bodies) != 3 {
@@ -826,13 +826,13 @@ func TestThousandCallsOneConnection(t *testing.T) {
 		kind := kinds[i%len(kinds)]
 		call := &Call{Op: rtPutOp, PathParams: []string{kind + strconv.Itoa(i)}, Body: rtBody}
 		var out struct{ OK bool }
-		call.Out = &out
+		call.Result = &out
 		var err error
 		switch kind {
 		case "ie":
-			err = c.Do(ctx, call, noRetry)
+			err = c.do(ctx, call, noRetry)
 		default:
-			err = c.Do(ctx, call)
+			err = c.do(ctx, call)
 		}
 		wantErr := kind == "br" || kind == "nf" || kind == "ie"
 		if (err != nil) != wantErr || (!wantErr && !out.OK) {
@@ -898,15 +898,15 @@ func TestGivingUpKeepsUserIdleConnections(t *testing.T) {
 			}
 		})
 		ctx := context.Background()
-		rtWantTransportError(t, c.Do(ctx, &Call{Op: rtPutOp, PathParams: []string{"reset"}}), 4)
-		rtWantAPIError(t, c.Do(ctx, &Call{Op: rtPutOp, PathParams: []string{"503"}}), 503, 4)
+		rtWantTransportError(t, c.do(ctx, &Call{Op: rtPutOp, PathParams: []string{"reset"}}), 4)
+		rtWantAPIError(t, c.do(ctx, &Call{Op: rtPutOp, PathParams: []string{"503"}}), 503, 4)
 		cctx, cancel := context.WithCancel(ctx)
 		slow := func(s *Settings) error {
 			s.Retry.BaseDelay, s.Retry.MaxDelay = time.Minute, time.Minute
 			s.Retry.OnRetry = func(int, time.Duration) { cancel() }
 			return nil
 		}
-		err := c.Do(cctx, &Call{Op: rtPutOp, PathParams: []string{"slow"}}, slow)
+		err := c.do(cctx, &Call{Op: rtPutOp, PathParams: []string{"slow"}}, slow)
 		if !stderrors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want context.Canceled", err)
 		}
@@ -917,7 +917,7 @@ func TestGivingUpKeepsUserIdleConnections(t *testing.T) {
 			}
 			return nil
 		}}
-		if err := c.Do(ctx, call); !stderrors.Is(err, apierrors.ErrTokenUnavailable) {
+		if err := c.do(ctx, call); !stderrors.Is(err, apierrors.ErrTokenUnavailable) {
 			t.Fatalf("err = %v, want a TokenError", err)
 		}
 		if n := rec.closes.Load(); n != 0 {

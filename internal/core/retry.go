@@ -84,19 +84,20 @@ const (
 )
 
 // Decide applies the policy to the outcome of attempt number attempt
-// (1-based): resp and err are what the transport returned. It returns the
-// decision and, for Retry, the wait. idempotent says whether the request may
-// be repeated after it reached the server.
-func (p *RetryPolicy) Decide(ctx context.Context, attempt int, idempotent bool, resp *http.Response, err error) (Decision, time.Duration) {
-	if ctx.Err() != nil || !Retriable(idempotent, resp, err) {
+// (1-based): apiErr is the decoded error response (nil for a 2xx or no
+// response) and err the transport error (nil when a response arrived). It
+// returns the decision and, for Retry, the wait. idempotent says whether the
+// request may be repeated after it reached the server.
+func (p *RetryPolicy) Decide(ctx context.Context, attempt int, idempotent bool, apiErr *apierrors.Error, err error) (Decision, time.Duration) {
+	if ctx.Err() != nil || !Retriable(idempotent, apiErr, err) {
 		return Done, 0
 	}
 	if attempt > p.MaxRetries {
 		return StopExhausted, 0
 	}
 	wait := p.Backoff(attempt - 1)
-	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
-		if ra, ok := httpx.RetryAfter(resp.Header, p.now()); ok {
+	if apiErr != nil && (apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusServiceUnavailable) {
+		if ra, ok := httpx.RetryAfter(apiErr.Header, p.now()); ok {
 			if ra > p.MaxRetryAfter {
 				return StopRetryAfter, ra
 			}
@@ -109,68 +110,64 @@ func (p *RetryPolicy) Decide(ctx context.Context, attempt int, idempotent bool, 
 	return Retry, wait
 }
 
-// Retriable reports whether an attempt's outcome may be retried. Responses:
-// 408, 429, 500, 502, 503 and 504, except a 5xx saying the provider is not
-// configured (peeked without consuming the body). Errors: connection
-// failures (refused, reset, EOF before or while reading the response) and
-// per-attempt timeouts, but never TLS certificate or alert errors, invalid
-// URLs, or a DNS name that does not exist (Decide stops first when the
-// call's own context is done). A non-idempotent request is retried only when
-// the connection failed before the request was written: a dial or proxy
-// connect error.
-func Retriable(idempotent bool, resp *http.Response, err error) bool {
-	if err != nil {
-		var certErr *tls.CertificateVerificationError
-		var unknownAuth x509.UnknownAuthorityError
-		var hostErr x509.HostnameError
-		var invalid x509.CertificateInvalidError
-		var recordErr tls.RecordHeaderError
-		var alertErr tls.AlertError
-		if stderrors.As(err, &certErr) || stderrors.As(err, &unknownAuth) || stderrors.As(err, &hostErr) ||
-			stderrors.As(err, &invalid) || stderrors.As(err, &recordErr) || stderrors.As(err, &alertErr) {
-			return false
-		}
-		var uerr *url.Error
-		if stderrors.As(err, &uerr) && (uerr.Op == "parse" || stderrors.Is(uerr.Err, http.ErrSchemeMismatch)) {
-			return false
-		}
-		// A DNS failure is wrapped in a dial *net.OpError: check it first,
-		// so a name that does not exist is not retried.
-		var dnsErr *net.DNSError
-		if stderrors.As(err, &dnsErr) {
-			return dnsErr.IsTemporary || dnsErr.IsTimeout
-		}
-		var opErr *net.OpError
-		if stderrors.As(err, &opErr) && (opErr.Op == "dial" || opErr.Op == "proxyconnect") {
-			return true
-		}
-		return idempotent
+// String says why the attempts stopped, for the give-up log record.
+func (d Decision) String() string {
+	switch d {
+	case Done:
+		return "done"
+	case Retry:
+		return "retry"
+	case StopExhausted:
+		return "retries exhausted"
+	case StopRetryAfter:
+		return "Retry-After exceeds the configured maximum"
+	case StopDeadline:
+		return "next retry would end after the context deadline"
 	}
-	if resp == nil || !idempotent {
-		return false
-	}
-	switch resp.StatusCode {
-	case http.StatusRequestTimeout, http.StatusTooManyRequests:
-		return true
-	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		// The same rule as (*errors.Error).Temporary: a 5xx saying the
-		// provider is not configured is final.
-		return !providerNotConfigured(resp)
-	}
-	return false
+	return "unknown"
 }
 
-// providerNotConfigured reports whether a 5xx body is the "provider not
-// configured" problem, which retrying cannot fix. checkRetry has already read
-// the body into memory (bufferBody); a response that comes here another way
-// is read the same way first, so the body stays whole for decoding.
-func providerNotConfigured(resp *http.Response) bool {
-	if resp.Body == nil || resp.Body == http.NoBody {
+// Retriable reports whether an attempt's outcome may be retried.
+// Responses: whatever (*errors.Error).Temporary says (408, 429, 500, 502,
+// 503 and 504, except a 5xx saying the provider is not configured), and
+// only for an idempotent request. Errors: connection failures (refused,
+// reset, EOF before or while reading the response) and per-attempt
+// timeouts, but never TLS certificate or alert errors, invalid URLs, or a
+// DNS name that does not exist (Decide stops first when the call's own
+// context is done). A non-idempotent request is retried only when the
+// connection failed before the request was written: a dial or proxy
+// connect error.
+func Retriable(idempotent bool, apiErr *apierrors.Error, err error) bool {
+	if err != nil {
+		return retriableError(idempotent, err)
+	}
+	return apiErr != nil && idempotent && apiErr.Temporary()
+}
+
+func retriableError(idempotent bool, err error) bool {
+	var certErr *tls.CertificateVerificationError
+	var unknownAuth x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var recordErr tls.RecordHeaderError
+	var alertErr tls.AlertError
+	if stderrors.As(err, &certErr) || stderrors.As(err, &unknownAuth) || stderrors.As(err, &hostErr) ||
+		stderrors.As(err, &invalid) || stderrors.As(err, &recordErr) || stderrors.As(err, &alertErr) {
 		return false
 	}
-	if _, ok := resp.Body.(*bufferedBody); !ok {
-		_ = bufferBody(resp, apierrors.MaxBodySnippet+1)
+	var uerr *url.Error
+	if stderrors.As(err, &uerr) && (uerr.Op == "parse" || stderrors.Is(uerr.Err, http.ErrSchemeMismatch)) {
+		return false
 	}
-	bb, ok := resp.Body.(*bufferedBody)
-	return ok && stderrors.Is(apierrors.Decode(resp.StatusCode, resp.Header, bb.b), apierrors.ErrProviderNotConfigured)
+	// A DNS failure is wrapped in a dial *net.OpError: check it first, so a
+	// name that does not exist is not retried.
+	var dnsErr *net.DNSError
+	if stderrors.As(err, &dnsErr) {
+		return dnsErr.IsTemporary || dnsErr.IsTimeout
+	}
+	var opErr *net.OpError
+	if stderrors.As(err, &opErr) && (opErr.Op == "dial" || opErr.Op == "proxyconnect") {
+		return true
+	}
+	return idempotent
 }

@@ -11,10 +11,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
 )
 
 // rtSeedWaits are the waits DefaultRetryPolicy chooses for retries 0..7
@@ -78,13 +79,14 @@ func TestBackoffBoundsAndCap(t *testing.T) {
 	}
 }
 
-// rtResp builds a response with status and alternating header key/values.
-func rtResp(status int, kv ...string) *http.Response {
+// rtResp builds the decoded error response with status and alternating
+// header key/values, as the attempts stage hands it to the policy.
+func rtResp(status int, kv ...string) *apierrors.Error {
 	h := http.Header{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		h.Set(kv[i], kv[i+1])
 	}
-	return &http.Response{StatusCode: status, Header: h, Body: http.NoBody}
+	return apierrors.Decode(status, h, nil)
 }
 
 func TestDecideConformance(t *testing.T) {
@@ -94,7 +96,7 @@ func TestDecideConformance(t *testing.T) {
 		name       string
 		attempt    int
 		nonIdem    bool
-		resp       *http.Response
+		resp       *apierrors.Error
 		err        error
 		maxRetries int           // 0: default 3
 		base       time.Duration // 0: default
@@ -258,28 +260,12 @@ func TestRetriableStatuses(t *testing.T) {
 
 func TestRetriableProviderNotConfigured(t *testing.T) {
 	const problem = `{"type":"https://errors.example.com/provider-not-configured","title":"Provider not configured","status":503,"serviceCode":"50300001","detail":"The access-management provider is not configured for this environment"}`
-	for _, buffered := range []bool{false, true} {
-		t.Run(fmt.Sprint("buffered=", buffered), func(t *testing.T) {
-			resp := rtResp(503, "Content-Type", "application/problem+json")
-			resp.Body = io.NopCloser(strings.NewReader(problem))
-			if buffered {
-				if err := bufferBody(resp, maxBuffered); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if Retriable(true, resp, nil) {
-				t.Fatal("provider-not-configured 503 is retriable, want not")
-			}
-			// The peek must leave the body whole for decoding.
-			b, err := io.ReadAll(resp.Body)
-			if err != nil || string(b) != problem {
-				t.Fatalf("body after peek = %q, %v; want it unchanged", b, err)
-			}
-			other := rtResp(503, "Content-Type", "application/problem+json")
-			other.Body = io.NopCloser(strings.NewReader(`{"type":"about:blank","title":"Service Unavailable","status":503,"serviceCode":"50300002"}`))
-			if !Retriable(true, other, nil) {
-				t.Fatal("ordinary 503 problem is not retriable, want retriable")
-			}
-		})
+	h := http.Header{"Content-Type": {"application/problem+json"}}
+	if Retriable(true, apierrors.Decode(503, h, []byte(problem)), nil) {
+		t.Fatal("provider-not-configured 503 is retriable, want not")
+	}
+	other := `{"type":"about:blank","title":"Service Unavailable","status":503,"serviceCode":"50300002"}`
+	if !Retriable(true, apierrors.Decode(503, h, []byte(other)), nil) {
+		t.Fatal("ordinary 503 problem is not retriable, want retriable")
 	}
 }

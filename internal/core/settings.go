@@ -1,17 +1,36 @@
-// Package core is the SDK's request pipeline: settings and options, URL and
-// body building, the retrying transport, bearer tokens, response decoding and
-// logging. It is internal: users reach it through package client.
+// Package core is the SDK's request pipeline. A call goes through these
+// stages, each in its own file:
+//
+//	do.go          Do: the stages below, in order
+//	settings.go    client settings merged with the call's options
+//	request.go     URL (path escaping, query) and JSON body
+//	authorize.go   bearer token from the cache; a 401 drops it and resends once
+//	attempts.go    the attempt loop on go-retryablehttp: backoff, Retry-After,
+//	               deadline, re-signing
+//	retry.go       the pure retry decision (RetryPolicy.Decide)
+//	body.go        bounded reading of response bodies inside the attempt
+//	decode.go      the 2xx result (errors are decoded once, in attempts.go)
+//	log.go         allow-listed log records
+//
+// tokens.go is the token cache, httpclient.go the *http.Client the attempts
+// use, baseurl.go the base-URL rules. Users reach all of it through the
+// public packages client and option.
 package core
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	memberplatform "github.com/memberplatform/memberplatform-go"
 )
 
-// Settings is everything an Option can change. The Client holds the defaults;
-// each call works on a copy with its per-request options applied.
+// Settings is everything an option can change. The Client holds the
+// defaults; a call with options works on a copy.
 type Settings struct {
 	BaseURL    *url.URL
 	HTTPClient *http.Client      // user's client; its Transport, Jar, CheckRedirect and Timeout are used
@@ -22,32 +41,51 @@ type Settings struct {
 	Timeout time.Duration
 	// AttemptTimeout bounds one HTTP attempt (headers and body).
 	AttemptTimeout time.Duration
-	Retry          RetryPolicy
-	Logger         *slog.Logger
-	AppInfo        string // appended to the User-Agent
+	// MaxResponseBytes bounds a 2xx body; a longer one fails the call.
+	MaxResponseBytes int64
+	Retry            RetryPolicy
+	Logger           *slog.Logger
+	AppInfo          string // appended to the User-Agent
 	// AllowInsecureBearer permits sending a bearer token over plain http to
 	// a host that is not loopback.
 	AllowInsecureBearer bool
-	// TokenSource is the client package's token source (opaque here);
-	// TokenSourceSet says an option chose it, even if nil. Client-wide only.
-	TokenSource    any
+
+	// TokenSource is the bearer token source; TokenSourceSet says an
+	// option chose it, even if nil. SigV4, when set, asks client.New to
+	// build a SigV4 source instead. Client-wide only.
+	TokenSource    memberplatform.TokenSource
 	TokenSourceSet bool
+	SigV4          *SigV4Settings
 
 	cloned bool // Header/Query are private copies, safe to mutate
 }
 
-// Option changes Settings. An option that returns an error makes client.New
-// (or the call it was given to) fail before any network activity.
-type Option func(*Settings) error
+// SigV4Settings are what option.WithSigV4 records for client.New.
+type SigV4Settings struct {
+	Credentials aws.CredentialsProvider
+	Region      string
+}
 
-// Apply applies opts to s in order and returns the first error.
-func (s *Settings) Apply(opts []Option) error {
+// Applier is implemented by option.RequestOption values. The public
+// interface has only an unexported method, so that every option is built
+// and documented in package option; the pipeline reaches the option's
+// behaviour through this interface.
+type Applier interface {
+	ApplyTo(*Settings) error
+}
+
+// Apply applies opts to s in order and returns the first error. Nil
+// options are skipped.
+func Apply[O any](s *Settings, opts []O) error {
 	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(s); err != nil {
-			return err
+		switch a := any(o).(type) {
+		case nil:
+		case Applier:
+			if err := a.ApplyTo(s); err != nil {
+				return err
+			}
+		default:
+			return errors.New("memberplatform: not an option from package option")
 		}
 	}
 	return nil
@@ -84,5 +122,38 @@ func (s *Settings) cloneMaps() {
 
 // DefaultSettings returns the SDK's defaults, before options and environment.
 func DefaultSettings() Settings {
-	return Settings{Retry: DefaultRetryPolicy()}
+	return Settings{Retry: DefaultRetryPolicy(), MaxResponseBytes: DefaultMaxResponseBytes}
+}
+
+// callSettings returns the settings for one call: the client's own when
+// there are no options (shared, never written), else a copy with opts
+// applied. It also returns the retrying client to send with, which differs
+// from the client's only when an option changed the transport or the
+// per-attempt timeout.
+func callSettings[O any](c *Client, call *Call, opts []O) (*Settings, *attemptClient, error) {
+	if len(opts) == 0 {
+		return &c.settings, c.attempts, nil
+	}
+	s := c.settings
+	// Header and Query are shared with the client: copy them before a
+	// per-call option writes to them. TokenSourceSet is cleared so that a
+	// per-call WithTokenSource is detected without comparing sources (a
+	// TokenSourceFunc is not comparable: == would panic).
+	s.cloned = false
+	s.TokenSourceSet = false
+	if err := Apply(&s, opts); err != nil {
+		return nil, nil, invalidCall(call, "options", err.Error())
+	}
+	if s.TokenSourceSet {
+		return nil, nil, invalidCall(call, "options", "WithTokenSource and WithSigV4 apply to client.New, not to a single call")
+	}
+	if s.BaseURL.String() != c.settings.BaseURL.String() {
+		// The client's token must never go to a host it was not built for.
+		return nil, nil, invalidCall(call, "options", "WithBaseURL applies to client.New, not to a single call")
+	}
+	ac := c.attempts
+	if s.Transport != c.settings.Transport || s.HTTPClient != c.settings.HTTPClient || s.AttemptTimeout != c.settings.AttemptTimeout {
+		ac = newAttemptClient(buildHTTPClient(&s, c.attempts.http))
+	}
+	return &s, ac, nil
 }

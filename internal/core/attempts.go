@@ -1,0 +1,269 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/httpx"
+)
+
+// RetryAttemptHeader carries the retry number (1 for the first retry) on
+// retried requests, for server-side telemetry. It is set before signing, so
+// it is covered by a SigV4 signature rather than breaking it.
+const RetryAttemptHeader = "X-Retry-Attempt"
+
+// attemptClient runs the attempts of a call on go-retryablehttp. One
+// library client serves every call of a core.Client: its hooks are plain
+// functions, and each call's state travels in the request's context
+// (callState), which the library hands to CheckRetry and PrepareRetry.
+type attemptClient struct {
+	http  *http.Client
+	retry *retryablehttp.Client
+}
+
+func newAttemptClient(hc *http.Client) *attemptClient {
+	return &attemptClient{http: hc, retry: &retryablehttp.Client{
+		HTTPClient: hc,
+		// The SDK's policy counts retries in checkRetry, because a call's
+		// options may change the limit while the library client is shared.
+		RetryMax:       math.MaxInt32,
+		CheckRetry:     checkRetry,
+		Backoff:        noLibraryBackoff,
+		PrepareRetry:   prepareRetry,
+		ErrorHandler:   returnLastError,
+		RequestLogHook: attemptStarts,
+	}}
+}
+
+// callState is what the hooks know about one send: the call, its settings
+// and the outcome of each attempt so far. It lives in the request's context
+// for the duration of the send.
+type callState struct {
+	client   *Client
+	s        *Settings
+	call     *Call
+	req      *request
+	tok      *CachedToken // nil when the call carries no bearer token
+	ctx      context.Context
+	prior    int // attempts made before this send (a resend after 401)
+	attempts int // attempts of this send
+	stop     Decision
+	wait     time.Duration // chosen by checkRetry, waited by prepareRetry
+	waited   time.Duration
+	start    time.Time // when the current attempt started
+
+	lastStatus int
+	lastErr    *apierrors.Error // the last error response, decoded once
+	body       []byte           // the last response's body, read inside the attempt
+	// bodyTooLarge says the 2xx body was longer than MaxResponseBytes.
+	bodyTooLarge bool
+}
+
+type callStateKey struct{}
+
+func stateOf(ctx context.Context) *callState {
+	state, _ := ctx.Value(callStateKey{}).(*callState)
+	return state
+}
+
+// outcome is the result of a send that got a final response.
+type outcome struct {
+	resp     *http.Response   // body already read into body and closed
+	body     []byte           // the final response's body
+	apiErr   *apierrors.Error // decoded when the final status is not 2xx
+	attempts int              // every attempt of the call so far
+	tooLarge bool             // a 2xx body longer than MaxResponseBytes
+}
+
+// send makes the attempts of one request with token tok (nil for none). It
+// returns the final response, or the typed error that ended the call
+// without one (*errors.TransportError, *errors.TokenError).
+func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call *Call, req *request, tok *CachedToken, prior int) (*outcome, error) {
+	state := &callState{client: c, s: s, call: call, req: req, tok: tok, prior: prior}
+	ctx = context.WithValue(ctx, callStateKey{}, state)
+	state.ctx = ctx
+	var body any
+	if req.body != nil {
+		body = req.body
+	}
+	rreq, err := retryablehttp.NewRequestWithContext(ctx, call.Op.Method, req.url, body)
+	if err != nil {
+		return nil, invalidCall(call, "url", err.Error())
+	}
+	c.setHeaders(rreq.Header, s, req.body != nil)
+	if err := state.authorizeAttempt(rreq.Request, false); err != nil {
+		return nil, state.failure(err)
+	}
+	resp, err := ac.retry.Do(rreq)
+	if err != nil {
+		return nil, state.failure(err)
+	}
+	if state.stop == StopRetryAfter || state.stop == StopDeadline || state.stop == StopExhausted {
+		state.log(slog.LevelWarn, "giving up", resp, nil, slog.String("reason", state.stop.String()))
+	}
+	out := &outcome{resp: resp, body: state.body, attempts: prior + state.attempts, tooLarge: state.bodyTooLarge}
+	if !success(resp.StatusCode) {
+		out.apiErr = state.lastErr
+		out.apiErr.Attempts = out.attempts
+	}
+	return out, nil
+}
+
+func success(status int) bool { return status >= 200 && status <= 299 }
+
+// checkRetry runs after every attempt (go-retryablehttp's CheckRetry). It
+// reads the body inside the attempt, decodes an error response once, and
+// asks the policy what to do. A 2xx whose body could not be read in full
+// lost the result: it is handled like a transport failure (retried when the
+// operation is idempotent). An error status whose body was cut short is
+// decided on its status, with what was read of the body.
+func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	state := stateOf(ctx)
+	state.attempts++
+	var apiErr *apierrors.Error
+	var bodyErr error
+	if resp != nil {
+		state.lastStatus = resp.StatusCode
+		if err == nil {
+			apiErr, bodyErr = state.readResponse(resp)
+			if bodyErr != nil {
+				err, resp = bodyErr, nil
+			}
+		}
+	}
+	state.log(slog.LevelDebug, "attempt", resp, err)
+	d, wait := state.s.Retry.Decide(ctx, state.attempts, state.call.Op.Idempotent, apiErr, err)
+	state.stop = d
+	if d != Retry {
+		// A non-nil error makes go-retryablehttp pass it to the
+		// ErrorHandler instead of returning the emptied response.
+		return false, bodyErr
+	}
+	state.wait = wait
+	if state.s.Retry.OnRetry != nil {
+		state.s.Retry.OnRetry(state.attempts, wait)
+	}
+	state.log(slog.LevelWarn, "retrying", resp, err, slog.Duration("wait", wait))
+	return true, nil
+}
+
+// readResponse reads resp's body into state.body and, for an error status,
+// decodes it into state.lastErr. A 2xx body that could not be read whole is
+// returned as an error.
+func (state *callState) readResponse(resp *http.Response) (*apierrors.Error, error) {
+	if success(resp.StatusCode) {
+		limit := state.s.MaxResponseBytes
+		body, err := readBody(resp, limit)
+		state.body, state.bodyTooLarge = body, int64(len(body)) > limit
+		if err != nil {
+			return nil, fmt.Errorf("reading the %d response body: %w", resp.StatusCode, err)
+		}
+		return nil, nil
+	}
+	body, err := readBody(resp, apierrors.MaxBodySnippet)
+	truncated := err != nil
+	if len(body) > apierrors.MaxBodySnippet {
+		body, truncated = body[:apierrors.MaxBodySnippet], true
+	}
+	state.body = body
+	e := apierrors.Decode(resp.StatusCode, resp.Header, body)
+	e.BodyTruncated = truncated
+	e.Operation, e.Method, e.Path, e.Attempts = state.call.Op.Name, state.call.Op.Method, state.req.path, state.prior+state.attempts
+	state.lastErr = e
+	return e, nil
+}
+
+// noLibraryBackoff is go-retryablehttp's Backoff hook. The library calls it
+// without a context, and with a nil response after a connection error, so it
+// cannot reach the call's policy: checkRetry chooses the wait (the deadline
+// rule needs it there) and prepareRetry waits it, with the request's context.
+func noLibraryBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
+
+// prepareRetry runs before every retry (go-retryablehttp's PrepareRetry):
+// it waits the backoff checkRetry chose, then numbers the retry, attaches
+// the current token (it may have been refreshed meanwhile) and signs again.
+func prepareRetry(req *http.Request) error {
+	state := stateOf(req.Context())
+	if err := state.sleep(req.Context()); err != nil {
+		return err
+	}
+	req.Header = req.Header.Clone()
+	req.Header.Set(RetryAttemptHeader, strconv.Itoa(state.attempts))
+	return state.authorizeAttempt(req, true)
+}
+
+// sleep waits state.wait, or until ctx ends, and counts the time in state.waited.
+func (state *callState) sleep(ctx context.Context) error {
+	if state.wait <= 0 {
+		return nil
+	}
+	start := time.Now()
+	timer := time.NewTimer(state.wait)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		state.waited += state.wait
+		return nil
+	case <-ctx.Done():
+		state.waited += min(time.Since(start), state.wait)
+		return ctx.Err()
+	}
+}
+
+// returnLastError is go-retryablehttp's ErrorHandler: it replaces the
+// library's "giving up after N attempts" error with the cause (a transport
+// error, a 2xx body read error from checkRetry, or a prepareRetry failure)
+// and hands a final error response back undrained, to be returned as the
+// decoded *errors.Error.
+func returnLastError(resp *http.Response, err error, _ int) (*http.Response, error) {
+	if err != nil {
+		if resp != nil {
+			httpx.DrainAndClose(resp.Body)
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
+// attemptStarts is go-retryablehttp's RequestLogHook, called before each
+// attempt: it notes the start time for the attempt's log record.
+func attemptStarts(_ retryablehttp.Logger, req *http.Request, _ int) {
+	stateOf(req.Context()).start = time.Now()
+}
+
+// failure turns the error that ended a send without a final response into
+// the SDK's typed error: a token or signing failure stays a TokenError;
+// anything else is a TransportError that keeps the server's last answer.
+func (state *callState) failure(err error) error {
+	var te *apierrors.TokenError
+	if errors.As(err, &te) {
+		return withOperation(err, state.call.Op.Name)
+	}
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		// Never echo a query string (it may hold caller secrets).
+		if u, perr := url.Parse(uerr.URL); perr == nil {
+			uerr.URL = redactURL(u)
+		}
+	}
+	attempts := state.prior + state.attempts
+	e := &apierrors.TransportError{Operation: state.call.Op.Name, Method: state.call.Op.Method, Path: state.req.path,
+		Attempts: attempts, Waited: state.waited, LastStatus: state.lastStatus, Err: err}
+	if state.lastErr != nil {
+		// The server's last answer (a 503, say) is kept: its problem,
+		// request ID and Retry-After are what an operator needs.
+		e.Last = state.lastErr
+		e.Last.Attempts = attempts
+	}
+	return e
+}

@@ -1,0 +1,38 @@
+package option
+
+import (
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	memberplatform "github.com/memberplatform/memberplatform-go"
+	"github.com/memberplatform/memberplatform-go/internal/core"
+)
+
+// WithTokenSource makes the client send "Authorization: Bearer <token>"
+// from ts (a client.TokenSource, such as client.StaticToken or a
+// *client.SigV4TokenSource) on every call, instead of the source chosen from
+// the environment. WithTokenSource(nil) sends no Authorization header at
+// all (local development).
+//
+// Scope: client-wide; passing it to a single call fails. Default: chosen
+// from the environment (see client.New).
+func WithTokenSource(ts memberplatform.TokenSource) RequestOption {
+	return requestOption(func(s *core.Settings) error {
+		s.TokenSource, s.TokenSourceSet, s.SigV4 = ts, true, nil
+		return nil
+	})
+}
+
+// WithSigV4 obtains the bearer token from the platform's POST /auth/token,
+// signed with AWS Signature Version 4 using creds and region (see
+// client.SigV4TokenSource). Each client built with it gets a token source
+// of its own, so the same option may be reused for several clients.
+//
+// Scope: client-wide; passing it to a single call fails. Default: chosen
+// from the environment (see client.New).
+func WithSigV4(creds aws.CredentialsProvider, region string) RequestOption {
+	return requestOption(func(s *core.Settings) error {
+		s.TokenSource, s.TokenSourceSet = nil, true
+		s.SigV4 = &core.SigV4Settings{Credentials: creds, Region: region}
+		return nil
+	})
+}

@@ -1,0 +1,80 @@
+package option
+
+import (
+	"errors"
+	"time"
+
+	"github.com/memberplatform/memberplatform-go/internal/core"
+)
+
+// WithTimeout bounds a whole call, retries and backoff included. The
+// context's own deadline applies too; the earlier one wins.
+//
+// Scope: client-wide and per call. Default: none (the context's deadline).
+func WithTimeout(d time.Duration) RequestOption {
+	return requestOption(func(s *core.Settings) error {
+		if d < 0 {
+			return errors.New("memberplatform: WithTimeout: negative duration")
+		}
+		s.Timeout = d
+		return nil
+	})
+}
+
+// WithAttemptTimeout bounds each HTTP attempt (response headers and body);
+// a timed-out attempt is retried like a connection error. 0 means none.
+//
+// Scope: client-wide and per call. Default: none.
+func WithAttemptTimeout(d time.Duration) RequestOption {
+	return requestOption(func(s *core.Settings) error {
+		if d < 0 {
+			return errors.New("memberplatform: WithAttemptTimeout: negative duration")
+		}
+		s.AttemptTimeout = d
+		return nil
+	})
+}
+
+// WithMaxRetries sets how many times a retriable failure is retried; 0
+// disables retries.
+//
+// Scope: client-wide and per call. Default: 3 (4 attempts).
+func WithMaxRetries(n int) RequestOption {
+	return requestOption(func(s *core.Settings) error {
+		if n < 0 {
+			return errors.New("memberplatform: WithMaxRetries: negative count")
+		}
+		s.Retry.MaxRetries = n
+		return nil
+	})
+}
+
+// WithRetryBackoff sets the exponential backoff: retry n waits a uniformly
+// random duration in [0, min(max, base·2ⁿ)) ("full jitter").
+//
+// Scope: client-wide and per call. Default: base 250ms, max 8s.
+func WithRetryBackoff(base, max time.Duration) RequestOption {
+	return requestOption(func(s *core.Settings) error {
+		if base <= 0 || max < base {
+			return errors.New("memberplatform: WithRetryBackoff: need 0 < base <= max")
+		}
+		s.Retry.BaseDelay, s.Retry.MaxDelay = base, max
+		return nil
+	})
+}
+
+// WithMaxRetryAfter caps how long the SDK waits when a 429 or 503 carries
+// Retry-After or Retry-After-Ms. A longer request stops the call at once
+// with the rate-limited error, whose RetryAfter holds the asked duration,
+// so the caller can decide.
+//
+// Scope: client-wide and per call. Default: 20s.
+func WithMaxRetryAfter(d time.Duration) RequestOption {
+	return requestOption(func(s *core.Settings) error {
+		if d < 0 {
+			return errors.New("memberplatform: WithMaxRetryAfter: negative duration")
+		}
+		s.Retry.MaxRetryAfter = d
+		return nil
+	})
+}
