@@ -56,6 +56,7 @@ package client
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"reflect"
@@ -88,6 +89,10 @@ const (
 	EnvBaseURL      = "MEMBERPLATFORM_BASE_URL"
 	EnvToken        = "MEMBERPLATFORM_TOKEN"
 	EnvSigV4Service = "MEMBERPLATFORM_SIGV4_SERVICE"
+	// EnvLog, set to debug, info, warn or error, sends the SDK's log
+	// records at that level and above to stderr when no option.WithLogger
+	// is given. Unset, nothing is logged and logging costs nothing.
+	EnvLog = "MEMBERPLATFORM_LOG"
 )
 
 // New returns a Client configured from the environment (see the package
@@ -110,6 +115,16 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 	s := core.DefaultSettings()
 	if err := core.Apply(&s, opts); err != nil {
 		return nil, err
+	}
+	if s.ResponseInto != nil {
+		return nil, errors.New("memberplatform: option.WithResponseInto applies to a single call, not to client.New")
+	}
+	if s.Logger == nil {
+		l, err := loggerFromEnv()
+		if err != nil {
+			return nil, err
+		}
+		s.Logger = l
 	}
 	if s.BaseURL == nil { // an explicit WithBaseURL wins over the environment
 		v := os.Getenv(EnvBaseURL)
@@ -217,4 +232,19 @@ func isNil(ts TokenSource) bool {
 		return v.IsNil()
 	}
 	return false
+}
+
+// loggerFromEnv returns a text logger to stderr at the level
+// MEMBERPLATFORM_LOG names, or nil when it is unset. An unknown level is an
+// error, so a typo does not silently turn logging off.
+func loggerFromEnv() (*slog.Logger, error) {
+	v := strings.TrimSpace(os.Getenv(EnvLog))
+	if v == "" {
+		return nil, nil
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(v)); err != nil {
+		return nil, errors.New("memberplatform: " + EnvLog + " must be debug, info, warn or error")
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})), nil
 }

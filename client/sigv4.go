@@ -123,7 +123,7 @@ func SigV4CredentialsFromEnv() (creds aws.CredentialsProvider, region string, ok
 
 // The token call mints a new token but changes no state a repeat could
 // corrupt: safe to retry.
-var tokenOp = core.Operation{Name: "auth.Token", Method: http.MethodPost, Path: "/auth/token", Idempotent: true}
+var tokenOp = core.Operation{Name: "auth.Token", Method: http.MethodPost, Path: "/auth/token", Idempotent: true, Credential: true}
 
 // emptyPayloadHash is the SHA-256 of an empty body.
 var emptyPayloadHash = hex.EncodeToString(sha256.New().Sum(nil))

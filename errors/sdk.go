@@ -54,6 +54,12 @@ type TokenError struct {
 	// Reason says what was wrong with a 2xx response ("no token field").
 	Reason string
 	Err    error
+	// Last is the decoded last error response of the call that needed the
+	// token, when a token refresh failed between its retries (after a 429,
+	// say); nil otherwise. errors.Is and errors.As reach it, so
+	// errors.Is(err, ErrRateLimited) still tells that the platform
+	// throttled the call.
+	Last *Error
 }
 
 // Error returns one line naming the cause, without the response body.
@@ -81,8 +87,22 @@ func (e *TokenError) GoString() string {
 	return "&errors.TokenError{StatusCode:" + strconv.Itoa(e.StatusCode) + ", Body:<redacted " + strconv.Itoa(len(e.Body)) + " bytes>, Reason:" + strconv.Quote(e.Reason) + "}"
 }
 
-// Unwrap returns Err.
-func (e *TokenError) Unwrap() error { return e.Err }
+// Unwrap returns Err and, when set, Last.
+func (e *TokenError) Unwrap() []error { return unwrapWithLast(e.Err, e.Last) }
+
+// unwrapWithLast is the Unwrap list of an error that ended a call without a
+// final response: its cause, then the server's last answer if there was one.
+func unwrapWithLast(cause error, last *Error) []error {
+	switch {
+	case last == nil && cause == nil:
+		return nil
+	case last == nil:
+		return []error{cause}
+	case cause == nil:
+		return []error{last}
+	}
+	return []error{cause, last}
+}
 
 // Is matches ErrTokenUnavailable.
 func (e *TokenError) Is(target error) bool { return target == ErrTokenUnavailable }
@@ -105,8 +125,9 @@ type TransportError struct {
 	LastStatus int
 	// Last is the decoded last error response that was retried before
 	// the failure (status, problem, request ID, Retry-After), or nil when
-	// no response was received. It is not in the Unwrap chain: the call
-	// failed for want of a response, not because of this one.
+	// no response was received. It is in the Unwrap chain after Err, so
+	// errors.Is(err, ErrRateLimited) holds for a call whose Retry-After
+	// wait was cancelled, and errors.As(err, &apiErr) finds the answer.
 	Last *Error
 	Err  error
 }
@@ -135,8 +156,8 @@ func (e *TransportError) Error() string {
 	return b.String()
 }
 
-// Unwrap returns Err.
-func (e *TransportError) Unwrap() error { return e.Err }
+// Unwrap returns Err and, when set, Last.
+func (e *TransportError) Unwrap() []error { return unwrapWithLast(e.Err, e.Last) }
 
 // Is matches ErrTransport.
 func (e *TransportError) Is(target error) bool { return target == ErrTransport }

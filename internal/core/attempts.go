@@ -65,8 +65,9 @@ type callState struct {
 	lastStatus int
 	lastErr    *apierrors.Error // the last error response, decoded once
 	body       []byte           // the last response's body, read inside the attempt
-	// bodyTooLarge says the 2xx body was longer than MaxResponseBytes.
-	bodyTooLarge bool
+	// refused says why a 2xx body will not be used (too long, or a
+	// credential from another origin), nil when it will.
+	refused error
 }
 
 type callStateKey struct{}
@@ -82,7 +83,7 @@ type outcome struct {
 	body     []byte           // the final response's body
 	apiErr   *apierrors.Error // decoded when the final status is not 2xx
 	attempts int              // every attempt of the call so far
-	tooLarge bool             // a 2xx body longer than MaxResponseBytes
+	refused  error            // why a 2xx body will not be used, if so
 }
 
 // send makes the attempts of one request with token tok (nil for none). It
@@ -111,7 +112,7 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 	if state.stop == StopRetryAfter || state.stop == StopDeadline || state.stop == StopExhausted {
 		state.log(slog.LevelWarn, "giving up", resp, nil, slog.String("reason", state.stop.String()))
 	}
-	out := &outcome{resp: resp, body: state.body, attempts: prior + state.attempts, tooLarge: state.bodyTooLarge}
+	out := &outcome{resp: resp, body: state.body, attempts: prior + state.attempts, refused: state.refused}
 	if !success(resp.StatusCode) {
 		out.apiErr = state.lastErr
 		out.apiErr.Attempts = out.attempts
@@ -142,7 +143,7 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		}
 	}
 	state.log(slog.LevelDebug, "attempt", resp, err)
-	d, wait := state.s.Retry.Decide(ctx, state.attempts, state.call.Op.Idempotent, apiErr, err)
+	d, wait := state.s.Retry.Decide(ctx, state.attempts, state.call.Op.Idempotent || state.s.Idempotent, apiErr, err)
 	state.stop = d
 	if d != Retry {
 		// A non-nil error makes go-retryablehttp pass it to the
@@ -164,9 +165,15 @@ func (state *callState) readResponse(resp *http.Response) (*apierrors.Error, err
 	if success(resp.StatusCode) {
 		limit := state.s.MaxResponseBytes
 		body, err := readBody(resp, limit)
-		state.body, state.bodyTooLarge = body, int64(len(body)) > limit
+		state.body, state.refused = body, nil
 		if err != nil {
 			return nil, fmt.Errorf("reading the %d response body: %w", resp.StatusCode, err)
+		}
+		switch {
+		case int64(len(body)) > limit:
+			state.refused = fmt.Errorf("the response body is longer than the %d-byte limit (option.WithMaxResponseBytes)", limit)
+		case state.call.Op.Credential && resp.Request != nil && !state.sameOrigin(resp.Request):
+			state.refused = errors.New("the credential response came from another origin than the base URL after a redirect; refused")
 		}
 		return nil, nil
 	}
@@ -175,6 +182,7 @@ func (state *callState) readResponse(resp *http.Response) (*apierrors.Error, err
 	if len(body) > apierrors.MaxBodySnippet {
 		body, truncated = body[:apierrors.MaxBodySnippet], true
 	}
+	body = redactResponse(resp, body)
 	state.body = body
 	e := apierrors.Decode(resp.StatusCode, resp.Header, body)
 	e.BodyTruncated = truncated
@@ -247,7 +255,16 @@ func attemptStarts(_ retryablehttp.Logger, req *http.Request, _ int) {
 func (state *callState) failure(err error) error {
 	var te *apierrors.TokenError
 	if errors.As(err, &te) {
-		return withOperation(err, state.call.Op.Name)
+		if state.lastErr == nil || te.Last != nil {
+			return withOperation(err, state.call.Op.Name)
+		}
+		// A refresh failed between retries: keep the answer that was
+		// being retried (a 429, say) reachable with errors.Is and As. The
+		// error may be shared by every caller of the fetch: copy it.
+		cp := *te
+		cp.Last = state.lastErr
+		cp.Last.Attempts = state.prior + state.attempts
+		return withOperation(&cp, state.call.Op.Name)
 	}
 	var uerr *url.Error
 	if errors.As(err, &uerr) {

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"net/http"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/httpx"
@@ -14,8 +14,8 @@ import (
 // call.Result. An empty body is a success with no content. A body with data
 // after the first JSON value is accepted, as json.Decoder would.
 func decodeResult(out *outcome, call *Call, req *request) error {
-	if out.tooLarge {
-		return undecodable(out, call, req, fmt.Errorf("the response body is longer than the %d-byte limit (option.WithMaxResponseBytes)", len(out.body)-1))
+	if out.refused != nil {
+		return undecodable(out, call, req, out.refused)
 	}
 	var err error
 	switch result := call.Result.(type) {
@@ -53,6 +53,27 @@ func undecodable(out *outcome, call *Call, req *request, err error) error {
 	if len(body) > apierrors.MaxBodySnippet {
 		body, e.BodyTruncated = body[:apierrors.MaxBodySnippet], true
 	}
-	e.Body = body
+	e.Body = redactResponse(resp, bytes.Clone(body))
+	e.RequestID = httpx.RequestID(resp.Header)
 	return e
+}
+
+// responseForCaller is the final response as option.WithResponseInto hands
+// it over: status, headers and the request, with the body already read and
+// closed. The request's credential headers are replaced by Redacted, so a
+// caller logging the response cannot leak the token or the signature.
+func responseForCaller(resp *http.Response) *http.Response {
+	cp := *resp
+	cp.Body = http.NoBody
+	if resp.Request != nil {
+		req := resp.Request.Clone(resp.Request.Context())
+		for _, h := range credentialHeaders {
+			if req.Header.Get(h) != "" {
+				req.Header.Set(h, Redacted)
+			}
+		}
+		req.Body, req.GetBody = nil, nil
+		cp.Request = req
+	}
+	return &cp
 }

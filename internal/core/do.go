@@ -20,7 +20,7 @@ import (
 //     what the policy allows, waiting the backoff or Retry-After, never past
 //     the deadline; re-sign each attempt.
 //  5. result    (decode.go): the decoded 2xx body, or the decoded
-//     *errors.Error.
+//     *errors.Error; the final response for option.WithResponseInto.
 //
 // Every failure is a typed error from package errors.
 func Do[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
@@ -43,9 +43,15 @@ func Do[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	if err != nil {
 		return err
 	}
+	if s.ResponseInto != nil {
+		*s.ResponseInto = nil
+	}
 	out, err := c.authorize(ctx, s, ac, call, &req)
 	if err != nil {
 		return err
+	}
+	if s.ResponseInto != nil {
+		*s.ResponseInto = responseForCaller(out.resp)
 	}
 	if call.Status != nil {
 		*call.Status = out.resp.StatusCode

@@ -7,9 +7,8 @@ import (
 )
 
 // buildHTTPClient makes the *http.Client the attempts use: the user's
-// transport (or a pooled default) behind a wrapper that hides
-// CloseIdleConnections, because go-retryablehttp calls it when it gives up
-// and that would tear down the user's shared connection pool. prev, when
+// transport (or a pooled default) under the SDK's own attemptTransport
+// (transport.go). prev, when
 // set, is the client's own http.Client, whose transport a per-call client
 // reuses when the call did not choose another.
 func buildHTTPClient(s *Settings, prev *http.Client) *http.Client {
@@ -24,7 +23,7 @@ func buildHTTPClient(s *Settings, prev *http.Client) *http.Client {
 		}
 	}
 	if rt == nil && prev != nil {
-		if t, ok := prev.Transport.(keepIdleConnections); ok {
+		if t, ok := prev.Transport.(attemptTransport); ok {
 			rt = t.next
 		}
 	}
@@ -37,25 +36,20 @@ func buildHTTPClient(s *Settings, prev *http.Client) *http.Client {
 	if hc.CheckRedirect == nil {
 		hc.CheckRedirect = sameOriginRedirect
 	}
-	hc.Transport = keepIdleConnections{rt}
+	hc.Transport = attemptTransport{rt}
 	return hc
 }
 
-// sameOriginRedirect follows up to 5 redirects that stay on the original
-// scheme and host. A redirect elsewhere is not followed: its 3xx response is
-// returned (and becomes an *errors.Error), so a request body carrying
-// personal data is never replayed to another host.
+// sameOriginRedirect, the default redirect policy, follows up to 5
+// redirects that stay on the original scheme and host. A redirect elsewhere
+// is not followed: its 3xx response is returned (and becomes an
+// *errors.Error), so a request body carrying personal data is never replayed
+// to another host. A user's own policy (option.WithHTTPClient) may follow
+// more; attemptTransport still keeps the credentials from leaving the
+// origin.
 func sameOriginRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 5 || req.URL.Scheme != via[0].URL.Scheme || req.URL.Host != via[0].URL.Host {
 		return http.ErrUseLastResponse
 	}
 	return nil
-}
-
-// keepIdleConnections forwards to a RoundTripper without exposing its
-// CloseIdleConnections method.
-type keepIdleConnections struct{ next http.RoundTripper }
-
-func (k keepIdleConnections) RoundTrip(r *http.Request) (*http.Response, error) {
-	return k.next.RoundTrip(r)
 }

@@ -38,7 +38,9 @@ func (state *callState) log(level slog.Level, msg string, resp *http.Response, e
 	if resp != nil {
 		attrs = append(attrs, slog.Int("status", resp.StatusCode))
 		if id := httpx.RequestID(resp.Header); id != "" {
-			attrs = append(attrs, slog.String("request_id", id))
+			// Error responses are redacted when read; a 2xx is not, so
+			// its request ID is checked here.
+			attrs = append(attrs, slog.String("request_id", redactString(id, secretsSent(resp))))
 		}
 	}
 	if err != nil {

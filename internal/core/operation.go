@@ -18,6 +18,10 @@ type Operation struct {
 	Idempotent bool
 	// Auth says whether the request carries the bearer token.
 	Auth bool
+	// Credential says the response carries a credential (the token call):
+	// it is accepted only from the base URL's origin, whatever redirects
+	// the user's policy followed.
+	Credential bool
 }
 
 // Call is one invocation of an Operation.

@@ -43,9 +43,15 @@ type Settings struct {
 	AttemptTimeout time.Duration
 	// MaxResponseBytes bounds a 2xx body; a longer one fails the call.
 	MaxResponseBytes int64
-	Retry            RetryPolicy
-	Logger           *slog.Logger
-	AppInfo          string // appended to the User-Agent
+	// Middleware runs on every HTTP request of every attempt, in order.
+	Middleware []Middleware
+	// ResponseInto, when set, receives the call's final response.
+	ResponseInto **http.Response
+	// Idempotent marks the call safe to repeat whatever its method.
+	Idempotent bool
+	Retry      RetryPolicy
+	Logger     *slog.Logger
+	AppInfo    string // appended to the User-Agent
 	// AllowInsecureBearer permits sending a bearer token over plain http to
 	// a host that is not loopback.
 	AllowInsecureBearer bool

@@ -1,0 +1,110 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/core"
+	"github.com/memberplatform/memberplatform-go/option"
+)
+
+// Execute calls an endpoint the SDK does not wrap, such as the contract's
+// createUser or listUsers, with everything the wrapped operations get: the
+// client's token cache (and 401 refresh), SigV4 token source, retry
+// policy, body limits, logging and error decoding. A non-2xx answer is the
+// same *errors.Error, with both error formats decoded.
+//
+// method is the HTTP method ("POST"). path is relative to the base URL,
+// whose path prefix is kept: "/auth/access-management/users" on base URL
+// https://host/api calls https://host/api/auth/access-management/users. The
+// caller escapes each path segment (url.PathEscape); an absolute URL, a
+// path with a query or fragment (use option.WithQuery), and a ".." segment
+// that would leave the base URL's path are refused before sending.
+//
+// body is encoded to JSON (a json.RawMessage is sent as it is; nil sends
+// no body). out receives the decoded 2xx body: a pointer to a struct, map or
+// any; a *[]byte gets the raw bytes; nil discards it.
+//
+// The call is retried only when method is idempotent by HTTP semantics
+// (GET, HEAD, OPTIONS, PUT, DELETE, TRACE), or when opts include
+// option.WithIdempotent.
+func (c *Client) Execute(ctx context.Context, method, path string, body, out any, opts ...option.RequestOption) error {
+	op := &core.Operation{Name: "client.Execute", Method: method, Path: path, Idempotent: idempotentMethod(method), Auth: true}
+	if msg := checkMethod(method); msg != "" {
+		return invalidExecute("method", msg)
+	}
+	clean, msg := checkRelativePath(path)
+	if msg != "" {
+		return invalidExecute("path", msg)
+	}
+	op.Path = clean
+	return core.Do(ctx, c.pipeline(), &core.Call{Op: op, Body: body, Result: out}, opts)
+}
+
+// pipeline returns the client's pipeline; nil for a Client not built by
+// New, which the pipeline reports as an error.
+func (c *Client) pipeline() *core.Client {
+	if c == nil {
+		return nil
+	}
+	return c.core
+}
+
+func invalidExecute(field, msg string) error {
+	return &apierrors.ValidationError{Operation: "client.Execute", Fields: []apierrors.FieldError{{Field: field, Message: msg}}}
+}
+
+// idempotentMethod reports whether RFC 9110 makes method idempotent.
+func idempotentMethod(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete, http.MethodTrace:
+		return true
+	}
+	return false
+}
+
+// checkMethod returns why method cannot be sent, or "".
+func checkMethod(method string) string {
+	if method == "" {
+		return "must not be empty, such as \"POST\""
+	}
+	for i := 0; i < len(method); i++ {
+		if c := method[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return "must be an HTTP method token, such as \"POST\""
+		}
+	}
+	return ""
+}
+
+// checkRelativePath returns path with a leading "/", or why it is refused:
+// it must stay under the base URL, so no scheme or host, no ".." segment
+// (escaped or not), no query or fragment, nothing a URL path cannot hold
+// unescaped.
+func checkRelativePath(path string) (string, string) {
+	if path == "" {
+		return "", "must not be empty, such as \"/auth/access-management/users\""
+	}
+	if strings.HasPrefix(path, "//") || strings.Contains(path, "://") {
+		return "", "must be relative to the base URL, not an absolute URL"
+	}
+	for i := 0; i < len(path); i++ {
+		c := path[i]
+		switch {
+		case c == '?' || c == '#':
+			return "", "must not hold a query or fragment; use option.WithQuery"
+		case c <= ' ' || c >= 0x7f || c == '{' || c == '}' || c == '\\':
+			return "", "must be escaped: escape each segment with url.PathEscape"
+		}
+	}
+	for segment := range strings.SplitSeq(path, "/") {
+		if s := strings.ToLower(segment); s == ".." || s == "%2e%2e" || s == ".%2e" || s == "%2e." {
+			return "", "must not hold a \"..\" segment: it would leave the base URL's path"
+		}
+	}
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	return path, ""
+}
