@@ -203,4 +203,3 @@ func TestScaleSucceeds(t *testing.T) {
 		}
 	}
 }
-

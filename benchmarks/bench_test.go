@@ -11,7 +11,7 @@ import (
 // table):
 //
 //	BenchmarkLoopback/<Operation>/{serial,parallel}/{sdk,raw,generated}
-//	BenchmarkInMemory/<Operation>/{sdk,raw}
+//	BenchmarkInMemory/<Operation>/{sdk,raw,generated}
 //	BenchmarkErrors/{serviceErrors=1,serviceErrors=100,serviceErrors=1000,fieldErrors=100}/{sdk,raw}
 //	BenchmarkScale/{slugs=1,slugs=100,slugs=10000}/{sdk,raw}
 //
@@ -90,12 +90,12 @@ func BenchmarkLoopback(b *testing.B) {
 	}
 }
 
-// BenchmarkInMemory runs every operation through the SDK and raw over the
-// in-memory transport: the clients' own cost, without socket noise.
+// BenchmarkInMemory runs every operation through the three contenders over
+// the in-memory transport: the clients' own cost, without socket noise.
 func BenchmarkInMemory(b *testing.B) {
 	for _, op := range operations {
 		b.Run(op.name, func(b *testing.B) {
-			run(b, false, contenders(op, inMemory(b, responder{}), false)...)
+			run(b, false, contenders(op, inMemory(b, responder{}), true)...)
 		})
 	}
 }
