@@ -10,9 +10,26 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 )
+
+// newSDK is the only place this package builds an SDK client: a static
+// token, one retry with a 1ms backoff.
+func newSDK(tb testing.TB, baseURL string) *client.Client {
+	tb.Helper()
+	c, err := client.New(
+		client.WithBaseURL(baseURL),
+		client.WithTokenSource(client.StaticToken("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzdmMtYmVuY2gifQ.c2ln")),
+		client.WithMaxRetries(1),
+		client.WithRetryBackoff(time.Millisecond, time.Millisecond),
+	)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
 
 // TestHugeErrorBodyIsNotBuffered serves a 64 MiB error body and checks that
 // the SDK keeps only a bounded snippet: the heap allocated during the call
@@ -50,17 +67,13 @@ func TestHugeErrorBodyIsNotBuffered(t *testing.T) {
 				}
 			}))
 			defer srv.Close()
-			c, err := client.New(client.WithBaseURL(srv.URL), client.WithTokenSource(client.StaticToken(benchToken)),
-				client.WithMaxRetries(1), client.WithRetryBackoff(time.Millisecond, time.Millisecond))
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := newSDK(t, srv.URL)
 			ctx := context.Background()
 
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			_, err = c.AccessMgmt.UpdateUser(ctx, userID, userParams)
+			_, err := c.AccessMgmt.UpdateUser(ctx, "user_01E4ZCR3C56J083X43JQXF3JK5", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
 			runtime.ReadMemStats(&after)
 
 			grew := after.TotalAlloc - before.TotalAlloc
