@@ -1,6 +1,7 @@
-// Package bench holds the SDK's performance benchmarks: each operation
-// through the SDK against the same request made with plain net/http and
-// encoding/json, on a loopback server. It has no non-test code beyond this
-// file; run it with go test -run='^$' -bench=. ./internal/bench, or use
-// go run ./internal/cmd/benchreport for the budget table.
+// Package bench holds in-module tests of non-timing performance facts, such
+// as the bounded heap for a huge error body (errorbody_test.go). It has no
+// non-test code beyond this file. The benchmarks comparing the SDK with
+// plain net/http and with a generated client live in the nested module
+// benchmarks/ (see benchmarks/README.md), so that this module never
+// requires the generated client's dependencies.
 package bench

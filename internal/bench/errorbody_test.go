@@ -10,10 +10,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/option"
 )
+
+// newSDK is the only place this package builds an SDK client: a static
+// token, one retry with a 1ms backoff.
+func newSDK(tb testing.TB, baseURL string) *client.Client {
+	tb.Helper()
+	c, err := client.New(
+		option.WithBaseURL(baseURL),
+		option.WithTokenSource(client.StaticToken("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzdmMtYmVuY2gifQ.c2ln")),
+		option.WithMaxRetries(1),
+		option.WithRetryBackoff(time.Millisecond, time.Millisecond),
+	)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
 
 // TestHugeErrorBodyIsNotBuffered serves a 64 MiB error body and checks that
 // the SDK keeps only a bounded snippet: the heap allocated during the call
@@ -51,17 +68,13 @@ func TestHugeErrorBodyIsNotBuffered(t *testing.T) {
 				}
 			}))
 			defer srv.Close()
-			c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(benchToken)),
-				option.WithMaxRetries(1), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := newSDK(t, srv.URL)
 			ctx := context.Background()
 
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			_, err = c.AccessMgmt.UpdateUser(ctx, userID, userParams)
+			_, err := c.AccessMgmt.UpdateUser(ctx, "user_01E4ZCR3C56J083X43JQXF3JK5", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
 			runtime.ReadMemStats(&after)
 
 			grew := after.TotalAlloc - before.TotalAlloc

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// line is one go test -bench result line.
+func line(name string, ns, allocs float64) string {
+	return fmt.Sprintf("%s-2 \t 1000\t %.0f ns/op\t 4096 B/op\t %.0f allocs/op\n", name, ns, allocs)
+}
+
+// sampleOutput is a run where UpdateUser passes every budget on loopback,
+// fails time in parallel and allocs in memory, and the error and scale rows
+// exercise the slope and the informational rows.
+func sampleOutput() string {
+	var b strings.Builder
+	b.WriteString("goos: linux\ngoarch: amd64\npkg: github.com/memberplatform/memberplatform-go/benchmarks\ncpu: Test CPU\n")
+	for _, ns := range []float64{35000, 37000, 99000} { // median 37000
+		b.WriteString(line("BenchmarkLoopback/UpdateUser/serial/sdk", ns, 110))
+	}
+	b.WriteString(line("BenchmarkLoopback/UpdateUser/serial/raw", 36000, 108))
+	b.WriteString(line("BenchmarkLoopback/UpdateUser/serial/generated", 40000, 124))
+	b.WriteString(line("BenchmarkLoopback/UpdateUser/parallel/sdk", 30000, 110))
+	b.WriteString(line("BenchmarkLoopback/UpdateUser/parallel/raw", 20000, 108))
+	b.WriteString(line("BenchmarkLoopback/UpdateUser/parallel/generated", 25000, 124))
+	b.WriteString(line("BenchmarkInMemory/UpdateUser/sdk", 5000, 45))
+	b.WriteString(line("BenchmarkInMemory/UpdateUser/raw", 5000, 39))
+	b.WriteString(line("BenchmarkInMemory/UpdateUser/generated", 6000, 50))
+	b.WriteString(line("BenchmarkErrors/serviceErrors=100/sdk", 100000, 500))
+	b.WriteString(line("BenchmarkErrors/serviceErrors=100/raw", 80000, 266))
+	b.WriteString(line("BenchmarkErrors/serviceErrors=1000/sdk", 1000000, 3200))
+	b.WriteString(line("BenchmarkErrors/serviceErrors=1000/raw", 790000, 2066))
+	b.WriteString(line("BenchmarkScale/slugs=1/sdk", 4000, 30))
+	b.WriteString(line("BenchmarkScale/slugs=1/raw", 3000, 27))
+	b.WriteString(line("BenchmarkScale/slugs=10000/sdk", 500000, 31))
+	b.WriteString(line("BenchmarkScale/slugs=10000/raw", 470000, 27))
+	b.WriteString("PASS\n")
+	return b.String()
+}
+
+func TestParse(t *testing.T) {
+	st := parse(strings.NewReader(sampleOutput()))
+	m, ok := st.median("BenchmarkLoopback/UpdateUser/serial/sdk")
+	if !ok || m.ns != 37000 || m.allocs != 110 || m.bytes != 4096 {
+		t.Fatalf("median = %+v, %v", m, ok)
+	}
+	if st.env["cpu"] != "Test CPU" || st.env["goarch"] != "amd64" {
+		t.Errorf("env = %v", st.env)
+	}
+	two := parse(strings.NewReader(line("BenchmarkScale/slugs=1/sdk", 10, 1) + line("BenchmarkScale/slugs=1/sdk", 20, 3)))
+	if m, _ := two.median("BenchmarkScale/slugs=1/sdk"); m.ns != 15 || m.allocs != 2 {
+		t.Errorf("even median = %+v", m)
+	}
+	if _, ok := st.median("BenchmarkScale/slugs=1"); ok {
+		t.Error("a name must match whole, without its -GOMAXPROCS suffix only")
+	}
+}
+
+func TestReport(t *testing.T) {
+	var b strings.Builder
+	fails := report(&b, parse(strings.NewReader(sampleOutput())), "")
+	out := b.String()
+	for _, want := range []string{
+		"| UpdateUser, loopback | 37.0 µs | 36.0 µs | 40.0 µs | 1.03× | 0.93× | 110 / 108 / 124 | ≤ 1.05× raw; allocs ≤ generated, ≤ raw + 5 | PASS |",
+		"| UpdateUser, loopback parallel | 30.0 µs | 20.0 µs | 25.0 µs | 1.50× | 1.20× | 110 / 108 / 124 | ≤ 1.05× raw; allocs ≤ generated, ≤ raw + 5 | FAIL (time) |",
+		"| UpdateUser, in memory | 5.0 µs | 5.0 µs | 6.0 µs | 1.00× | 0.83× | 45 / 39 / 50 | ≤ 1.08× raw; allocs ≤ generated, ≤ raw + 5 | FAIL (allocs) |",
+		"| ReplaceRolePermissions, loopback | not run |",
+		"| 422 problem, 100 serviceErrors | 100.0 µs | 80.0 µs | — | 1.25× | — | 500 / 266 / — | ≤ 1.30× raw | PASS |",
+		"| 422 problem, 1,000 serviceErrors | 1.00 ms | 790.0 µs | — | 1.27× | — | 3200 / 2066 / — | ≤ 1.30× raw | PASS |",
+		"| 422 problem, allocs per serviceError (100 → 1,000) | | | | | | 3.0 / 2.0 / — | ≤ 4 allocs per item | PASS |",
+		"| 422 problem, 1 serviceError | not run |",
+		"| ReplaceRolePermissions, 1 slug | 4.0 µs | 3.0 µs | — | 1.33× | — | 30 / 27 / — | — | info |",
+		"| ReplaceRolePermissions, 10,000 slugs | 500.0 µs | 470.0 µs | — | 1.06× | — | 31 / 27 / — | ≤ 1.10× raw | PASS |",
+		"5 budget(s) pass, 2 fail.",
+		"(linux/amd64, Test CPU)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if fails != 2 {
+		t.Errorf("fails = %d, want 2", fails)
+	}
+	if strings.Count(out, "\n|") < 20 {
+		t.Errorf("report has too few rows:\n%s", out)
+	}
+}
+
+func TestSlopeFails(t *testing.T) {
+	in := line("BenchmarkErrors/serviceErrors=100/sdk", 1, 2000) + line("BenchmarkErrors/serviceErrors=100/raw", 1, 266) +
+		line("BenchmarkErrors/serviceErrors=1000/sdk", 1, 18200) + line("BenchmarkErrors/serviceErrors=1000/raw", 1, 2066)
+	var b strings.Builder
+	report(&b, parse(strings.NewReader(in)), "")
+	if want := "| 422 problem, allocs per serviceError (100 → 1,000) | | | | | | 18.0 / 2.0 / — | ≤ 4 allocs per item | FAIL (allocs) |"; !strings.Contains(b.String(), want) {
+		t.Errorf("report lacks %q:\n%s", want, b.String())
+	}
+}

@@ -1,0 +1,14 @@
+// Package benchmarks holds memberplatform-go's performance benchmarks: each
+// operation through three contenders against the same canned responses.
+//
+//   - sdk: the SDK (github.com/memberplatform/memberplatform-go/client).
+//   - raw: plain net/http and encoding/json into the benchmark's own plain
+//     structs, the baseline a careful user writes by hand.
+//   - generated: the oapi-codegen v2 client generated from the SDK's
+//     api/openapi.yaml (internal/genclient).
+//
+// It is a module of its own so that the SDK's module never requires the
+// generated client's runtime. The package has no code beyond this file and
+// its tests; run the benchmarks with go test -run='^$' -bench=. or, for the
+// budget table, go run ./cmd/benchreport (see README.md).
+package benchmarks

@@ -1,0 +1,203 @@
+package benchmarks_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/go-cleanhttp"
+
+	"github.com/memberplatform/memberplatform-go/client"
+	"github.com/memberplatform/memberplatform-go/option"
+)
+
+// newSDK is the only place the benchmarks build an SDK client, so a change
+// of the SDK's options API is a change here alone.
+func newSDK(tb testing.TB, baseURL string, rt http.RoundTripper) *client.Client {
+	tb.Helper()
+	c, err := client.New(
+		option.WithBaseURL(baseURL),
+		option.WithTransport(rt),
+		option.WithTokenSource(client.StaticToken(benchToken)),
+	)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+const (
+	benchToken = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzdmMtYmlsbGluZyIsImV4cCI6NDEwMjQ0NDgwMH0.c2lnbmF0dXJlLWJ5dGVzLWZvci1iZW5jaG1hcmtpbmctb25seQ"
+	userID     = "user_01E4ZCR3C56J083X43JQXF3JK5"
+	orgID      = "org_01EHZNVPK3SFK441A1RGBFSHRT"
+	roleSlug   = "org-billing-admin"
+	pmID       = "6f1c2a4e-8b3d-4f5a-9c7e-2d1b0a9f8e7d"
+	memberID   = "3b9d6c1e-2f4a-4e8b-a7c5-9d0e1f2a3b4c"
+
+	// memBaseURL is the base URL of the in-memory rows: memTransport
+	// answers every request, so nothing listens there.
+	memBaseURL = "http://127.0.0.1:1"
+)
+
+// Realistic success bodies, as the platform sends them (with members the
+// contract does not list, which every contender must skip).
+var (
+	userBody  = []byte(`{"id":"user_01E4ZCR3C56J083X43JQXF3JK5","email":"ada.lovelace@example.com","mobileNumber":"+61412345678","firstName":"Ada","lastName":"Lovelace","emailVerified":true,"createdAt":"2024-03-01T10:15:30.123Z","updatedAt":"2025-01-15T08:00:00Z"}`)
+	permsBody = []byte(`{"organizationId":"org_01EHZNVPK3SFK441A1RGBFSHRT","slug":"org-billing-admin","permissions":["billing:read","billing:write","invoices:read","invoices:write","members:read","payment-methods:read","payment-methods:write","reports:read"]}`)
+	pmBody    = []byte(`{"id":"6f1c2a4e-8b3d-4f5a-9c7e-2d1b0a9f8e7d","billingAccountId":"0b7d3c2a-5e4f-4a1b-9c8d-7e6f5a4b3c2d","lastFourDigits":"4242","cardBrand":"visa","expDate":"08/2029","primary":true,"createdAt":"2024-06-11T04:22:10.512Z","updatedAt":"2025-02-03T21:09:44Z"}`)
+	addrBody  = []byte(`{"id":"a7e4c2d0-1b3f-4a5c-8e9d-0f1a2b3c4d5e","tenantId":"t_9f8e7d6c","addressFull":"Unit 4, 12 Example Street, Surry Hills NSW 2010, Australia","addressLineOne":"12 Example Street","addressLineTwo":"Unit 4","state":"NSW","suburb":"Surry Hills","postcode":"2010","country":"AU","createdDate":"2023-11-20T01:02:03Z","lastModifiedDate":null}`)
+
+	permissions = []string{"billing:read", "billing:write", "invoices:read", "invoices:write", "members:read", "payment-methods:read", "payment-methods:write", "reports:read"}
+
+	requestID = []string{"req-7f3a9c2e-4b1d-4e8f-a6c5-0d9e8f7a6b5c"}
+)
+
+// problemBody is a 422 problem document with n serviceErrors, as the
+// platform answers a rule violation of operations 1 and 2.
+func problemBody(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"type":"https://api.example.com/problems/unprocessable-entity","title":"Unprocessable Entity","status":422,"detail":"The request has invalid fields.","instance":"/auth/access-management/organizations/org_01EHZNVPK3SFK441A1RGBFSHRT/roles/org-billing-admin/permissions","serviceCode":"42200017","serviceMeta":{"provider":"workos","retryable":false},"serviceErrors":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"detail":"invalid slug","pointer":"/permissions/` + strconv.Itoa(i) + `"}`)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
+
+// codeMessageBody is a 400 code/message validation error with n field
+// errors, as operation 4 answers it.
+func codeMessageBody(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"code":"VALIDATION_ERROR","message":"The address has invalid fields.","errors":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"field":"addressLineOne[` + strconv.Itoa(i) + `]","message":"must not be blank"}`)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
+
+// canned is one response, with its header values built once.
+type canned struct {
+	status     int
+	statusLine string
+	ctype      []string
+	body       []byte
+}
+
+func newCanned(status int, ctype string, body []byte) *canned {
+	return &canned{status, strconv.Itoa(status) + " " + http.StatusText(status), []string{ctype}, body}
+}
+
+var (
+	userResp  = newCanned(http.StatusOK, "application/json", userBody)
+	permsResp = newCanned(http.StatusOK, "application/json", permsBody)
+	pmResp    = newCanned(http.StatusOK, "application/json", pmBody)
+	addrResp  = newCanned(http.StatusOK, "application/json", addrBody)
+)
+
+// responder answers like the platform, on a loopback server (ServeHTTP) or
+// without a socket (RoundTrip): it reads the whole request body and returns
+// the operation's canned response, or fixed for every request when set.
+type responder struct{ fixed *canned }
+
+func (r responder) pick(path string) *canned {
+	switch {
+	case r.fixed != nil:
+		return r.fixed
+	case strings.HasPrefix(path, "/auth/access-management/users/"):
+		return userResp
+	case strings.HasSuffix(path, "/permissions"):
+		return permsResp
+	case strings.HasPrefix(path, "/payment-methods/"):
+		return pmResp
+	case strings.HasPrefix(path, "/customer/members/"):
+		return addrResp
+	}
+	return nil
+}
+
+func (r responder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	_, _ = io.Copy(io.Discard, req.Body)
+	c := r.pick(req.URL.Path)
+	if c == nil {
+		http.NotFound(w, req)
+		return
+	}
+	h := w.Header()
+	h["Content-Type"] = c.ctype
+	h["X-Request-Id"] = requestID
+	w.WriteHeader(c.status)
+	_, _ = w.Write(c.body)
+}
+
+// RoundTrip makes responder an in-memory transport: the same work for every
+// contender (read the request body, build a response), no socket.
+func (r responder) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+		_ = req.Body.Close()
+	}
+	c := r.pick(req.URL.Path)
+	if c == nil {
+		c = notFound
+	}
+	return &http.Response{
+		Status: c.statusLine, StatusCode: c.status, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": c.ctype, "X-Request-Id": requestID},
+		Body:          io.NopCloser(bytes.NewReader(c.body)),
+		ContentLength: int64(len(c.body)), Request: req,
+	}, nil
+}
+
+var notFound = newCanned(http.StatusNotFound, "text/plain; charset=utf-8", []byte("404 page not found\n"))
+
+// clients is one client of each contender, all sending to the same place.
+type clients struct {
+	sdk *client.Client
+	raw *rawClient
+	gen *genClient
+}
+
+// loopback starts a loopback server answering like r and returns a client
+// of each contender, each on its own pooled transport configured alike
+// (cleanhttp.DefaultPooledTransport, the SDK's default).
+func loopback(tb testing.TB, r responder) *clients {
+	tb.Helper()
+	srv := httptest.NewServer(r)
+	tb.Cleanup(srv.Close)
+	pooled := func() http.RoundTripper {
+		t := cleanhttp.DefaultPooledTransport()
+		tb.Cleanup(t.CloseIdleConnections)
+		return t
+	}
+	return &clients{
+		sdk: newSDK(tb, srv.URL, pooled()),
+		raw: newRaw(srv.URL, pooled()),
+		gen: newGen(tb, srv.URL, pooled()),
+	}
+}
+
+// inMemory returns a client of each contender over the in-memory transport.
+func inMemory(tb testing.TB, r responder) *clients {
+	tb.Helper()
+	return &clients{
+		sdk: newSDK(tb, memBaseURL, r),
+		raw: newRaw(memBaseURL, r),
+		gen: newGen(tb, memBaseURL, r),
+	}
+}
+
+func readAll(r *http.Request) ([]byte, error) {
+	defer func() { _ = r.Body.Close() }()
+	return io.ReadAll(r.Body)
+}

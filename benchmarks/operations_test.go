@@ -1,0 +1,165 @@
+package benchmarks_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
+
+	"github.com/memberplatform/memberplatform-go/accessmgmt"
+	"github.com/memberplatform/memberplatform-go/client"
+	"github.com/memberplatform/memberplatform-go/customer"
+	"github.com/memberplatform/memberplatform-go/payments"
+
+	"github.com/memberplatform/memberplatform-go/benchmarks/internal/genclient"
+)
+
+// The request of each operation, in each contender's own types.
+var (
+	userParams = accessmgmt.UpdateUserParams{FirstName: new("Ada"), LastName: new("Lovelace"), MobileNumber: new("+61412345678")}
+	pmParams   = payments.UpdatePaymentMethodParams{SetAsPrimary: new(true), ExpDate: new("08/2029")}
+	addrParams = customer.UpsertMemberAddressParams{
+		AddressFull: new("Unit 4, 12 Example Street, Surry Hills NSW 2010, Australia"), AddressLineOne: "12 Example Street",
+		AddressLineTwo: nullable.NewNullableWithValue("Unit 4"), State: "NSW", Suburb: "Surry Hills", Postcode: "2010", Country: "AU",
+	}
+
+	rawUserReq = rawUpdateUser{FirstName: new("Ada"), LastName: new("Lovelace"), MobileNumber: new("+61412345678")}
+	rawPMReq   = rawUpdatePaymentMethod{SetAsPrimary: new(true), ExpDate: new("08/2029")}
+	rawAddrReq = rawUpsertAddress{
+		AddressFull: new("Unit 4, 12 Example Street, Surry Hills NSW 2010, Australia"), AddressLineOne: "12 Example Street",
+		AddressLineTwo: new("Unit 4"), State: "NSW", Suburb: "Surry Hills", Postcode: "2010", Country: "AU",
+	}
+
+	genUserReq = genclient.UpdateUserRequest{FirstName: new("Ada"), LastName: new("Lovelace"), MobileNumber: new("+61412345678")}
+	genPMReq   = genclient.UpdatePaymentMethodRequest{SetAsPrimary: new(true), ExpDate: new("08/2029")}
+	genAddrReq = genclient.UpsertMemberAddressRequest{
+		AddressFull: new("Unit 4, 12 Example Street, Surry Hills NSW 2010, Australia"), AddressLineOne: "12 Example Street",
+		AddressLineTwo: new("Unit 4"), State: "NSW", Suburb: "Surry Hills", Postcode: "2010", Country: "AU",
+	}
+	genPMID     = uuid.MustParse(pmID)
+	genMemberID = uuid.MustParse(memberID)
+)
+
+// genClient is the generated contender: oapi-codegen's ClientWithResponses
+// on its own *http.Client, with a RequestEditorFn adding the bearer token
+// (and the same User-Agent and Accept headers as the other two).
+type genClient = genclient.ClientWithResponses
+
+func newGen(tb testing.TB, baseURL string, rt http.RoundTripper) *genClient {
+	tb.Helper()
+	ua := newRaw(baseURL, rt).ua
+	c, err := genclient.NewClientWithResponses(baseURL,
+		genclient.WithHTTPClient(&http.Client{Transport: rt}),
+		genclient.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+			req.Header.Set("Authorization", "Bearer "+benchToken)
+			req.Header.Set("User-Agent", ua)
+			req.Header.Set("Accept", "application/json, application/problem+json")
+			return nil
+		}))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// genStatus is the generated contender's error for a response it has no
+// success value for.
+func genStatus(resp *http.Response) error {
+	return fmt.Errorf("generated: status %d", resp.StatusCode)
+}
+
+// operation is one operation as each contender calls it. Each call returns
+// only an error, so the decoded value is built and dropped the same way.
+type operation struct {
+	name string
+	sdk  func(context.Context, *client.Client) error
+	raw  func(context.Context, *rawClient) error
+	gen  func(context.Context, *genClient) error
+}
+
+var operations = []operation{
+	{
+		name: "UpdateUser",
+		sdk: func(ctx context.Context, c *client.Client) error {
+			_, err := c.AccessMgmt.UpdateUser(ctx, userID, userParams)
+			return err
+		},
+		raw: func(ctx context.Context, rc *rawClient) error {
+			var u rawUser
+			return rc.do(ctx, http.MethodPut, "/auth/access-management/users/"+url.PathEscape(userID), rawUserReq, &u, problemFormat)
+		},
+		gen: func(ctx context.Context, c *genClient) error {
+			r, err := c.UpdateUserWithResponse(ctx, userID, genUserReq)
+			if err == nil && r.JSON200 == nil {
+				err = genStatus(r.HTTPResponse)
+			}
+			return err
+		},
+	},
+	{
+		name: "ReplaceRolePermissions",
+		sdk: func(ctx context.Context, c *client.Client) error {
+			return c.AccessMgmt.ReplaceRolePermissions(ctx, orgID, roleSlug, permissions)
+		},
+		raw: func(ctx context.Context, rc *rawClient) error {
+			return rawReplace(ctx, rc, permissions)
+		},
+		gen: func(ctx context.Context, c *genClient) error {
+			return genReplace(ctx, c, permissions)
+		},
+	},
+	{
+		name: "UpdatePaymentMethod",
+		sdk: func(ctx context.Context, c *client.Client) error {
+			_, err := c.Payments.UpdatePaymentMethod(ctx, pmID, pmParams)
+			return err
+		},
+		raw: func(ctx context.Context, rc *rawClient) error {
+			var pm rawPaymentMethod
+			return rc.do(ctx, http.MethodPatch, "/payment-methods/"+url.PathEscape(pmID), rawPMReq, &pm, problemFormat)
+		},
+		gen: func(ctx context.Context, c *genClient) error {
+			r, err := c.UpdatePaymentMethodWithResponse(ctx, genPMID, genPMReq)
+			if err == nil && r.JSON200 == nil {
+				err = genStatus(r.HTTPResponse)
+			}
+			return err
+		},
+	},
+	{
+		name: "UpsertMemberAddress",
+		sdk: func(ctx context.Context, c *client.Client) error {
+			_, err := c.Customer.UpsertMemberAddress(ctx, memberID, addrParams)
+			return err
+		},
+		raw: func(ctx context.Context, rc *rawClient) error {
+			var a rawMemberAddress
+			return rc.do(ctx, http.MethodPost, "/customer/members/"+url.PathEscape(memberID)+"/address", rawAddrReq, &a, codeMessageFormat)
+		},
+		gen: func(ctx context.Context, c *genClient) error {
+			r, err := c.UpsertMemberAddressWithResponse(ctx, genMemberID, genAddrReq)
+			if err == nil && r.JSON200 == nil && r.JSON201 == nil {
+				err = genStatus(r.HTTPResponse)
+			}
+			return err
+		},
+	},
+}
+
+func rawReplace(ctx context.Context, rc *rawClient, perms []string) error {
+	return rc.do(ctx, http.MethodPut,
+		"/auth/access-management/organizations/"+url.PathEscape(orgID)+"/roles/"+url.PathEscape(roleSlug)+"/permissions",
+		rawRolePermissions{Permissions: perms}, nil, problemFormat)
+}
+
+func genReplace(ctx context.Context, c *genClient, perms []string) error {
+	r, err := c.ReplaceRolePermissionsWithResponse(ctx, orgID, roleSlug, genclient.RolePermissions{Permissions: perms})
+	if err == nil && r.StatusCode()/100 != 2 {
+		err = genStatus(r.HTTPResponse)
+	}
+	return err
+}
