@@ -18,6 +18,11 @@ import (
 // Scope: per call (client-wide it would be shared by concurrent calls).
 // Default: none.
 func WithResponseInto(dst **http.Response) RequestOption {
+	if dst != nil {
+		// Cleared here too, so that a call refused before it reaches the
+		// pipeline (invalid parameters) leaves no stale response behind.
+		*dst = nil
+	}
 	return requestOption(func(s *core.Settings) error {
 		if dst == nil {
 			return errors.New("memberplatform: WithResponseInto: nil destination")

@@ -27,16 +27,41 @@ func readBody(resp *http.Response, limit int64) ([]byte, error) {
 		return nil, nil
 	}
 	resp.Body = http.NoBody
-	var buf bytes.Buffer
-	if n := resp.ContentLength; n > 0 {
-		// Reserve what will be read, not what the header announces.
-		buf.Grow(int(min(n, limit+1)) + bytes.MinRead)
-	}
-	_, err := buf.ReadFrom(io.LimitReader(orig, limit+1))
+	body, err := readAtMost(orig, limit+1, resp.ContentLength)
 	if err != nil {
 		_ = orig.Close()
 	} else {
 		httpx.DrainAndClose(orig)
 	}
-	return buf.Bytes(), err
+	return body, err
+}
+
+// readAtMost reads r until EOF or max bytes. The buffer starts at the
+// announced length (when known and within max) and otherwise doubles, never
+// past max, so a body longer than max costs about 2·max of allocation, not
+// its own size.
+func readAtMost(r io.Reader, max, announced int64) ([]byte, error) {
+	size := int64(bytes.MinRead)
+	if announced > 0 {
+		size = min(announced+1, max) // +1 to see EOF without growing
+	}
+	buf := make([]byte, 0, size)
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) >= max {
+				return buf, nil
+			}
+			grown := make([]byte, len(buf), min(2*int64(cap(buf)), max))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }

@@ -33,10 +33,20 @@ func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header.Del(h)
 		}
 	}
+	var resp *http.Response
+	var err error
 	if len(state.s.Middleware) == 0 {
-		return t.next.RoundTrip(req)
+		resp, err = t.next.RoundTrip(req)
+	} else {
+		resp, err = runMiddleware(state.s.Middleware, req, t.next.RoundTrip)
 	}
-	return runMiddleware(state.s.Middleware, req, t.next.RoundTrip)
+	if resp != nil && resp.Request == nil {
+		// net/http's Transport sets it; mocks and hand-made responses
+		// often do not. The pipeline reads what was sent from it: the
+		// token a 401 rejected, the secrets to redact from the answer.
+		resp.Request = req
+	}
+	return resp, err
 }
 
 // sameOrigin reports whether req goes to the base URL's scheme and host

@@ -1,0 +1,329 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/memberplatform/memberplatform-go/client"
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/option"
+)
+
+const (
+	echoedToken   = "tok_echo_0123456789abcdef"
+	sessionToken  = "FwoGZXIvYXdzEBYaDH/session+token=="
+	secretAccess  = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+	accessKeyID   = "AKIDEXAMPLE0123"
+	redactedValue = "[REDACTED]"
+)
+
+// everything renders err every way a user might print or inspect it.
+func everything(err error) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v\n%+v\n%#v\n%s\n", err, err, err, err)
+	var apiErr *apierrors.Error
+	if errors.As(err, &apiErr) {
+		fmt.Fprintf(&b, "%s\n%s\n%s\n%s\n%v\n%#v\n", apiErr.Detail(), apiErr.Title(), apiErr.RequestID, apiErr.Body, apiErr.Header, apiErr.Problem)
+		for _, f := range apiErr.FieldErrors() {
+			b.WriteString(f.Field + " " + f.Message + "\n")
+		}
+	}
+	var tokenErr *apierrors.TokenError
+	if errors.As(err, &tokenErr) {
+		fmt.Fprintf(&b, "%s\n%#v\n", tokenErr.Body, tokenErr)
+	}
+	return b.String()
+}
+
+func TestEchoedBearerIsRedactedFromErrorsAndLogs(t *testing.T) {
+	t.Parallel()
+	srv, transport := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		w.Header().Set("X-Request-Id", "req-"+strings.TrimPrefix(auth, "Bearer "))
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusForbidden)
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"type": "about:blank", "title": "Forbidden", "status": 403,
+			"detail":        "the header " + auth + " grants nothing",
+			"serviceErrors": []map[string]string{{"detail": "token " + strings.TrimPrefix(auth, "Bearer ") + " unknown", "pointer": "/token"}},
+		})
+	})
+	logs := newLogCapture(slog.LevelDebug)
+	c, err := client.New(option.WithBaseURL(srv.URL), transport, option.WithTokenSource(client.StaticToken(echoedToken)),
+		option.WithMaxRetries(0), option.WithLogger(slog.New(logs)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = updateFirstName(t.Context(), c)
+	if !errors.Is(err, apierrors.ErrForbidden) {
+		t.Fatalf("err = %v, want the 403", err)
+	}
+	seen := everything(err) + logs.rendered()
+	if strings.Contains(seen, echoedToken) {
+		t.Fatalf("the echoed bearer token reached an error or a log record:\n%s", seen)
+	}
+	var apiErr *apierrors.Error
+	errors.As(err, &apiErr)
+	if apiErr.Detail() != "the header "+redactedValue+" grants nothing" || apiErr.RequestID != "req-"+redactedValue {
+		t.Fatalf("Detail = %q, RequestID = %q: the rest of the text must stay", apiErr.Detail(), apiErr.RequestID)
+	}
+}
+
+func TestEchoedBearerIsRedactedFromAnUndecodable2xx(t *testing.T) {
+	t.Parallel()
+	srv, transport := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Request-Id", r.Header.Get("Authorization"))
+		_, _ = io.WriteString(w, "<html>debug: "+r.Header.Get("Authorization")+"</html>")
+	})
+	c, err := client.New(option.WithBaseURL(srv.URL), transport, option.WithTokenSource(client.StaticToken(echoedToken)), option.WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = updateFirstName(t.Context(), c)
+	if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
+		t.Fatalf("err = %v, want ErrUnexpectedResponseBody", err)
+	}
+	if seen := everything(err); strings.Contains(seen, echoedToken) || !strings.Contains(seen, redactedValue) {
+		t.Fatalf("want the token replaced by %s:\n%s", redactedValue, seen)
+	}
+}
+
+func TestTokenEndpointEchoIsRedacted(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var signature string
+	srv, transport := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		_, sig, _ := strings.Cut(auth, "Signature=")
+		mu.Lock()
+		signature = sig
+		mu.Unlock()
+		sec := r.Header.Get("X-Amz-Security-Token")
+		w.Header().Set("X-Request-Id", sig)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		// A PHP-style encoder escapes '/': the redaction must catch that too.
+		_, _ = io.WriteString(w, `{"message":"echo: `+auth+` token=`+strings.ReplaceAll(sec, "/", `\/`)+` raw=`+sec+`"}`)
+	})
+	creds := credentials.NewStaticCredentialsProvider(accessKeyID, secretAccess, sessionToken)
+	logs := newLogCapture(slog.LevelDebug)
+	c, err := client.New(option.WithBaseURL(srv.URL), transport, option.WithSigV4(creds, "ap-southeast-2"),
+		option.WithMaxRetries(0), option.WithLogger(slog.New(logs)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = updateFirstName(t.Context(), c)
+	if !errors.Is(err, apierrors.ErrTokenUnavailable) {
+		t.Fatalf("err = %v, want ErrTokenUnavailable", err)
+	}
+	mu.Lock()
+	sig := signature
+	mu.Unlock()
+	if len(sig) != 64 {
+		t.Fatalf("the server saw signature %q, want 64 hex digits", sig)
+	}
+	seen := everything(err) + logs.rendered()
+	for name, secret := range map[string]string{"signature": sig, "session token": sessionToken,
+		"escaped session token": strings.ReplaceAll(sessionToken, "/", `\/`), "secret key": secretAccess} {
+		if strings.Contains(seen, secret) {
+			t.Errorf("the %s reached an error or a log record:\n%s", name, seen)
+		}
+	}
+	if !strings.Contains(seen, "echo: "+redactedValue) {
+		t.Errorf("want the echoed Authorization replaced by %s and the rest kept:\n%s", redactedValue, seen)
+	}
+}
+
+// TestCredentialsNeverFollowARedirectOffTheOrigin uses a redirect policy
+// that follows everything: the SDK's own layer still keeps the bearer and
+// the session token on the base URL's origin, and refuses a token minted
+// elsewhere.
+func TestCredentialsNeverFollowARedirectOffTheOrigin(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var seenElsewhere []string
+	elsewhere, _ := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seenElsewhere = append(seenElsewhere, r.URL.Path+" auth="+r.Header.Get("Authorization")+" sec="+r.Header.Get("X-Amz-Security-Token"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/auth/token" {
+			_, _ = io.WriteString(w, `{"accessToken":"evil-token-0123456789","expiresIn":3600}`)
+			return
+		}
+		userJSON(w, r)
+	})
+	home, _ := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	})
+	followAll := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }, Transport: &http.Transport{}}
+	t.Cleanup(followAll.CloseIdleConnections)
+
+	static, err := client.New(option.WithBaseURL(home.URL), option.WithHTTPClient(followAll),
+		option.WithTokenSource(client.StaticToken(echoedToken)), option.WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := updateFirstName(t.Context(), static); err != nil {
+		t.Fatalf("the user's policy followed the redirect, which must still work without the token: %v", err)
+	}
+
+	creds := credentials.NewStaticCredentialsProvider(accessKeyID, secretAccess, sessionToken)
+	signed, err := client.New(option.WithBaseURL(home.URL), option.WithHTTPClient(followAll),
+		option.WithSigV4(creds, "us-east-1"), option.WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = updateFirstName(t.Context(), signed)
+	if !errors.Is(err, apierrors.ErrTokenUnavailable) || !strings.Contains(err.Error(), "another origin") {
+		t.Fatalf("token minted by another origin: err = %v, want it refused", err)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seenElsewhere) != 2 {
+		t.Fatalf("the other origin saw %q, want the API request and the token request", seenElsewhere)
+	}
+	for _, s := range seenElsewhere {
+		if !strings.HasSuffix(s, " auth= sec=") {
+			t.Errorf("a credential crossed origins: %s", s)
+		}
+	}
+}
+
+func TestSuccessBodyIsBounded(t *testing.T) {
+	t.Parallel()
+	t.Run("option", func(t *testing.T) {
+		t.Parallel()
+		srv := newCountingServer(t, func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = io.WriteString(w, `{"id":"`+strings.Repeat("a", 4096)+`"}`)
+		})
+		c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithMaxResponseBytes(1024))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = updateFirstName(t.Context(), c)
+		var apiErr *apierrors.Error
+		if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) || !errors.As(err, &apiErr) || apiErr.Attempts != 1 || srv.reqs.Load() != 1 {
+			t.Fatalf("err = %v after %d requests, want ErrUnexpectedResponseBody after one", err, srv.reqs.Load())
+		}
+		if !strings.Contains(err.Error(), "1024-byte limit") {
+			t.Fatalf("err = %v, want it to name the limit", err)
+		}
+		if _, err := client.New(option.WithBaseURL(srv.URL), option.WithMaxResponseBytes(0)); !errors.Is(err, apierrors.ErrInvalidInput) {
+			t.Fatalf("WithMaxResponseBytes(0): %v, want ErrInvalidInput", err)
+		}
+	})
+	t.Run("200 MiB string, default limit", func(t *testing.T) {
+		// Not parallel: it measures the heap.
+		chunk := strings.Repeat("a", 1<<20)
+		srv := newCountingServer(t, func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = io.WriteString(w, `{"id":"`)
+			for range 200 {
+				if _, err := io.WriteString(w, chunk); err != nil {
+					return // the client stopped reading, as it should
+				}
+			}
+			_, _ = io.WriteString(w, `"}`)
+		})
+		c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithMaxRetries(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		err = updateFirstName(t.Context(), c)
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
+			t.Fatalf("err = %v, want ErrUnexpectedResponseBody", err)
+		}
+		t.Logf("allocated %d MiB", (after.TotalAlloc-before.TotalAlloc)>>20)
+		if grown := (after.TotalAlloc - before.TotalAlloc) >> 20; grown > 40 {
+			t.Fatalf("allocated %d MiB for a body cut at 8 MiB, want it bounded by the limit", grown)
+		}
+		c.CloseIdleConnections()
+	})
+}
+
+// TestEnvLogSubprocess runs the test binary again with MEMBERPLATFORM_LOG
+// set, as an operator would, and reads what the SDK wrote to stderr.
+func TestEnvLogSubprocess(t *testing.T) {
+	if os.Getenv("MEMBERPLATFORM_TEST_ENVLOG_CHILD") == "1" {
+		envLogChild()
+		return
+	}
+	run := func(level string) (string, error) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestEnvLogSubprocess$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "MEMBERPLATFORM_TEST_ENVLOG_CHILD=1", client.EnvLog+"="+level)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		cmd.Stdout = io.Discard
+		err := cmd.Run()
+		return stderr.String(), err
+	}
+	debug, err := run("debug")
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, debug)
+	}
+	if !strings.Contains(debug, "level=DEBUG") || !strings.Contains(debug, `msg="memberplatform: attempt"`) ||
+		!strings.Contains(debug, "level=WARN") || !strings.Contains(debug, "status=503") {
+		t.Fatalf("MEMBERPLATFORM_LOG=debug wrote:\n%s\nwant Debug attempt records and a Warn retry record", debug)
+	}
+	if strings.Contains(debug, echoedToken) {
+		t.Fatalf("the log holds the token:\n%s", debug)
+	}
+	warn, err := run("warn")
+	if err != nil || strings.Contains(warn, "level=DEBUG") || !strings.Contains(warn, "level=WARN") {
+		t.Fatalf("MEMBERPLATFORM_LOG=warn wrote (%v):\n%s", err, warn)
+	}
+	if _, err := run("loud"); err == nil {
+		t.Fatal("MEMBERPLATFORM_LOG=loud: the child succeeded, want client.New to refuse the level")
+	}
+}
+
+// envLogChild makes one call that is retried once, with the token echoed
+// everywhere, and exits non-zero when client.New fails.
+func envLogChild() {
+	hits := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits++
+		w.Header().Set("X-Request-Id", r.Header.Get("Authorization"))
+		if hits == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		userJSON(w, r)
+	}))
+	defer srv.Close()
+	os.Setenv(client.EnvBaseURL, srv.URL)
+	os.Setenv(client.EnvToken, echoedToken)
+	c, err := client.New(option.WithRetryBackoff(1, 1))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(3)
+	}
+	defer c.CloseIdleConnections()
+	if err := updateFirstNameNoTest(c); err != nil {
+		fmt.Fprintln(os.Stderr, "call:", err)
+		os.Exit(4)
+	}
+}
+
+func updateFirstNameNoTest(c *client.Client) error {
+	return updateFirstName(context.Background(), c)
+}
