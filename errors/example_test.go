@@ -110,3 +110,36 @@ func ExampleTransportError() {
 	}
 	// Output: no response after 2 attempts; timeout: false
 }
+
+func ExampleFieldErrorsOf() {
+	srv := sdktest.Start()
+	defer srv.Close()
+	c, _ := srv.NewClient()
+
+	// One call reads the field errors of any SDK error: a validation error
+	// found before sending, or the platform's answer in either format.
+	_, err := c.AccessMgmt.UpdateUser(context.Background(), "user_1", accessmgmt.UpdateUserParams{
+		MobileNumber: new("0412 345 678"), Email: new("not-an-email"),
+	})
+	for _, f := range apierrors.FieldErrorsOf(err) {
+		fmt.Printf("%s: %s\n", f.Field, f.Message)
+	}
+	// Output:
+	// mobileNumber: must be an E.164 number such as +61412345678
+	// email: must be an email address such as ada@example.com
+}
+
+func ExampleRetryAfterOf() {
+	srv := sdktest.Start()
+	defer srv.Close()
+	srv.FailNext(1, sdktest.Fault{Status: http.StatusTooManyRequests, RetryAfter: time.Minute})
+	c, _ := srv.NewClient()
+
+	// The platform asked for longer than the client waits (20s by
+	// default): the call stops at once and says how long to back off.
+	_, err := c.AccessMgmt.UpdateUser(context.Background(), "user_1", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
+	if wait, ok := apierrors.RetryAfterOf(err); ok {
+		fmt.Println("rate limited; retry after", wait)
+	}
+	// Output: rate limited; retry after 1m0s
+}
