@@ -28,7 +28,8 @@ func readBody(resp *http.Response, limit int64) ([]byte, error) {
 	}
 	resp.Body = http.NoBody
 	body, err := readAtMost(orig, limit+1, resp.ContentLength)
-	if err != nil {
+	if err != nil || int64(len(body)) <= limit {
+		// Read to EOF (or failed): nothing is left to drain.
 		_ = orig.Close()
 	} else {
 		httpx.DrainAndClose(orig)
