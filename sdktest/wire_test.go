@@ -1,0 +1,48 @@
+package sdktest_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memberplatform/memberplatform-go/sdktest"
+)
+
+// TestSuccessBodiesOnTheWire pins the exact bytes the fake answers for the
+// user and payment-method resources, so changing the Go types that hold
+// them (sdktest's own or the SDK's) cannot change the wire format unnoticed.
+func TestSuccessBodiesOnTheWire(t *testing.T) {
+	t.Parallel()
+	created := time.Date(2024, 5, 6, 7, 8, 9, 123456789, time.UTC)
+	srv := sdktest.NewServer(t, sdktest.WithClock(func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 987654321, time.FixedZone("AEST", 10*3600)) }))
+	srv.AddUser(sdktest.User{ID: "user_1", Email: "ada@example.com"})
+	srv.AddUser(sdktest.User{ID: "user_2", Email: "grace@example.com", MobileNumber: "+61400000000", FirstName: "Grace", LastName: "Hopper"})
+	pm := srv.AddPaymentMethod(sdktest.PaymentMethod{ID: "7d3c2a9e-3f1b-4c55-9a0e-1b2c3d4e5f60", BillingAccountID: "0c9d8e7f-6a5b-4c3d-8e1f-2a3b4c5d6e7f", CreatedAt: created})
+
+	for _, tc := range []struct {
+		name, method, path, body, want string
+	}{
+		{"user without optional fields", http.MethodPut, "/auth/access-management/users/user_1", `{"email":"ada@example.com"}`,
+			`{"id":"user_1","email":"ada@example.com"}`},
+		{"user with every field", http.MethodPut, "/auth/access-management/users/user_2", `{"lastName":"Hopper"}`,
+			`{"id":"user_2","email":"grace@example.com","mobileNumber":"+61400000000","firstName":"Grace","lastName":"Hopper"}`},
+		{"payment method: whole-second UTC timestamps", http.MethodPatch, "/payment-methods/" + pm.ID, `{"setAsPrimary":true}`,
+			`{"id":"7d3c2a9e-3f1b-4c55-9a0e-1b2c3d4e5f60","billingAccountId":"0c9d8e7f-6a5b-4c3d-8e1f-2a3b4c5d6e7f","lastFourDigits":"4242","cardBrand":"visa","expDate":"12/2030","primary":true,"createdAt":"2024-05-06T07:08:09Z","updatedAt":"2025-01-01T17:04:05Z"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequestWithContext(t.Context(), tc.method, srv.URL+tc.path, strings.NewReader(tc.body))
+			req.Header.Set("Authorization", "Bearer "+srv.IssueToken())
+			resp, err := srv.HTTPClient().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			got, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusOK || string(got) != tc.want {
+				t.Errorf("%d %s\nwant 200 %s", resp.StatusCode, got, tc.want)
+			}
+		})
+	}
+}
