@@ -526,7 +526,10 @@ func (s *Server) replaceRolePermissions(r *http.Request, body []byte) (int, any,
 	}{append([]string{}, roles[slug]...)}, nil
 }
 
-// paymentMethodWire is the JSON form of a payment method.
+// paymentMethodWire is the JSON form of a payment method. It is not
+// payments.PaymentMethod marshalled as is, because time.Time would marshal
+// fractional seconds and the clock's zone; the fake reports whole-second
+// UTC timestamps.
 type paymentMethodWire struct {
 	ID               string `json:"id"`
 	BillingAccountID string `json:"billingAccountId"`

@@ -3,10 +3,13 @@ package sdktest_test
 import (
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/memberplatform/memberplatform-go/accessmgmt"
+	"github.com/memberplatform/memberplatform-go/payments"
 	"github.com/memberplatform/memberplatform-go/sdktest"
 )
 
@@ -44,5 +47,31 @@ func TestSuccessBodiesOnTheWire(t *testing.T) {
 				t.Errorf("%d %s\nwant 200 %s", resp.StatusCode, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestInspectionReturnsWhatTheSDKReturns: the fake hands back the SDK's own
+// types, so a test compares what a call returned with what the fake stored
+// without converting field by field.
+func TestInspectionReturnsWhatTheSDKReturns(t *testing.T) {
+	t.Parallel()
+	srv := sdktest.NewServer(t, sdktest.WithClock(fixedClock))
+	seeded := srv.AddUser(accessmgmt.ProviderUser{ID: "user_1", Email: "ada@example.com"})
+	pm := srv.AddPaymentMethod(payments.PaymentMethod{CardBrand: "amex"})
+	c := srv.Client()
+
+	u, err := c.AccessMgmt.UpdateUser(t.Context(), seeded.ID, accessmgmt.UpdateUserParams{FirstName: new("Ada")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored, ok := srv.User(seeded.ID); !ok || stored != *u {
+		t.Errorf("stored %+v, returned %+v", stored, *u)
+	}
+	got, err := c.Payments.UpdatePaymentMethod(t.Context(), pm.ID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored, ok := srv.PaymentMethod(pm.ID); !ok || !reflect.DeepEqual(stored, *got) {
+		t.Errorf("stored %+v, returned %+v", stored, *got)
 	}
 }
