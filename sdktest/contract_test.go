@@ -230,7 +230,11 @@ func TestContract(t *testing.T) {
 	}
 	_, err = c.Payments.UpdatePaymentMethod(ctx, "7d3c2a9e-3f1b-4c55-9a0e-1b2c3d4e5f60", payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)})
 	mustErr(err, apierrors.ErrNotImplemented)
-	_, err = c.Payments.UpdatePaymentMethod(ctx, pm.ID, payments.UpdatePaymentMethodParams{ExpDate: new("2031-04")})
+	// The request format of expDate is open; the response must still be MM/YYYY.
+	if _, err := c.Payments.UpdatePaymentMethod(ctx, pm.ID, payments.UpdatePaymentMethodParams{ExpDate: new("2031-04")}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Payments.UpdatePaymentMethod(ctx, pm.ID, payments.UpdatePaymentMethodParams{ExpDate: new("April 2031")})
 	mustErr(err, apierrors.ErrBadRequest)
 
 	// Operation 4.

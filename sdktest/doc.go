@@ -55,4 +55,13 @@
 // unknown users, roles and members, 409 for an email already used by
 // another user, 429 for rate limiting, 501 "Not implemented" for unknown
 // payment methods and 503 for the provider-not-configured mode.
+//
+// The request format of a payment method's expDate is not shown either (the
+// SDK sends it exactly as given), while the resource reports MM/YYYY. The
+// fake accepts the common spellings of a card expiry, MM/YYYY, MM/YY
+// (read as 20YY) and YYYY-MM (ISO 8601, as HTML month inputs give it), and
+// stores and reports MM/YYYY, so its responses keep the resource's format;
+// any other string is a 400 with a field error on expDate. A real platform
+// may accept fewer formats: code that wants to be safe sends what
+// payments.ExpDate builds.
 package sdktest

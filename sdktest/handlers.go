@@ -21,8 +21,32 @@ import (
 const ProblemTypeBase = "https://sdktest.memberplatform.invalid/problems/"
 
 // The contract's patterns are checked with the SDK's own checks
-// (internal/validate); the fake adds only its choice for expDate.
-var expDatePattern = regexp.MustCompile(`^(0[1-9]|1[0-2])/[0-9]{4}$`)
+// (internal/validate); the fake adds only its choice for expDate, whose
+// request format the contract leaves open.
+var (
+	expDateMonthYear      = regexp.MustCompile(`^(0[1-9]|1[0-2])/([0-9]{4})$`) // MM/YYYY, as the resource reports
+	expDateMonthShortYear = regexp.MustCompile(`^(0[1-9]|1[0-2])/([0-9]{2})$`) // MM/YY, as printed on cards
+	expDateISOYearMonth   = regexp.MustCompile(`^([0-9]{4})-(0[1-9]|1[0-2])$`) // YYYY-MM, ISO 8601
+)
+
+// expDateFormats names the accepted request formats in field errors.
+const expDateFormats = "must be MM/YYYY, MM/YY or YYYY-MM, such as 04/2031"
+
+// normalizeExpDate turns an expDate in one of the accepted request formats
+// into MM/YYYY, the format the resource reports; ok is false for any other
+// string. Two-digit years are 20YY: card expiry dates lie in the future.
+func normalizeExpDate(s string) (mmyyyy string, ok bool) {
+	if expDateMonthYear.MatchString(s) {
+		return s, true
+	}
+	if m := expDateMonthShortYear.FindStringSubmatch(s); m != nil {
+		return m[1] + "/20" + m[2], true
+	}
+	if m := expDateISOYearMonth.FindStringSubmatch(s); m != nil {
+		return m[2] + "/" + m[1], true
+	}
+	return "", false
+}
 
 // kind describes one error response: its problem type suffix, status,
 // title and the codes used by each error format.
@@ -566,8 +590,11 @@ func (s *Server) updatePaymentMethod(r *http.Request, body []byte) (int, any, *a
 		fs = append(fs, *te)
 	case expNull:
 		fs = append(fs, fieldError{"/expDate", "must be a string, not null"})
-	case expPresent && !expDatePattern.MatchString(exp):
-		fs = append(fs, fieldError{"/expDate", "must be MM/YYYY, such as 04/2031"})
+	case expPresent:
+		var ok bool
+		if exp, ok = normalizeExpDate(exp); !ok {
+			fs = append(fs, fieldError{"/expDate", expDateFormats})
+		}
 	}
 	if len(fs) > 0 {
 		return 0, nil, newError("bad-request", "request body failed validation", fs...)

@@ -386,14 +386,15 @@ func normalizePerms(p []string) []string {
 
 // PaymentMethod is the SDK's payment method: the fake stores and reports
 // payment methods in the same type UpdatePaymentMethod returns. The alias
-// keeps sdktest.PaymentMethod{...} literals short. ExpDate is always
-// stored as MM/YYYY, the format the resource reports.
+// keeps sdktest.PaymentMethod{...} literals short.
 type PaymentMethod = payments.PaymentMethod
 
 // AddPaymentMethod seeds a payment method and returns it. Empty fields get
 // defaults: generated UUIDs for ID and BillingAccountID, "4242", "visa",
 // "12/2030", and the server clock for the timestamps. Seeding a primary
-// method makes the others of its billing account non-primary.
+// method makes the others of its billing account non-primary. ExpDate is
+// stored as given (the update operation normalizes what it receives to
+// MM/YYYY), so a test can seed the odd data a real platform might hold.
 func (s *Server) AddPaymentMethod(pm payments.PaymentMethod) payments.PaymentMethod {
 	s.mu.Lock()
 	defer s.mu.Unlock()

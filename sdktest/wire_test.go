@@ -1,6 +1,7 @@
 package sdktest_test
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"reflect"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/payments"
 	"github.com/memberplatform/memberplatform-go/sdktest"
 )
@@ -73,5 +76,56 @@ func TestInspectionReturnsWhatTheSDKReturns(t *testing.T) {
 	}
 	if stored, ok := srv.PaymentMethod(pm.ID); !ok || !reflect.DeepEqual(stored, *got) {
 		t.Errorf("stored %+v, returned %+v", stored, *got)
+	}
+}
+
+// TestExpDateRequestFormats: the SDK sends expDate exactly as given and the
+// contract does not fix its request format, so the fake takes the common
+// spellings of a card expiry and stores (and reports) MM/YYYY, the format
+// the resource has; anything else is a 400 naming the field.
+func TestExpDateRequestFormats(t *testing.T) {
+	t.Parallel()
+	srv := sdktest.NewServer(t)
+	pm := srv.AddPaymentMethod(sdktest.PaymentMethod{ExpDate: "01/2029"})
+	c := srv.Client(option.WithMaxRetries(0))
+	for _, tc := range []struct {
+		sent, want string // want "" means rejected
+	}{
+		{"04/2031", "04/2031"},
+		{"12/2099", "12/2099"},
+		{"04/31", "04/2031"},
+		{"2031-04", "04/2031"},
+		{"2031-12", "12/2031"},
+		{"4/2031", ""},
+		{"13/2031", ""},
+		{"00/31", ""},
+		{"2031-13", ""},
+		{"04/031", ""},
+		{"April 2031", ""},
+		{" 04/2031", ""},
+		{"04-2031", ""},
+		{"0431", ""},
+	} {
+		t.Run(tc.sent, func(t *testing.T) {
+			before, _ := srv.PaymentMethod(pm.ID)
+			got, err := c.Payments.UpdatePaymentMethod(t.Context(), pm.ID, payments.UpdatePaymentMethodParams{ExpDate: new(tc.sent)})
+			stored, _ := srv.PaymentMethod(pm.ID)
+			if tc.want != "" {
+				if err != nil || got.ExpDate != tc.want || stored.ExpDate != tc.want {
+					t.Errorf("err %v, returned %q, stored %q; want %q", err, got.ExpDate, stored.ExpDate, tc.want)
+				}
+				return
+			}
+			var apiErr *apierrors.Error
+			if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest {
+				t.Fatalf("err = %v, want a 400", err)
+			}
+			if fs := apiErr.FieldErrors(); len(fs) != 1 || fs[0].Field != "expDate" || !strings.Contains(fs[0].Message, "MM/YYYY, MM/YY or YYYY-MM") {
+				t.Errorf("field errors = %v", fs)
+			}
+			if stored.ExpDate != before.ExpDate {
+				t.Errorf("a rejected expDate changed the stored one: %q -> %q", before.ExpDate, stored.ExpDate)
+			}
+		})
 	}
 }
