@@ -211,14 +211,28 @@ func fieldName(pointer string) string {
 // body, or an error response.
 type handlerFunc func(r *http.Request, body []byte) (int, any, *apiError)
 
-func (s *Server) routes() http.Handler {
+// builtinRoutes are the fake's own endpoints, by ServeMux pattern.
+var builtinRoutes = []struct{ pattern, op string }{
+	{"POST /auth/token", OpToken},
+	{"PUT /auth/access-management/users/{userId}", OpUpdateUser},
+	{"PUT /auth/access-management/organizations/{organizationId}/roles/{slug}/permissions", OpReplaceRolePermissions},
+	{"PATCH /payment-methods/{id}", OpUpdatePaymentMethod},
+	{"POST /customer/members/{memberId}/address", OpUpsertMemberAddress},
+}
+
+// unknownRoutePattern catches every request no endpoint matches.
+const unknownRoutePattern = "/"
+
+func (s *Server) routes() *http.ServeMux {
+	handlers := map[string]handlerFunc{
+		OpToken: s.token, OpUpdateUser: s.updateUser, OpReplaceRolePermissions: s.replaceRolePermissions,
+		OpUpdatePaymentMethod: s.updatePaymentMethod, OpUpsertMemberAddress: s.upsertMemberAddress,
+	}
 	mux := http.NewServeMux()
-	mux.Handle("POST /auth/token", s.wrap(OpToken, s.token))
-	mux.Handle("PUT /auth/access-management/users/{userId}", s.wrap(OpUpdateUser, s.updateUser))
-	mux.Handle("PUT /auth/access-management/organizations/{organizationId}/roles/{slug}/permissions", s.wrap(OpReplaceRolePermissions, s.replaceRolePermissions))
-	mux.Handle("PATCH /payment-methods/{id}", s.wrap(OpUpdatePaymentMethod, s.updatePaymentMethod))
-	mux.Handle("POST /customer/members/{memberId}/address", s.wrap(OpUpsertMemberAddress, s.upsertMemberAddress))
-	mux.Handle("/", s.wrap("", func(r *http.Request, _ []byte) (int, any, *apiError) {
+	for _, rt := range builtinRoutes {
+		mux.Handle(rt.pattern, s.wrap(rt.op, handlers[rt.op]))
+	}
+	mux.Handle(unknownRoutePattern, s.wrap("", func(r *http.Request, _ []byte) (int, any, *apiError) {
 		return 0, nil, newError("not-found", "no operation "+r.Method+" "+r.URL.EscapedPath())
 	}))
 	return mux
@@ -237,11 +251,52 @@ func (w *statusRecorder) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Write records the implicit 200 of a handler that writes a body without
+// calling WriteHeader.
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush lets handlers registered with HandleFunc stream, as they could on
+// a plain ResponseWriter.
+func (w *statusRecorder) Flush() {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
 func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 const maxBody = 1 << 20
 
+// wrap serves a built-in operation: fn's status and body are written as
+// JSON, its error in the operation's format.
 func (s *Server) wrap(op string, fn handlerFunc) http.Handler {
+	return s.serve(op, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		status, out, e := fn(r, body)
+		if e != nil {
+			s.writeError(w, r, op, e)
+			return
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			s.writeError(w, r, op, newError("internal-server-error", err.Error()))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write(b)
+	})
+}
+
+// serve is what every endpoint shares: it records the request, applies the
+// latency, scripted faults, body limit and, for API operations, the gate,
+// then calls next with the body read.
+func (s *Server) serve(op string, next func(w http.ResponseWriter, r *http.Request, body []byte)) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		body, readErr := io.ReadAll(http.MaxBytesReader(rw, r.Body, maxBody))
 		s.mu.Lock()
@@ -294,19 +349,7 @@ func (s *Server) wrap(op string, fn handlerFunc) http.Handler {
 				return
 			}
 		}
-		status, out, e := fn(r, body)
-		if e != nil {
-			s.writeError(w, r, op, e)
-			return
-		}
-		b, err := json.Marshal(out)
-		if err != nil {
-			s.writeError(w, r, op, newError("internal-server-error", err.Error()))
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = w.Write(b)
+		next(w, r, body)
 	})
 }
 

@@ -100,9 +100,15 @@ type Server struct {
 	URL string
 
 	ts     *httptest.Server
+	mux    *http.ServeMux
 	cfg    config
 	jwtKey []byte
 	tb     testing.TB
+
+	// routesMu serializes HandleFunc, so each new pattern is checked
+	// against every pattern registered before it.
+	routesMu       sync.Mutex
+	customPatterns []string
 
 	mu             sync.Mutex
 	users          map[string]*accessmgmt.ProviderUser
@@ -156,7 +162,8 @@ func Start(opts ...Option) *Server {
 		}
 	}
 	_, _ = rand.Read(s.jwtKey)
-	s.ts = httptest.NewServer(s.routes())
+	s.mux = s.routes()
+	s.ts = httptest.NewServer(s.mux)
 	s.URL = s.ts.URL
 	return s
 }
@@ -229,7 +236,8 @@ func (s *Server) Client(extra ...option.RequestOption) *client.Client {
 
 // Request is one request the server received.
 type Request struct {
-	// Operation is one of the Op* constants, or "" for an unknown route.
+	// Operation is one of the Op* constants, the pattern of an endpoint
+	// added with HandleFunc, or "" for an unknown route.
 	Operation string
 	Method    string
 	Path      string // escaped URL path
@@ -255,8 +263,8 @@ func (s *Server) Requests() []Request {
 	return out
 }
 
-// RequestCount returns how many requests for operation (an Op* constant)
-// were received; "" counts every request.
+// RequestCount returns how many requests for operation (an Op* constant,
+// or a HandleFunc pattern) were received; "" counts every request.
 func (s *Server) RequestCount(operation string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
