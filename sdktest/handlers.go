@@ -133,7 +133,7 @@ const (
 // formatFor returns the error format of operation op, requested at path.
 // Endpoints registered with HandleFunc take the format of their area of the
 // platform, the only hint the contract gives.
-func (s *Server) formatFor(op, path string) errorFormat {
+func formatFor(op, path string) errorFormat {
 	switch op {
 	case OpUpdateUser, OpReplaceRolePermissions:
 		return problemWithNumericCode
@@ -383,7 +383,7 @@ func (s *Server) gate(op string, r *http.Request) *apiError {
 }
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, op string, e *apiError) {
-	ct, b := e.render(s.formatFor(op, r.URL.Path), r.URL.EscapedPath())
+	ct, b := e.render(formatFor(op, r.URL.Path), r.URL.EscapedPath())
 	for k, v := range e.header {
 		w.Header()[k] = v
 	}
@@ -409,7 +409,7 @@ func (s *Server) writeFault(w http.ResponseWriter, r *http.Request, op string, f
 			w.WriteHeader(f.Status)
 			return
 		}
-		ct, b := (&apiError{kind: k, detail: detail, fields: faultFields(f.Fields)}).render(s.formatFor(op, r.URL.Path), r.URL.EscapedPath())
+		ct, b := (&apiError{kind: k, detail: detail, fields: faultFields(f.Fields)}).render(formatFor(op, r.URL.Path), r.URL.EscapedPath())
 		if w.Header().Get("Content-Type") == "" {
 			w.Header().Set("Content-Type", ct)
 		}
