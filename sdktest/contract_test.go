@@ -205,6 +205,10 @@ func TestContract(t *testing.T) {
 	if _, err := c.AccessMgmt.UpdateUser(ctx, "user_02", accessmgmt.UpdateUserParams{LastName: new("Murray Hopper")}); err != nil {
 		t.Fatalf("retried 500: %v", err)
 	}
+	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpdateUser, Status: http.StatusUnprocessableEntity,
+		Fields: []apierrors.FieldError{{Field: "mobileNumber", Message: "not reachable"}, {Message: "whole body"}}})
+	_, err = c.AccessMgmt.UpdateUser(ctx, "user_01", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
+	mustErr(err, apierrors.ErrUnprocessableEntity)
 	srv.SetProviderConfigured(false)
 	_, err = c.AccessMgmt.UpdateUser(ctx, "user_01", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
 	mustErr(err, apierrors.ErrProviderNotConfigured)
@@ -230,7 +234,11 @@ func TestContract(t *testing.T) {
 	}
 	_, err = c.Payments.UpdatePaymentMethod(ctx, "7d3c2a9e-3f1b-4c55-9a0e-1b2c3d4e5f60", payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)})
 	mustErr(err, apierrors.ErrNotImplemented)
-	_, err = c.Payments.UpdatePaymentMethod(ctx, pm.ID, payments.UpdatePaymentMethodParams{ExpDate: new("2031-04")})
+	// The request format of expDate is open; the response must still be MM/YYYY.
+	if _, err := c.Payments.UpdatePaymentMethod(ctx, pm.ID, payments.UpdatePaymentMethodParams{ExpDate: new("2031-04")}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Payments.UpdatePaymentMethod(ctx, pm.ID, payments.UpdatePaymentMethodParams{ExpDate: new("April 2031")})
 	mustErr(err, apierrors.ErrBadRequest)
 
 	// Operation 4.
@@ -249,6 +257,14 @@ func TestContract(t *testing.T) {
 	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpsertMemberAddress, Status: http.StatusForbidden})
 	_, err = c.Customer.UpsertMemberAddress(ctx, member, addr)
 	mustErr(err, apierrors.ErrForbidden)
+	// The validation error must carry errors, with or without field errors.
+	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpsertMemberAddress, Status: http.StatusBadRequest,
+		Fields: []apierrors.FieldError{{Pointer: "/postcode", Message: "unknown postcode"}}})
+	_, err = c.Customer.UpsertMemberAddress(ctx, member, addr)
+	mustErr(err, apierrors.ErrBadRequest)
+	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpsertMemberAddress, Status: http.StatusBadRequest})
+	_, err = c.Customer.UpsertMemberAddress(ctx, member, addr)
+	mustErr(err, apierrors.ErrBadRequest)
 
 	// Unauthenticated calls (no token source): problem and code/message 401s.
 	anon := srv.Client(option.WithTransport(rec), option.WithTokenSource(nil))
@@ -270,6 +286,7 @@ func TestContract(t *testing.T) {
 		{http.MethodPut, "/auth/access-management/organizations/org_01/roles/org-admin/permissions", `{"permissions":"x"}`},
 		{http.MethodPatch, "/payment-methods/" + pm.ID, `{"setAsPrimary":"yes"}`},
 		{http.MethodPost, "/customer/members/" + member + "/address", `{"state":""}`},
+		{http.MethodPost, "/customer/members/" + member + "/address", `not json`},
 		{http.MethodPost, "/auth/token", ``},
 	} {
 		req, _ := http.NewRequestWithContext(ctx, rr.method, srv.URL+rr.path, strings.NewReader(rr.body))

@@ -17,7 +17,21 @@
 // memory: seed it with AddUser, AddRole, AddPaymentMethod and AddMember,
 // inspect it with User, RolePermissions, ProviderPermissions, PaymentMethod,
 // MemberAddress, Requests and TokenRequests, and script failures with
-// FailNext, SetLatency, SetRateLimit and SetProviderConfigured.
+// FailNext, SetLatency, SetRateLimit and SetProviderConfigured. Users,
+// payment methods and addresses are the SDK's own types
+// (accessmgmt.ProviderUser, payments.PaymentMethod, customer.MemberAddress),
+// so what the fake stored compares directly with what a call returned.
+//
+// Endpoints the SDK does not wrap, such as the contract's createUser and
+// listUsers, can be added with HandleFunc; they sit behind the same
+// authentication, faults and modes as the built-in ones.
+//
+// For tests that stub the SDK's HTTP with github.com/jarcoal/httpmock
+// instead, ProblemResponse, ProblemResponder, CodeMessageResponse and
+// CodeMessageResponder build error responses in the contract's wire format
+// from the SDK's errors.Problem and errors.CodeMessage, so no test writes
+// that format by hand (WriteProblem and WriteCodeMessage do the same for
+// HandleFunc handlers).
 //
 // Every Server is independent (no package-level state) and safe for
 // concurrent use, so parallel tests can each start their own.
@@ -55,4 +69,13 @@
 // unknown users, roles and members, 409 for an email already used by
 // another user, 429 for rate limiting, 501 "Not implemented" for unknown
 // payment methods and 503 for the provider-not-configured mode.
+//
+// The request format of a payment method's expDate is not shown either (the
+// SDK sends it exactly as given), while the resource reports MM/YYYY. The
+// fake accepts the common spellings of a card expiry, MM/YYYY, MM/YY
+// (read as 20YY) and YYYY-MM (ISO 8601, as HTML month inputs give it), and
+// stores and reports MM/YYYY, so its responses keep the resource's format;
+// any other string is a 400 with a field error on expDate. A real platform
+// may accept fewer formats: code that wants to be safe sends what
+// payments.ExpDate builds.
 package sdktest

@@ -6,13 +6,16 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
 )
 
 // Fault is a scripted response. Give it to FailNext.
 type Fault struct {
-	// Operation limits the fault to one operation (an Op* constant). ""
-	// matches any of the four API operations, but not the token endpoint,
-	// which is matched only by OpToken.
+	// Operation limits the fault to one operation: an Op* constant, or the
+	// pattern of an endpoint added with HandleFunc. "" matches any API
+	// operation (the four built-in ones and those added with HandleFunc),
+	// but not the token endpoint, which is matched only by OpToken.
 	Operation string
 	// Status is the status to answer. 0 with Reset false and Delay set only
 	// delays the request, which is then served normally.
@@ -27,6 +30,15 @@ type Fault struct {
 	// document for the access-management, payment and token endpoints, a
 	// code/message body for the member address).
 	Body string
+	// Fields are field-level errors for the generated body, written in the
+	// operation's format: serviceErrors items {detail, pointer} in a
+	// problem document, errors items {field, message} in a code/message
+	// body. A FieldError's Pointer is used as given, or derived from Field
+	// ("permissions[2]" gives "/permissions/2"); its Field is used as
+	// given, or derived from Pointer ("/address/postcode" gives
+	// "address.postcode"). Fields are ignored when Body is set or Status
+	// is not an error.
+	Fields []apierrors.FieldError
 	// Delay waits this long before answering (or before resetting).
 	Delay time.Duration
 	// Reset closes the connection without answering, so the client sees a
@@ -175,4 +187,18 @@ func resetConnection(w http.ResponseWriter) bool {
 	}
 	_ = conn.Close()
 	return true
+}
+
+// faultFields converts a Fault's field errors for rendering, so each keeps
+// the pointer and the name the test gave and derives whichever is missing.
+func faultFields(fields []apierrors.FieldError) []fieldError {
+	out := make([]fieldError, 0, len(fields))
+	for _, f := range fields {
+		ptr := f.Pointer
+		if ptr == "" {
+			ptr = pointerFromField(f.Field)
+		}
+		out = append(out, fieldError{pointer: ptr, message: f.Message, field: f.Field})
+	}
+	return out
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/validate"
 )
 
@@ -21,8 +22,32 @@ import (
 const ProblemTypeBase = "https://sdktest.memberplatform.invalid/problems/"
 
 // The contract's patterns are checked with the SDK's own checks
-// (internal/validate); the fake adds only its choice for expDate.
-var expDatePattern = regexp.MustCompile(`^(0[1-9]|1[0-2])/[0-9]{4}$`)
+// (internal/validate); the fake adds only its choice for expDate, whose
+// request format the contract leaves open.
+var (
+	expDateMonthYear      = regexp.MustCompile(`^(0[1-9]|1[0-2])/([0-9]{4})$`) // MM/YYYY, as the resource reports
+	expDateMonthShortYear = regexp.MustCompile(`^(0[1-9]|1[0-2])/([0-9]{2})$`) // MM/YY, as printed on cards
+	expDateISOYearMonth   = regexp.MustCompile(`^([0-9]{4})-(0[1-9]|1[0-2])$`) // YYYY-MM, ISO 8601
+)
+
+// expDateFormats names the accepted request formats in field errors.
+const expDateFormats = "must be MM/YYYY, MM/YY or YYYY-MM, such as 04/2031"
+
+// normalizeExpDate turns an expDate in one of the accepted request formats
+// into MM/YYYY, the format the resource reports; ok is false for any other
+// string. Two-digit years are 20YY: card expiry dates lie in the future.
+func normalizeExpDate(s string) (mmyyyy string, ok bool) {
+	if expDateMonthYear.MatchString(s) {
+		return s, true
+	}
+	if m := expDateMonthShortYear.FindStringSubmatch(s); m != nil {
+		return m[1] + "/20" + m[2], true
+	}
+	if m := expDateISOYearMonth.FindStringSubmatch(s); m != nil {
+		return m[2] + "/" + m[1], true
+	}
+	return "", false
+}
 
 // kind describes one error response: its problem type suffix, status,
 // title and the codes used by each error format.
@@ -81,67 +106,97 @@ type apiError struct {
 	header http.Header
 }
 
+// fieldError is one field-level error, rendered as a serviceErrors item
+// {detail, pointer} or an errors item {field, message}.
 type fieldError struct {
 	pointer string // JSON pointer, "" for the whole body
 	message string
+	// field, when set, is the name written in the code/message format
+	// instead of one derived from pointer: a Fault's field errors keep the
+	// name the test gave.
+	field string
 }
 
 func newError(slug, detail string, fields ...fieldError) *apiError {
 	return &apiError{kind: kindFor(slug), detail: detail, fields: fields}
 }
 
-// problemDoc is the problem format of operations 1-3.
-type problemDoc struct {
-	Type          string         `json:"type"`
-	Title         string         `json:"title"`
-	Status        int            `json:"status"`
-	Detail        string         `json:"detail,omitempty"`
-	Instance      string         `json:"instance,omitempty"`
-	ServiceCode   string         `json:"serviceCode"`
-	ServiceMeta   map[string]any `json:"serviceMeta,omitempty"`
-	ServiceErrors []serviceError `json:"serviceErrors,omitempty"`
+// errorFormat is one of the contract's error body formats.
+type errorFormat int
+
+const (
+	problemWithNumericCode errorFormat = iota // operations 1 and 2: 8-digit serviceCode
+	problemWithTextCode                       // operation 3 and the token endpoint: free-form serviceCode
+	codeMessageFormat                         // operation 4
+)
+
+// formatFor returns the error format of operation op, requested at path.
+// Endpoints registered with HandleFunc take the format of their area of the
+// platform, the only hint the contract gives.
+func formatFor(op, path string) errorFormat {
+	switch op {
+	case OpUpdateUser, OpReplaceRolePermissions:
+		return problemWithNumericCode
+	case OpUpdatePaymentMethod, OpToken, "":
+		return problemWithTextCode
+	case OpUpsertMemberAddress:
+		return codeMessageFormat
+	}
+	switch {
+	case strings.HasPrefix(path, "/customer/"):
+		return codeMessageFormat
+	case path == "/payment-methods" || strings.HasPrefix(path, "/payment-methods/"):
+		return problemWithTextCode
+	}
+	return problemWithNumericCode
 }
 
-type serviceError struct {
-	Detail  string `json:"detail"`
-	Pointer string `json:"pointer"`
+// isAccessManagement reports whether op, requested at path, is served by
+// the access provider: the two access-management operations and endpoints
+// registered under /auth/access-management/ (such as createUser). The
+// provider-not-configured mode and the provider's rate-limit wording apply
+// to them.
+func isAccessManagement(op, path string) bool {
+	switch op {
+	case OpUpdateUser, OpReplaceRolePermissions:
+		return true
+	case OpToken, OpUpdatePaymentMethod, OpUpsertMemberAddress, "":
+		return false
+	}
+	return strings.HasPrefix(path, "/auth/access-management/")
 }
 
-// codeMessageDoc is the error format of operation 4.
-type codeMessageDoc struct {
-	Code    string             `json:"code"`
-	Message string             `json:"message"`
-	Errors  []codeMessageField `json:"errors,omitempty"`
-}
-
-type codeMessageField struct {
-	Field   string `json:"field"`
-	Message string `json:"message"`
-}
-
-// render returns the content type and body of e for operation op.
-func (e *apiError) render(op, path string) (string, []byte) {
+// render returns the content type and body of e in format f.
+func (e *apiError) render(f errorFormat, path string) (string, []byte) {
 	k := e.kind
-	if op == OpUpsertMemberAddress {
-		doc := codeMessageDoc{Code: k.codeMessageCode, Message: e.detail}
+	if f == codeMessageFormat {
+		doc := codeMessageWire{Code: k.codeMessageCode, Message: e.detail}
 		if doc.Message == "" {
 			doc.Message = k.title
 		}
-		for _, f := range e.fields {
-			doc.Errors = append(doc.Errors, codeMessageField{Field: fieldName(f.pointer), Message: f.message})
+		if doc.Code == "VALIDATION_ERROR" {
+			// Required on the validation error, even when empty.
+			doc.Errors = []apierrors.CodeMessageFieldError{}
+		}
+		for _, fe := range e.fields {
+			name := fe.field
+			if name == "" {
+				name = fieldName(fe.pointer)
+			}
+			doc.Errors = append(doc.Errors, apierrors.CodeMessageFieldError{Field: name, Message: fe.message})
 		}
 		b, _ := json.Marshal(doc)
-		return "application/json", b
+		return codeMessageContentType, b
 	}
-	doc := problemDoc{Type: ProblemTypeBase + k.slug, Title: k.title, Status: k.status, Detail: e.detail, Instance: path, ServiceCode: k.textServiceCode}
-	if op == OpUpdateUser || op == OpReplaceRolePermissions {
+	doc := problemWire{Type: ProblemTypeBase + k.slug, Title: k.title, Status: k.status, Detail: e.detail, Instance: path, ServiceCode: k.textServiceCode}
+	if f == problemWithNumericCode {
 		doc.ServiceCode = k.numericServiceCode
 	}
-	for _, f := range e.fields {
-		doc.ServiceErrors = append(doc.ServiceErrors, serviceError{Detail: f.message, Pointer: f.pointer})
+	for _, fe := range e.fields {
+		doc.ServiceErrors = append(doc.ServiceErrors, apierrors.ServiceError{Detail: fe.message, Pointer: fe.pointer})
 	}
 	b, _ := json.Marshal(doc)
-	return "application/problem+json", b
+	return problemContentType, b
 }
 
 // fieldName turns "/permissions/2" into "permissions.2" and "" into "body".
@@ -156,14 +211,28 @@ func fieldName(pointer string) string {
 // body, or an error response.
 type handlerFunc func(r *http.Request, body []byte) (int, any, *apiError)
 
-func (s *Server) routes() http.Handler {
+// builtinRoutes are the fake's own endpoints, by ServeMux pattern.
+var builtinRoutes = []struct{ pattern, op string }{
+	{"POST /auth/token", OpToken},
+	{"PUT /auth/access-management/users/{userId}", OpUpdateUser},
+	{"PUT /auth/access-management/organizations/{organizationId}/roles/{slug}/permissions", OpReplaceRolePermissions},
+	{"PATCH /payment-methods/{id}", OpUpdatePaymentMethod},
+	{"POST /customer/members/{memberId}/address", OpUpsertMemberAddress},
+}
+
+// unknownRoutePattern catches every request no endpoint matches.
+const unknownRoutePattern = "/"
+
+func (s *Server) routes() *http.ServeMux {
+	handlers := map[string]handlerFunc{
+		OpToken: s.token, OpUpdateUser: s.updateUser, OpReplaceRolePermissions: s.replaceRolePermissions,
+		OpUpdatePaymentMethod: s.updatePaymentMethod, OpUpsertMemberAddress: s.upsertMemberAddress,
+	}
 	mux := http.NewServeMux()
-	mux.Handle("POST /auth/token", s.wrap(OpToken, s.token))
-	mux.Handle("PUT /auth/access-management/users/{userId}", s.wrap(OpUpdateUser, s.updateUser))
-	mux.Handle("PUT /auth/access-management/organizations/{organizationId}/roles/{slug}/permissions", s.wrap(OpReplaceRolePermissions, s.replaceRolePermissions))
-	mux.Handle("PATCH /payment-methods/{id}", s.wrap(OpUpdatePaymentMethod, s.updatePaymentMethod))
-	mux.Handle("POST /customer/members/{memberId}/address", s.wrap(OpUpsertMemberAddress, s.upsertMemberAddress))
-	mux.Handle("/", s.wrap("", func(r *http.Request, _ []byte) (int, any, *apiError) {
+	for _, rt := range builtinRoutes {
+		mux.Handle(rt.pattern, s.wrap(rt.op, handlers[rt.op]))
+	}
+	mux.Handle(unknownRoutePattern, s.wrap("", func(r *http.Request, _ []byte) (int, any, *apiError) {
 		return 0, nil, newError("not-found", "no operation "+r.Method+" "+r.URL.EscapedPath())
 	}))
 	return mux
@@ -182,11 +251,52 @@ func (w *statusRecorder) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Write records the implicit 200 of a handler that writes a body without
+// calling WriteHeader.
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush lets handlers registered with HandleFunc stream, as they could on
+// a plain ResponseWriter.
+func (w *statusRecorder) Flush() {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
 func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 const maxBody = 1 << 20
 
+// wrap serves a built-in operation: fn's status and body are written as
+// JSON, its error in the operation's format.
 func (s *Server) wrap(op string, fn handlerFunc) http.Handler {
+	return s.serve(op, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		status, out, e := fn(r, body)
+		if e != nil {
+			s.writeError(w, r, op, e)
+			return
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			s.writeError(w, r, op, newError("internal-server-error", err.Error()))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write(b)
+	})
+}
+
+// serve is what every endpoint shares: it records the request, applies the
+// latency, scripted faults, body limit and, for API operations, the gate,
+// then calls next with the body read.
+func (s *Server) serve(op string, next func(w http.ResponseWriter, r *http.Request, body []byte)) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		body, readErr := io.ReadAll(http.MaxBytesReader(rw, r.Body, maxBody))
 		s.mu.Lock()
@@ -239,19 +349,7 @@ func (s *Server) wrap(op string, fn handlerFunc) http.Handler {
 				return
 			}
 		}
-		status, out, e := fn(r, body)
-		if e != nil {
-			s.writeError(w, r, op, e)
-			return
-		}
-		b, err := json.Marshal(out)
-		if err != nil {
-			s.writeError(w, r, op, newError("internal-server-error", err.Error()))
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = w.Write(b)
+		next(w, r, body)
 	})
 }
 
@@ -266,7 +364,7 @@ func (s *Server) gate(op string, r *http.Request) *apiError {
 	s.mu.Lock()
 	notConfigured := s.notConfigured
 	s.mu.Unlock()
-	if notConfigured && (op == OpUpdateUser || op == OpReplaceRolePermissions) {
+	if notConfigured && isAccessManagement(op, r.URL.Path) {
 		return newError("provider-not-configured", "The access-management provider is not configured for this environment")
 	}
 	s.mu.Lock()
@@ -274,7 +372,7 @@ func (s *Server) gate(op string, r *http.Request) *apiError {
 	s.mu.Unlock()
 	if wait > 0 {
 		detail := "Rate limit exceeded"
-		if op == OpUpdateUser || op == OpReplaceRolePermissions {
+		if isAccessManagement(op, r.URL.Path) {
 			detail = "The configured access provider rate limited the request"
 		}
 		e := newError("rate-limited", detail)
@@ -285,7 +383,7 @@ func (s *Server) gate(op string, r *http.Request) *apiError {
 }
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, op string, e *apiError) {
-	ct, b := e.render(op, r.URL.EscapedPath())
+	ct, b := e.render(formatFor(op, r.URL.Path), r.URL.EscapedPath())
 	for k, v := range e.header {
 		w.Header()[k] = v
 	}
@@ -304,14 +402,14 @@ func (s *Server) writeFault(w http.ResponseWriter, r *http.Request, op string, f
 	if f.Body == "" {
 		k := kindForStatus(f.Status)
 		detail := "Scripted " + strconv.Itoa(f.Status) + " response"
-		if f.Status == http.StatusTooManyRequests && (op == OpUpdateUser || op == OpReplaceRolePermissions) {
+		if f.Status == http.StatusTooManyRequests && isAccessManagement(op, r.URL.Path) {
 			detail = "The configured access provider rate limited the request"
 		}
 		if f.Status >= 200 && f.Status < 300 {
 			w.WriteHeader(f.Status)
 			return
 		}
-		ct, b := (&apiError{kind: k, detail: detail}).render(op, r.URL.EscapedPath())
+		ct, b := (&apiError{kind: k, detail: detail, fields: faultFields(f.Fields)}).render(formatFor(op, r.URL.Path), r.URL.EscapedPath())
 		if w.Header().Get("Content-Type") == "" {
 			w.Header().Set("Content-Type", ct)
 		}
@@ -371,7 +469,7 @@ func (o object) str(key string) (val string, present, isNull bool, typeErr *fiel
 		return "", true, true, nil
 	}
 	if json.Unmarshal(raw, &val) != nil {
-		return "", true, false, &fieldError{"/" + key, "must be a string"}
+		return "", true, false, &fieldError{pointer: "/" + key, message: "must be a string"}
 	}
 	return val, true, false, nil
 }
@@ -413,7 +511,7 @@ func (s *Server) updateUser(r *http.Request, body []byte) (int, any, *apiError) 
 		case te != nil:
 			typeErrs = append(typeErrs, *te)
 		case isNull:
-			typeErrs = append(typeErrs, fieldError{"/" + k, "must be a string, not null"})
+			typeErrs = append(typeErrs, fieldError{pointer: "/" + k, message: "must be a string, not null"})
 		case present:
 			vals[k] = &v
 		}
@@ -423,19 +521,19 @@ func (s *Server) updateUser(r *http.Request, body []byte) (int, any, *apiError) 
 	}
 	if len(vals) == 0 {
 		return 0, nil, newError("unprocessable-entity", "at least one of mobileNumber, email, firstName or lastName must be supplied",
-			fieldError{"", "at least one of mobileNumber, email, firstName or lastName must be supplied"})
+			fieldError{pointer: "", message: "at least one of mobileNumber, email, firstName or lastName must be supplied"})
 	}
 	if v := vals["mobileNumber"]; v != nil && !validate.E164(*v) {
-		ruleErrs = append(ruleErrs, fieldError{"/mobileNumber", "must be an E.164 number such as +61412345678"})
+		ruleErrs = append(ruleErrs, fieldError{pointer: "/mobileNumber", message: "must be an E.164 number such as +61412345678"})
 	}
 	if v := vals["email"]; v != nil {
 		if !validate.Email(*v) {
-			ruleErrs = append(ruleErrs, fieldError{"/email", "must be an email address"})
+			ruleErrs = append(ruleErrs, fieldError{pointer: "/email", message: "must be an email address"})
 		}
 	}
 	for _, k := range []string{"firstName", "lastName"} {
 		if v := vals[k]; v != nil && validate.Blank(*v) {
-			ruleErrs = append(ruleErrs, fieldError{"/" + k, "must not be empty"})
+			ruleErrs = append(ruleErrs, fieldError{pointer: "/" + k, message: "must not be empty"})
 		}
 	}
 	if len(ruleErrs) > 0 {
@@ -450,7 +548,7 @@ func (s *Server) updateUser(r *http.Request, body []byte) (int, any, *apiError) 
 	if v := vals["email"]; v != nil {
 		for oid, other := range s.users {
 			if oid != id && strings.EqualFold(other.Email, *v) {
-				return 0, nil, newError("conflict", "email address is already used by another user", fieldError{"/email", "already used by another user"})
+				return 0, nil, newError("conflict", "email address is already used by another user", fieldError{pointer: "/email", message: "already used by another user"})
 			}
 		}
 		u.Email = *v
@@ -478,11 +576,11 @@ func (s *Server) replaceRolePermissions(r *http.Request, body []byte) (int, any,
 	}
 	raw, ok := o["permissions"]
 	if !ok {
-		return 0, nil, newError("bad-request", "permissions is required", fieldError{"/permissions", "is required"})
+		return 0, nil, newError("bad-request", "permissions is required", fieldError{pointer: "/permissions", message: "is required"})
 	}
 	var items []json.RawMessage
 	if json.Unmarshal(raw, &items) != nil || items == nil {
-		return 0, nil, newError("bad-request", "permissions must be an array of strings", fieldError{"/permissions", "must be an array of strings"})
+		return 0, nil, newError("bad-request", "permissions must be an array of strings", fieldError{pointer: "/permissions", message: "must be an array of strings"})
 	}
 	perms := make([]string, 0, len(items))
 	var typeErrs, ruleErrs []fieldError
@@ -490,11 +588,11 @@ func (s *Server) replaceRolePermissions(r *http.Request, body []byte) (int, any,
 		var p string
 		ptr := "/permissions/" + strconv.Itoa(i)
 		if json.Unmarshal(it, &p) != nil || string(bytes.TrimSpace(it)) == "null" {
-			typeErrs = append(typeErrs, fieldError{ptr, "must be a string"})
+			typeErrs = append(typeErrs, fieldError{pointer: ptr, message: "must be a string"})
 			continue
 		}
 		if !validate.PermissionSlug(p) {
-			ruleErrs = append(ruleErrs, fieldError{ptr, "must match ^[a-z0-9:._*-]+$"})
+			ruleErrs = append(ruleErrs, fieldError{pointer: ptr, message: "must match ^[a-z0-9:._*-]+$"})
 		}
 		perms = append(perms, p)
 	}
@@ -526,7 +624,10 @@ func (s *Server) replaceRolePermissions(r *http.Request, body []byte) (int, any,
 	}{append([]string{}, roles[slug]...)}, nil
 }
 
-// paymentMethodWire is the JSON form of a payment method.
+// paymentMethodWire is the JSON form of a payment method. It is not
+// payments.PaymentMethod marshalled as is, because time.Time would marshal
+// fractional seconds and the clock's zone; the fake reports whole-second
+// UTC timestamps.
 type paymentMethodWire struct {
 	ID               string `json:"id"`
 	BillingAccountID string `json:"billingAccountId"`
@@ -552,7 +653,7 @@ func (s *Server) updatePaymentMethod(r *http.Request, body []byte) (int, any, *a
 	if raw, ok := o["setAsPrimary"]; ok {
 		var b bool
 		if json.Unmarshal(raw, &b) != nil || string(bytes.TrimSpace(raw)) == "null" {
-			fs = append(fs, fieldError{"/setAsPrimary", "must be a boolean"})
+			fs = append(fs, fieldError{pointer: "/setAsPrimary", message: "must be a boolean"})
 		} else {
 			primary = &b
 		}
@@ -562,9 +663,12 @@ func (s *Server) updatePaymentMethod(r *http.Request, body []byte) (int, any, *a
 	case te != nil:
 		fs = append(fs, *te)
 	case expNull:
-		fs = append(fs, fieldError{"/expDate", "must be a string, not null"})
-	case expPresent && !expDatePattern.MatchString(exp):
-		fs = append(fs, fieldError{"/expDate", "must be MM/YYYY, such as 04/2031"})
+		fs = append(fs, fieldError{pointer: "/expDate", message: "must be a string, not null"})
+	case expPresent:
+		var ok bool
+		if exp, ok = normalizeExpDate(exp); !ok {
+			fs = append(fs, fieldError{pointer: "/expDate", message: expDateFormats})
+		}
 	}
 	if len(fs) > 0 {
 		return 0, nil, newError("bad-request", "request body failed validation", fs...)
@@ -595,7 +699,7 @@ func (s *Server) updatePaymentMethod(r *http.Request, body []byte) (int, any, *a
 func (s *Server) upsertMemberAddress(r *http.Request, body []byte) (int, any, *apiError) {
 	memberID := r.PathValue("memberId")
 	if !validate.UUID(memberID) {
-		return 0, nil, newError("bad-request", "Validation failed", fieldError{"/memberId", "must be a UUID"})
+		return 0, nil, newError("bad-request", "Validation failed", fieldError{pointer: "/memberId", message: "must be a UUID"})
 	}
 	o, e := parseObject(body, "addressFull", "addressLineOne", "addressLineTwo", "state", "suburb", "postcode", "country")
 	if e != nil {
@@ -614,11 +718,11 @@ func (s *Server) upsertMemberAddress(r *http.Request, body []byte) (int, any, *a
 		case isNull && k == "addressLineTwo":
 			lineTwoNull = true
 		case isNull:
-			fs = append(fs, fieldError{"/" + k, "must be a string, not null"})
+			fs = append(fs, fieldError{pointer: "/" + k, message: "must be a string, not null"})
 		case !present && required:
-			fs = append(fs, fieldError{"/" + k, "is required"})
+			fs = append(fs, fieldError{pointer: "/" + k, message: "is required"})
 		case present && required && validate.Blank(v):
-			fs = append(fs, fieldError{"/" + k, "must not be empty"})
+			fs = append(fs, fieldError{pointer: "/" + k, message: "must not be empty"})
 		case present:
 			vals[k] = &v
 		}

@@ -14,9 +14,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
+	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/client"
 	"github.com/memberplatform/memberplatform-go/customer"
 	"github.com/memberplatform/memberplatform-go/option"
+	"github.com/memberplatform/memberplatform-go/payments"
 )
 
 // Operation names, as recorded in Request.Operation and matched by
@@ -98,17 +100,23 @@ type Server struct {
 	URL string
 
 	ts     *httptest.Server
+	mux    *http.ServeMux
 	cfg    config
 	jwtKey []byte
 	tb     testing.TB
 
+	// routesMu serializes HandleFunc, so each new pattern is checked
+	// against every pattern registered before it.
+	routesMu       sync.Mutex
+	customPatterns []string
+
 	mu             sync.Mutex
-	users          map[string]*User
+	users          map[string]*accessmgmt.ProviderUser
 	roles          map[string]map[string][]string // organization -> role slug -> permissions
 	providerPerms  map[string]bool
 	createdPerms   []string
-	paymentMethods map[string]*PaymentMethod
-	members        map[string]*MemberAddress // nil value: member without an address
+	paymentMethods map[string]*payments.PaymentMethod
+	members        map[string]*customer.MemberAddress // nil value: member without an address
 	requests       []Request
 	tokenRequests  int
 	tokensIssued   int
@@ -142,11 +150,11 @@ func Start(opts ...Option) *Server {
 			clock: time.Now, tenantID: DefaultTenantID,
 		},
 		jwtKey:         make([]byte, 32),
-		users:          map[string]*User{},
+		users:          map[string]*accessmgmt.ProviderUser{},
 		roles:          map[string]map[string][]string{},
 		providerPerms:  map[string]bool{},
-		paymentMethods: map[string]*PaymentMethod{},
-		members:        map[string]*MemberAddress{},
+		paymentMethods: map[string]*payments.PaymentMethod{},
+		members:        map[string]*customer.MemberAddress{},
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -154,7 +162,8 @@ func Start(opts ...Option) *Server {
 		}
 	}
 	_, _ = rand.Read(s.jwtKey)
-	s.ts = httptest.NewServer(s.routes())
+	s.mux = s.routes()
+	s.ts = httptest.NewServer(s.mux)
 	s.URL = s.ts.URL
 	return s
 }
@@ -227,7 +236,8 @@ func (s *Server) Client(extra ...option.RequestOption) *client.Client {
 
 // Request is one request the server received.
 type Request struct {
-	// Operation is one of the Op* constants, or "" for an unknown route.
+	// Operation is one of the Op* constants, the pattern of an endpoint
+	// added with HandleFunc, or "" for an unknown route.
 	Operation string
 	Method    string
 	Path      string // escaped URL path
@@ -253,8 +263,8 @@ func (s *Server) Requests() []Request {
 	return out
 }
 
-// RequestCount returns how many requests for operation (an Op* constant)
-// were received; "" counts every request.
+// RequestCount returns how many requests for operation (an Op* constant,
+// or a HandleFunc pattern) were received; "" counts every request.
 func (s *Server) RequestCount(operation string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -290,18 +300,14 @@ func (s *Server) Reset() {
 	s.requests, s.tokenRequests, s.tokensIssued = nil, 0, 0
 }
 
-// User is a provider user, as the access-management operations see it.
-type User struct {
-	ID           string `json:"id"`
-	Email        string `json:"email"`
-	MobileNumber string `json:"mobileNumber,omitempty"`
-	FirstName    string `json:"firstName,omitempty"`
-	LastName     string `json:"lastName,omitempty"`
-}
+// User is the SDK's provider user: the fake stores and reports users in the
+// same type UpdateUser returns, so a test can compare the two directly.
+// The alias keeps sdktest.User{...} literals short.
+type User = accessmgmt.ProviderUser
 
 // AddUser seeds a provider user, replacing any with the same ID, and
 // returns it. An empty ID is replaced by a generated one ("user_0001"...).
-func (s *Server) AddUser(u User) User {
+func (s *Server) AddUser(u accessmgmt.ProviderUser) accessmgmt.ProviderUser {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if u.ID == "" {
@@ -314,12 +320,12 @@ func (s *Server) AddUser(u User) User {
 }
 
 // User returns the provider user id as currently stored.
-func (s *Server) User(id string) (User, bool) {
+func (s *Server) User(id string) (accessmgmt.ProviderUser, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	u, ok := s.users[id]
 	if !ok {
-		return User{}, false
+		return accessmgmt.ProviderUser{}, false
 	}
 	return *u, true
 }
@@ -386,23 +392,18 @@ func normalizePerms(p []string) []string {
 	return slices.Compact(out)
 }
 
-// PaymentMethod is a stored payment card.
-type PaymentMethod struct {
-	ID               string
-	BillingAccountID string
-	LastFourDigits   string
-	CardBrand        string
-	ExpDate          string // MM/YYYY
-	Primary          bool
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
-}
+// PaymentMethod is the SDK's payment method: the fake stores and reports
+// payment methods in the same type UpdatePaymentMethod returns. The alias
+// keeps sdktest.PaymentMethod{...} literals short.
+type PaymentMethod = payments.PaymentMethod
 
 // AddPaymentMethod seeds a payment method and returns it. Empty fields get
 // defaults: generated UUIDs for ID and BillingAccountID, "4242", "visa",
 // "12/2030", and the server clock for the timestamps. Seeding a primary
-// method makes the others of its billing account non-primary.
-func (s *Server) AddPaymentMethod(pm PaymentMethod) PaymentMethod {
+// method makes the others of its billing account non-primary. ExpDate is
+// stored as given (the update operation normalizes what it receives to
+// MM/YYYY), so a test can seed the odd data a real platform might hold.
+func (s *Server) AddPaymentMethod(pm payments.PaymentMethod) payments.PaymentMethod {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if pm.ID == "" {
@@ -436,12 +437,12 @@ func (s *Server) AddPaymentMethod(pm PaymentMethod) PaymentMethod {
 }
 
 // PaymentMethod returns the payment method id as currently stored.
-func (s *Server) PaymentMethod(id string) (PaymentMethod, bool) {
+func (s *Server) PaymentMethod(id string) (payments.PaymentMethod, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pm, ok := s.paymentMethods[id]
 	if !ok {
-		return PaymentMethod{}, false
+		return payments.PaymentMethod{}, false
 	}
 	return *pm, true
 }
@@ -454,8 +455,9 @@ func (s *Server) clearPrimaryLocked(billingAccountID string) {
 	}
 }
 
-// MemberAddress is a member's stored address, in the SDK's own shape: nil
-// fields are null on the wire.
+// MemberAddress is the SDK's member address: the fake stores and reports
+// addresses in the same type UpsertMemberAddress returns (nil fields are
+// null on the wire). The alias keeps sdktest.MemberAddress short.
 type MemberAddress = customer.MemberAddress
 
 // AddMember seeds a member without an address and returns its ID; an empty
@@ -475,12 +477,12 @@ func (s *Server) AddMember(id string) string {
 
 // MemberAddress returns the address stored for member id; ok is false when
 // the member is unknown or has no address yet.
-func (s *Server) MemberAddress(id string) (MemberAddress, bool) {
+func (s *Server) MemberAddress(id string) (customer.MemberAddress, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := s.members[id]
 	if a == nil {
-		return MemberAddress{}, false
+		return customer.MemberAddress{}, false
 	}
 	return *a, true
 }

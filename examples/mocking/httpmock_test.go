@@ -9,10 +9,12 @@ import (
 
 	"github.com/jarcoal/httpmock"
 
+	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/examples/mocking"
 	"github.com/memberplatform/memberplatform-go/option"
+	"github.com/memberplatform/memberplatform-go/sdktest"
 )
 
 const baseURL = "https://api.example.test"
@@ -47,8 +49,9 @@ func TestRenameSendsOnlyTheNames(t *testing.T) {
 			if err := json.Unmarshal(b, &sent); err != nil {
 				t.Errorf("body %s: %v", b, err)
 			}
-			return httpmock.NewJsonResponse(http.StatusOK, map[string]any{
-				"id": "user_1", "email": "ada@example.com", "firstName": "Ada", "lastName": "Lovelace",
+			// The SDK's own type marshals to the resource's wire format.
+			return httpmock.NewJsonResponse(http.StatusOK, accessmgmt.ProviderUser{
+				ID: "user_1", Email: "ada@example.com", FirstName: "Ada", LastName: "Lovelace",
 			})
 		})
 
@@ -70,14 +73,33 @@ func TestRenameSendsOnlyTheNames(t *testing.T) {
 func TestRenameUnknownUser(t *testing.T) {
 	t.Parallel()
 	d, mt := newMockedDirectory(t)
-	resp := httpmock.NewStringResponder(http.StatusNotFound,
-		`{"type":"https://errors.example/not-found","title":"Not Found","status":404,"serviceCode":"40400001","detail":"user not found"}`).
-		HeaderSet(http.Header{"Content-Type": {"application/problem+json"}})
-	mt.RegisterResponder(http.MethodPut, baseURL+"/auth/access-management/users/user_404", resp)
+	// sdktest builds the problem document in the contract's wire format
+	// (application/problem+json, serviceCode and the rest filled in).
+	mt.RegisterResponder(http.MethodPut, baseURL+"/auth/access-management/users/user_404",
+		sdktest.ProblemResponder(http.StatusNotFound, apierrors.Problem{Detail: "user not found"}))
 
 	_, err := d.Rename(t.Context(), "user_404", "Nobody")
 	if !errors.Is(err, mocking.ErrNoSuchUser) || !errors.Is(err, apierrors.ErrNotFound) {
 		t.Errorf("err = %v, want ErrNoSuchUser wrapping the SDK's not found", err)
+	}
+}
+
+func TestChangeEmailTaken(t *testing.T) {
+	t.Parallel()
+	d, mt := newMockedDirectory(t)
+	mt.RegisterResponder(http.MethodPut, baseURL+"/auth/access-management/users/user_1",
+		sdktest.ProblemResponder(http.StatusConflict, apierrors.Problem{
+			Detail:        "email address is already used by another user",
+			ServiceErrors: []apierrors.ServiceError{{Detail: "already used by another user", Pointer: "/email"}},
+		}))
+
+	err := d.ChangeEmail(t.Context(), "user_1", "grace@example.com")
+	var apiErr *apierrors.Error
+	if !errors.Is(err, mocking.ErrEmailTaken) || !errors.As(err, &apiErr) {
+		t.Fatalf("err = %v, want ErrEmailTaken wrapping the SDK's conflict", err)
+	}
+	if fs := apiErr.FieldErrors(); len(fs) != 1 || fs[0].Field != "email" {
+		t.Errorf("field errors = %v, want one on email", fs)
 	}
 }
 

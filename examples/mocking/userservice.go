@@ -4,7 +4,10 @@
 //   - httpmock_test.go stubs the SDK's HTTP with
 //     github.com/jarcoal/httpmock through option.WithTransport (no global
 //     httpmock.Activate, so tests can run in parallel), to pin down exactly
-//     which requests are sent and how odd responses are handled;
+//     which requests are sent and how odd responses are handled. Error
+//     responses come from sdktest.ProblemResponder and
+//     sdktest.CodeMessageResponder, and success bodies from the SDK's own
+//     types, so no test writes the platform's wire format by hand;
 //   - sdktest_test.go runs the service against package sdktest, the
 //     in-process fake platform, to test behaviour end to end, token flow
 //     and error formats included.
