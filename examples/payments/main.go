@@ -61,7 +61,7 @@ func run(ctx context.Context, w io.Writer) error {
 
 	// The request format of expDate is not fixed by the contract, so the SDK
 	// sends it as given; the platform reports the field it rejected.
-	_, err = c.Payments.UpdatePaymentMethod(ctx, card.ID, payments.UpdatePaymentMethodParams{ExpDate: new("2030-03")})
+	_, err = c.Payments.UpdatePaymentMethod(ctx, card.ID, payments.UpdatePaymentMethodParams{ExpDate: new("March 2030")})
 	if errors.As(err, &apiErr) && errors.Is(err, apierrors.ErrBadRequest) {
 		for _, f := range apiErr.FieldErrors() {
 			fmt.Fprintf(w, "rejected by the platform: %s: %s\n", f.Field, f.Message)
