@@ -2,8 +2,10 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
+	"net/http"
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/client"
@@ -33,4 +35,29 @@ func ExampleNew() {
 	}
 	fmt.Println(u.ID, u.FirstName)
 	// Output: user_1 Ada
+}
+
+func ExampleClient_Execute() {
+	srv := sdktest.Start()
+	defer srv.Close()
+	// An endpoint the SDK does not wrap, faked behind the same auth.
+	srv.HandleFunc("POST /auth/access-management/users", func(w http.ResponseWriter, r *http.Request) {
+		var u accessmgmt.ProviderUser
+		_ = json.NewDecoder(r.Body).Decode(&u)
+		u = srv.AddUser(accessmgmt.ProviderUser{ID: "user_ada", Email: u.Email})
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		_ = json.NewEncoder(w).Encode(u)
+	})
+	c, err := srv.NewClient()
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// The client's token cache, retries and error decoding apply.
+	var created accessmgmt.ProviderUser
+	err = c.Execute(context.Background(), http.MethodPost, "/auth/access-management/users",
+		map[string]string{"email": "ada@example.com"}, &created)
+	fmt.Println(created.ID, created.Email, err)
+	// Output: user_ada ada@example.com <nil>
 }
