@@ -734,7 +734,7 @@ func TestPerCallTimeoutExpires(t *testing.T) {
 			m := areatest.NewMock(t)
 			m.On(op.method, op.path, areatest.Hang)
 			start := time.Now()
-			err := op.run(areatest.BoundedCtx(t), m.Client(option.WithMaxRetries(3)), option.WithTimeout(50*time.Millisecond))
+			err := op.run(areatest.BoundedCtx(t), m.Client(option.WithMaxRetries(3)), option.WithTimeout(250*time.Millisecond)) // room for the first token fetch on a busy machine
 			areatest.CheckTimedOut(t, err, start)
 			var te *apierrors.TransportError
 			if errors.As(err, &te) && (te.Operation != op.op || te.Method != op.method || te.Path != op.path) {
