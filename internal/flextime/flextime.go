@@ -6,9 +6,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 var layouts = []string{
@@ -33,19 +35,26 @@ func Parse(s string) (time.Time, error) {
 		}
 	}
 	if n, err := strconv.ParseFloat(s, 64); err == nil {
-		return fromEpoch(n), nil
+		if t, ok := fromEpoch(n); ok {
+			return t, nil
+		}
 	}
 	return time.Time{}, errors.New("unrecognised date-time " + strconv.Quote(s))
 }
 
 // fromEpoch reads seconds, or milliseconds when the number is too large to
-// be seconds (after the year 5138).
-func fromEpoch(n float64) time.Time {
+// be seconds (after the year 5138). NaN, infinities and numbers whose
+// milliseconds overflow an int64 are refused: they name no instant, and
+// converting them to an integer would give an arbitrary one.
+func fromEpoch(n float64) (time.Time, bool) {
+	if math.IsNaN(n) || math.Abs(n) >= math.MaxInt64 {
+		return time.Time{}, false
+	}
 	if n > 1e11 {
-		return time.UnixMilli(int64(n)).UTC()
+		return time.UnixMilli(int64(n)).UTC(), true
 	}
 	sec := int64(n)
-	return time.Unix(sec, int64((n-float64(sec))*1e9)).UTC()
+	return time.Unix(sec, int64((n-float64(sec))*1e9)).UTC(), true
 }
 
 // Time decodes any shape Parse accepts, or a JSON number of epoch
@@ -59,8 +68,8 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+		s, err := unquote(b)
+		if err != nil {
 			return err
 		}
 		if s == "" {
@@ -74,6 +83,33 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return errors.New("date-time is neither a string nor a number")
 	}
-	t.Time = fromEpoch(n)
+	v, ok := fromEpoch(n)
+	if !ok {
+		return errors.New("date-time number is out of range")
+	}
+	t.Time = v
 	return nil
+}
+
+// unquote returns the text of the JSON string b. A date-time has no escapes,
+// so the bytes between the quotes are the text; anything else goes through
+// encoding/json, which decides escapes and invalid UTF-8.
+func unquote(b []byte) (string, error) {
+	if len(b) >= 2 && b[len(b)-1] == '"' {
+		if s := b[1 : len(b)-1]; bytes.IndexByte(s, '\\') < 0 && bytes.IndexByte(s, '"') < 0 && utf8.Valid(s) && !hasControl(s) {
+			return string(s), nil
+		}
+	}
+	var s string
+	err := json.Unmarshal(b, &s)
+	return s, err
+}
+
+func hasControl(s []byte) bool {
+	for _, c := range s {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }
