@@ -137,3 +137,41 @@ func TestTimeInStruct(t *testing.T) {
 		t.Error("a date-time with a NUL was accepted")
 	}
 }
+
+// FuzzUnmarshalJSONMatchesParse: a JSON string decodes to what Parse makes
+// of its text (same instant, same zone), whichever path UnmarshalJSON takes.
+func FuzzUnmarshalJSONMatchesParse(f *testing.F) {
+	for _, s := range []string{
+		"2024-05-06T07:08:09Z", "2024-05-06T07:08:09.123456789Z", "2024-05-06T07:08:09.1234567891Z",
+		"2024-05-06T17:08:09+10:00", "2024-05-06T07:08:09+24:00", "2024-05-06T07:08:09-00:60", "2024-02-30T07:08:09Z",
+		"2024-05-06T24:00:00Z", "2024-05-06T07:08:60Z", "2024-05-06T07:08:09,5Z", "2024-05-06T07:08:09.Z",
+		"2024-05-06 07:08:09", "2024-05-06", "1714979289", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999+14:00",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		raw, err := json.Marshal(s)
+		if err != nil {
+			t.Skip()
+		}
+		var got Time
+		gotErr := got.UnmarshalJSON(raw)
+		var text string
+		_ = json.Unmarshal(raw, &text) // what the JSON string says (invalid UTF-8 replaced)
+		want, wantErr := time.Time{}, error(nil)
+		if text != "" {
+			want, wantErr = Parse(text)
+		}
+		if (gotErr != nil) != (wantErr != nil) {
+			t.Fatalf("UnmarshalJSON(%s) error = %v, Parse error = %v", raw, gotErr, wantErr)
+		}
+		if gotErr != nil {
+			return
+		}
+		gn, go_ := got.Zone()
+		wn, wo := want.Zone()
+		if !got.Equal(want) || gn != wn || go_ != wo {
+			t.Fatalf("UnmarshalJSON(%s) = %v, Parse = %v", raw, got.Time, want)
+		}
+	})
+}
