@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memberplatform/memberplatform-go/internal/httpx"
 )
@@ -107,10 +108,8 @@ func decodeBody(mediaType string, b []byte, depth int) decoded {
 	}
 	switch b[0] {
 	case '{':
-		if obj := parseObject(b); obj != nil {
-			return decodeObject(mediaType, obj, depth)
-		}
-		return decoded{}
+		obj := parseObject(b)
+		return decodeObject(mediaType, &obj, depth)
 	case '[':
 		return decoded{other: otherFromArray(parseArray(b))}
 	case '"':
@@ -128,24 +127,21 @@ func decodeBody(mediaType string, b []byte, depth int) decoded {
 	return decoded{}
 }
 
-func decodeObject(mediaType string, obj map[string]json.RawMessage, depth int) decoded {
-	has := func(k string) bool { _, ok := obj[k]; return ok }
+func decodeObject(mediaType string, obj *object, depth int) decoded {
+	has := obj.has
 	problemish := has("title") || has("detail") || has("status") || has("instance") || has("serviceCode") || has("serviceErrors")
 	cm := has("code") || has("message")
 	if !problemish && !cm && depth < maxWrapperDepth {
 		// {"error": {...}} (Stripe, Google, Anthropic, OpenAI): decode the
 		// wrapped object instead.
-		if inner := bytes.TrimSpace(obj["error"]); len(inner) > 0 && inner[0] == '{' {
+		if inner := obj.get("error"); len(inner) > 0 && inner[0] == '{' {
 			if d := decodeBody(mediaType, inner, depth+1); d != (decoded{}) {
 				return d
 			}
 		}
 	}
-	var typeIsString bool
-	if raw, ok := obj["type"]; ok {
-		var s string
-		typeIsString = json.Unmarshal(raw, &s) == nil
-	}
+	var s string
+	typeIsString := decodeString(obj.get("type"), &s)
 	switch {
 	case mediaType == "application/problem+json" && (problemish || has("type") || !cm):
 		return decoded{problem: decodeProblem(obj)}
@@ -161,31 +157,357 @@ func decodeObject(mediaType string, obj map[string]json.RawMessage, depth int) d
 	return decoded{other: otherFromObject(obj)}
 }
 
-// parseObject decodes the members of a JSON object one by one, stopping at
-// the first syntax error or at the end of the input, and returns every
-// member read completely; nil when b does not start a JSON object.
-func parseObject(b []byte) map[string]json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+// object holds the members of a JSON object as parseObject read them: each
+// distinct name, unquoted, with its value exactly as sent (a sub-slice of
+// the body, never copied). A repeated name keeps its last value, as
+// encoding/json does when decoding into a map.
+type object struct {
+	members []member
+	// index maps a name to its position in members, built once an object
+	// has too many members for a linear search to stay cheap.
+	index map[string]int
+}
+
+type member struct {
+	name []byte // unquoted
+	raw  []byte // the JSON value
+}
+
+// indexFrom is the member count from which object keeps an index, so a
+// body of thousands of members is not read in quadratic time.
+const indexFrom = 16
+
+func (o *object) find(name []byte) int {
+	if o.index != nil {
+		if i, ok := o.index[string(name)]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range o.members {
+		if string(o.members[i].name) == string(name) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (o *object) set(name, raw []byte) {
+	if i := o.find(name); i >= 0 {
+		o.members[i].raw = raw
+		return
+	}
+	o.members = append(o.members, member{name: name, raw: raw})
+	switch n := len(o.members); {
+	case o.index != nil:
+		o.index[string(name)] = n - 1
+	case n >= indexFrom:
+		o.index = make(map[string]int, 2*n)
+		for i, m := range o.members {
+			o.index[string(m.name)] = i
+		}
+	}
+}
+
+// get returns the value of member name, or nil when there is none.
+func (o *object) get(name string) []byte {
+	if o.index != nil {
+		if i, ok := o.index[name]; ok {
+			return o.members[i].raw
+		}
 		return nil
 	}
-	obj := make(map[string]json.RawMessage)
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			break
+	for i := range o.members {
+		if string(o.members[i].name) == name {
+			return o.members[i].raw
 		}
-		k, ok := kt.(string)
-		if !ok {
-			break
-		}
-		var raw json.RawMessage
-		if dec.Decode(&raw) != nil {
-			break
-		}
-		obj[k] = raw
 	}
-	return obj
+	return nil
+}
+
+func (o *object) has(name string) bool { return o.get(name) != nil }
+
+// parseObject reads the members of the JSON object b starts with, one by
+// one, stopping at the first syntax error or at the end of the input, and
+// returns every member read completely. It accepts and refuses exactly what
+// encoding/json's Decoder does when the object is read token by token (the
+// way this package read it before; legacy_test.go holds the two together):
+// a member ends where its value ends, whatever follows it, and a truncated
+// or malformed member is dropped with everything after it.
+func parseObject(b []byte) object {
+	var o object
+	if len(b) == 0 || b[0] != '{' {
+		return o
+	}
+	i := 1
+	for first := true; ; first = false {
+		i = skipSpace(b, i)
+		if i == len(b) || b[i] == '}' || b[i] == ']' {
+			break
+		}
+		if !first {
+			if b[i] != ',' {
+				break
+			}
+			if i = skipSpace(b, i+1); i == len(b) {
+				break
+			}
+		}
+		if b[i] != '"' {
+			break
+		}
+		end := scanString(b, i)
+		if end < 0 {
+			break
+		}
+		name := unquoteName(b[i:end])
+		if i = skipSpace(b, end); i == len(b) || b[i] != ':' {
+			break
+		}
+		start := skipSpace(b, i+1)
+		if i = scanValue(b, start, 0); i < 0 {
+			break
+		}
+		o.set(name, b[start:i])
+	}
+	return o
+}
+
+// The JSON scanner below validates exactly as encoding/json's does: the
+// same grammar, the same string escapes, control characters refused in
+// strings, any other byte (invalid UTF-8 included) accepted, and the same
+// nesting limit. It reports where a value ends so that values can be kept
+// as sub-slices of the body and read only when wanted.
+
+// maxNesting is encoding/json's limit on how deeply arrays and objects nest.
+const maxNesting = 10000
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isHex(c byte) bool   { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// scanValue returns the end of the JSON value starting at b[i], or -1 when
+// the input does not hold a complete, valid value there. depth is how many
+// arrays and objects enclose it.
+func scanValue(b []byte, i, depth int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return scanString(b, i)
+	case c == '{':
+		if depth++; depth > maxNesting {
+			return -1
+		}
+		if i = skipSpace(b, i+1); i < len(b) && b[i] == '}' {
+			return i + 1
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return -1
+			}
+			if i = scanString(b, i); i < 0 {
+				return -1
+			}
+			if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
+				return -1
+			}
+			if i = scanValue(b, skipSpace(b, i+1), depth); i < 0 {
+				return -1
+			}
+			if i = skipSpace(b, i); i >= len(b) {
+				return -1
+			}
+			switch b[i] {
+			case '}':
+				return i + 1
+			case ',':
+				i = skipSpace(b, i+1)
+			default:
+				return -1
+			}
+		}
+	case c == '[':
+		if depth++; depth > maxNesting {
+			return -1
+		}
+		if i = skipSpace(b, i+1); i < len(b) && b[i] == ']' {
+			return i + 1
+		}
+		for {
+			if i = scanValue(b, i, depth); i < 0 {
+				return -1
+			}
+			if i = skipSpace(b, i); i >= len(b) {
+				return -1
+			}
+			switch b[i] {
+			case ']':
+				return i + 1
+			case ',':
+				i = skipSpace(b, i+1)
+			default:
+				return -1
+			}
+		}
+	case c == 't':
+		return scanLiteral(b, i, "true")
+	case c == 'f':
+		return scanLiteral(b, i, "false")
+	case c == 'n':
+		return scanLiteral(b, i, "null")
+	case c == '-' || isDigit(c):
+		return scanNumber(b, i)
+	}
+	return -1
+}
+
+func scanLiteral(b []byte, i int, lit string) int {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return -1
+	}
+	return i + len(lit)
+}
+
+// scanNumber reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?; like
+// encoding/json it ends the number at the first byte that cannot continue
+// it, and fails only where the grammar needs a digit.
+func scanNumber(b []byte, i int) int {
+	if b[i] == '-' {
+		if i++; i == len(b) {
+			return -1
+		}
+	}
+	switch {
+	case b[i] == '0':
+		i++
+	case isDigit(b[i]):
+		for i++; i < len(b) && isDigit(b[i]); i++ {
+		}
+	default:
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		if i++; i == len(b) || !isDigit(b[i]) {
+			return -1
+		}
+		for i++; i < len(b) && isDigit(b[i]); i++ {
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		if i++; i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i == len(b) || !isDigit(b[i]) {
+			return -1
+		}
+		for i++; i < len(b) && isDigit(b[i]); i++ {
+		}
+	}
+	return i
+}
+
+// scanString returns the end of the JSON string starting at b[i] == '"',
+// or -1.
+func scanString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1
+		case c == '\\':
+			if i++; i == len(b) {
+				return -1
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if len(b)-i <= 4 || !isHex(b[i+1]) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) {
+					return -1
+				}
+				i += 4
+			default:
+				return -1
+			}
+		case c < 0x20:
+			return -1
+		}
+	}
+	return -1
+}
+
+// unquote returns the text of a valid JSON string. Only a string holding
+// escapes or invalid UTF-8 goes through encoding/json, so that escapes,
+// surrogates and invalid bytes come out exactly as encoding/json makes them.
+func unquote(raw []byte) string {
+	if s := raw[1 : len(raw)-1]; bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
+		return string(s)
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+// unquoteName is unquote for a member name: without escapes or invalid
+// UTF-8 it is the bytes between the quotes, not copied.
+func unquoteName(raw []byte) []byte {
+	if s := raw[1 : len(raw)-1]; bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
+		return s
+	}
+	return []byte(unquote(raw))
+}
+
+// members walks the members of the valid JSON object starting at b[i],
+// calling fn with each name (unquoted only when it must be) and value, and
+// returns the end of the object, or -1.
+func members(b []byte, i int, fn func(name, raw []byte)) int {
+	for i = skipSpace(b, i+1); i < len(b) && b[i] != '}'; {
+		end := scanString(b, i)
+		if end < 0 {
+			return -1
+		}
+		name := unquoteName(b[i:end])
+		if i = skipSpace(b, end); i == len(b) || b[i] != ':' {
+			return -1
+		}
+		start := skipSpace(b, i+1)
+		if i = scanValue(b, start, 0); i < 0 {
+			return -1
+		}
+		fn(name, b[start:i])
+		if i = skipSpace(b, i); i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	if i == len(b) {
+		return -1
+	}
+	return i + 1
+}
+
+// elements walks the elements of the valid JSON array starting at b[i],
+// calling fn with each, and returns the end of the array, or -1. fn returns
+// the end of the element, which it may read itself, or -1.
+func elements(b []byte, i int, fn func(start int) int) int {
+	for i = skipSpace(b, i+1); i < len(b) && b[i] != ']'; {
+		if i = fn(i); i < 0 {
+			return -1
+		}
+		if i = skipSpace(b, i); i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	if i == len(b) {
+		return -1
+	}
+	return i + 1
 }
 
 // parseArray returns the elements of a JSON array read completely, decoded
@@ -216,21 +538,21 @@ var (
 
 // otherFromObject reads a JSON object of neither format, such as FastAPI's
 // {"detail": ...} or OAuth's {"error": ..., "error_description": ...}.
-func otherFromObject(obj map[string]json.RawMessage) *otherBody {
+func otherFromObject(obj *object) *otherBody {
 	o := &otherBody{}
 	for _, k := range otherCodeKeys {
-		if decodeStringOrNumber(obj[k], &o.code) && o.code != "" {
+		if decodeStringOrNumber(obj.get(k), &o.code) && o.code != "" {
 			break
 		}
 	}
 	for _, k := range otherMessageKeys {
-		if decodeString(obj[k], &o.message) && o.message != "" {
+		if decodeString(obj.get(k), &o.message) && o.message != "" {
 			break
 		}
 	}
 	for _, k := range otherFieldKeys {
-		raw, ok := obj[k]
-		if !ok {
+		raw := obj.get(k)
+		if raw == nil {
 			continue
 		}
 		var v any

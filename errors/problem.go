@@ -57,11 +57,11 @@ func (p *Problem) FieldErrors() []FieldError {
 }
 
 // decodeProblem decodes the members of obj into a Problem, never failing.
-func decodeProblem(obj map[string]json.RawMessage) *Problem {
+func decodeProblem(obj *object) *Problem {
 	p := &Problem{}
-	for k, raw := range obj {
+	for _, m := range obj.members {
 		ok := true
-		switch k {
+		switch raw := m.raw; string(m.name) {
 		case "type":
 			ok = decodeString(raw, &p.Type)
 		case "title":
@@ -82,64 +82,100 @@ func decodeProblem(obj map[string]json.RawMessage) *Problem {
 			ok = false
 		}
 		if !ok {
-			var v any
-			if json.Unmarshal(raw, &v) == nil {
-				if p.Extensions == nil {
-					p.Extensions = make(map[string]any)
-				}
-				p.Extensions[k] = v
-			}
+			p.Extensions = addExtension(p.Extensions, m)
 		}
 	}
 	return p
 }
 
+// addExtension decodes m as a generic JSON value into ext, which it
+// allocates when nil.
+func addExtension(ext map[string]any, m member) map[string]any {
+	var v any
+	if json.Unmarshal(m.raw, &v) == nil {
+		if ext == nil {
+			ext = make(map[string]any)
+		}
+		ext[string(m.name)] = v
+	}
+	return ext
+}
+
 // decodeServiceErrors reads the items of serviceErrors, accepting field and
-// message in place of pointer and detail. It returns false, so the raw value
-// is kept in Extensions as well, when the member is not an array or any item
-// could not be read.
-func decodeServiceErrors(raw json.RawMessage, dst *[]ServiceError) bool {
-	var items []json.RawMessage
-	if json.Unmarshal(raw, &items) != nil {
+// message in place of pointer and detail (names match exactly, in case as
+// well). It returns false, so the raw value is kept in Extensions as well,
+// when the member is not an array or any item could not be read.
+func decodeServiceErrors(raw []byte, dst *[]ServiceError) bool {
+	if string(raw) == "null" {
+		return true // as encoding/json reads null into a slice: no items
+	}
+	if len(raw) == 0 || raw[0] != '[' {
 		return false
 	}
 	all := true
-	for _, it := range items {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(it, &obj) != nil {
+	end := elements(raw, 0, func(i int) int {
+		if raw[i] != '{' {
 			all = false
-			continue
+			return scanValue(raw, i, 0)
 		}
+		var detail, message, pointer, field []byte
+		end := members(raw, i, func(name, v []byte) {
+			switch string(name) {
+			case "detail":
+				detail = v
+			case "message":
+				message = v
+			case "pointer":
+				pointer = v
+			case "field":
+				field = v
+			}
+		})
 		var se ServiceError
-		_ = decodeString(obj["detail"], &se.Detail) || decodeString(obj["message"], &se.Detail)
-		_ = decodeString(obj["pointer"], &se.Pointer) || decodeString(obj["field"], &se.Pointer)
+		_ = decodeString(detail, &se.Detail) || decodeString(message, &se.Detail)
+		_ = decodeString(pointer, &se.Pointer) || decodeString(field, &se.Pointer)
 		if se.Detail == "" && se.Pointer == "" {
 			all = false
-			continue
+		} else {
+			*dst = append(*dst, se)
 		}
-		*dst = append(*dst, se)
+		return end
+	})
+	return all && end >= 0
+}
+
+// decodeString reads a JSON string into dst, as json.Unmarshal into a
+// string would: null is accepted and leaves dst as it is, any other type is
+// refused. raw is a valid JSON value, or nil for a missing member.
+func decodeString(raw []byte, dst *string) bool {
+	switch {
+	case len(raw) == 0:
+		return false
+	case raw[0] == '"':
+		*dst = unquote(raw)
+		return true
 	}
-	return all
+	return string(raw) == "null"
 }
 
-func decodeString(raw json.RawMessage, dst *string) bool {
-	return raw != nil && json.Unmarshal(raw, dst) == nil
-}
-
-func decodeStringOrNumber(raw json.RawMessage, dst *string) bool {
+// decodeStringOrNumber also accepts a number, kept as its literal text.
+func decodeStringOrNumber(raw []byte, dst *string) bool {
 	if decodeString(raw, dst) {
 		return true
 	}
-	var n json.Number
-	if raw != nil && json.Unmarshal(raw, &n) == nil {
-		*dst = n.String()
+	if len(raw) > 0 && (raw[0] == '-' || isDigit(raw[0])) {
+		*dst = string(raw)
 		return true
 	}
 	return false
 }
 
 // decodeInt accepts a JSON number or a numeric string ("status": "400").
-func decodeInt(raw json.RawMessage, dst *int) bool {
+func decodeInt(raw []byte, dst *int) bool {
+	if n, ok := smallUint(raw); ok {
+		*dst = n
+		return true
+	}
 	var f float64
 	if json.Unmarshal(raw, &f) == nil && f == float64(int(f)) {
 		*dst = int(f)
@@ -155,11 +191,28 @@ func decodeInt(raw json.RawMessage, dst *int) bool {
 	return false
 }
 
+// smallUint reads a plain JSON integer of at most 15 digits, which a
+// float64 holds exactly, so that the common "status": 422 need not go
+// through encoding/json.
+func smallUint(raw []byte) (int, bool) {
+	if len(raw) == 0 || len(raw) > 15 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range raw {
+		if !isDigit(c) {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
 // Members of a field-error item naming the field, and the message, in order
 // of preference.
 var (
-	itemFieldKeys   = []string{"pointer", "field", "name", "propertyPath", "property", "location", "path", "param", "loc", "fields"}
-	itemMessageKeys = []string{"message", "detail", "reason", "description", "msg", "title", "error", "code"}
+	itemFieldKeys   = [...]string{"pointer", "field", "name", "propertyPath", "property", "location", "path", "param", "loc", "fields"}
+	itemMessageKeys = [...]string{"message", "detail", "reason", "description", "msg", "title", "error", "code"}
 )
 
 // fieldErrorsFromValue reads the field-error shapes seen in the wild:

@@ -51,14 +51,26 @@ type PaymentMethod struct {
 // fractional seconds or zone, a space instead of 'T', epoch seconds or
 // milliseconds), since the contract says only "date-time".
 func (p *PaymentMethod) UnmarshalJSON(b []byte) error {
-	type plain PaymentMethod
-	var w struct {
-		*plain
-		CreatedAt flextime.Time `json:"createdAt"`
-		UpdatedAt flextime.Time `json:"updatedAt"`
+	// One decode into a copy of p whose date fields are flextime.Time. As
+	// before, the dates are set only when the whole body decodes (a missing
+	// date is then zero), while the other fields are written even when a
+	// later member fails, as a plain decode into p would write them.
+	// TestPaymentMethodRoundTripsEveryField catches a field added to
+	// PaymentMethod but not here.
+	type alias struct {
+		ID               string        `json:"id"`
+		BillingAccountID string        `json:"billingAccountId"`
+		LastFourDigits   string        `json:"lastFourDigits"`
+		CardBrand        string        `json:"cardBrand"`
+		ExpDate          string        `json:"expDate"`
+		Primary          bool          `json:"primary"`
+		CreatedAt        flextime.Time `json:"createdAt"`
+		UpdatedAt        flextime.Time `json:"updatedAt"`
 	}
-	w.plain = (*plain)(p)
-	if err := json.Unmarshal(b, &w); err != nil {
+	w := alias{ID: p.ID, BillingAccountID: p.BillingAccountID, LastFourDigits: p.LastFourDigits, CardBrand: p.CardBrand, ExpDate: p.ExpDate, Primary: p.Primary}
+	err := json.Unmarshal(b, &w)
+	p.ID, p.BillingAccountID, p.LastFourDigits, p.CardBrand, p.ExpDate, p.Primary = w.ID, w.BillingAccountID, w.LastFourDigits, w.CardBrand, w.ExpDate, w.Primary
+	if err != nil {
 		return err
 	}
 	p.CreatedAt, p.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time

@@ -6,9 +6,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 var layouts = []string{
@@ -33,19 +35,26 @@ func Parse(s string) (time.Time, error) {
 		}
 	}
 	if n, err := strconv.ParseFloat(s, 64); err == nil {
-		return fromEpoch(n), nil
+		if t, ok := fromEpoch(n); ok {
+			return t, nil
+		}
 	}
 	return time.Time{}, errors.New("unrecognised date-time " + strconv.Quote(s))
 }
 
 // fromEpoch reads seconds, or milliseconds when the number is too large to
-// be seconds (after the year 5138).
-func fromEpoch(n float64) time.Time {
+// be seconds (after the year 5138). NaN, infinities and numbers whose
+// milliseconds overflow an int64 are refused: they name no instant, and
+// converting them to an integer would give an arbitrary one.
+func fromEpoch(n float64) (time.Time, bool) {
+	if math.IsNaN(n) || math.Abs(n) >= math.MaxInt64 {
+		return time.Time{}, false
+	}
 	if n > 1e11 {
-		return time.UnixMilli(int64(n)).UTC()
+		return time.UnixMilli(int64(n)).UTC(), true
 	}
 	sec := int64(n)
-	return time.Unix(sec, int64((n-float64(sec))*1e9)).UTC()
+	return time.Unix(sec, int64((n-float64(sec))*1e9)).UTC(), true
 }
 
 // Time decodes any shape Parse accepts, or a JSON number of epoch
@@ -59,8 +68,12 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+		if v, ok := parseRFC3339(b); ok {
+			t.Time = v
+			return nil
+		}
+		s, err := unquote(b)
+		if err != nil {
 			return err
 		}
 		if s == "" {
@@ -74,6 +87,95 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return errors.New("date-time is neither a string nor a number")
 	}
-	t.Time = fromEpoch(n)
+	v, ok := fromEpoch(n)
+	if !ok {
+		return errors.New("date-time number is out of range")
+	}
+	t.Time = v
 	return nil
+}
+
+// parseRFC3339 reads the JSON string b when it holds the one shape servers
+// overwhelmingly send, 2006-01-02T15:04:05[.fraction](Z|±hh:mm), with
+// time.Time's own strict parser, which works on the bytes without copying
+// them to a string. Within that shape it accepts exactly what Parse accepts,
+// with the same result (both end in the time package's RFC 3339 parser;
+// FuzzUnmarshalJSONMatchesParse holds them together); anything else is left
+// to Parse.
+func parseRFC3339(b []byte) (time.Time, bool) {
+	if len(b) < 2 || b[len(b)-1] != '"' {
+		return time.Time{}, false
+	}
+	s := b[1 : len(b)-1]
+	if len(s) < len("2006-01-02T15:04:05Z") {
+		return time.Time{}, false
+	}
+	for i, c := range s[:19] {
+		switch i {
+		case 4, 7:
+			if c != '-' {
+				return time.Time{}, false
+			}
+		case 10:
+			if c != 'T' {
+				return time.Time{}, false
+			}
+		case 13, 16:
+			if c != ':' {
+				return time.Time{}, false
+			}
+		default:
+			if c < '0' || c > '9' {
+				return time.Time{}, false
+			}
+		}
+	}
+	zone := s[19:]
+	if zone[0] == '.' {
+		n := 1
+		for n < len(zone) && zone[n] >= '0' && zone[n] <= '9' {
+			n++
+		}
+		if n == 1 || n > 10 {
+			return time.Time{}, false
+		}
+		zone = zone[n:]
+	}
+	switch {
+	case len(zone) == 1 && zone[0] == 'Z':
+	case len(zone) == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':' &&
+		isDigit(zone[1]) && isDigit(zone[2]) && isDigit(zone[4]) && isDigit(zone[5]):
+	default:
+		return time.Time{}, false
+	}
+	var t time.Time
+	if t.UnmarshalText(s) != nil {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// unquote returns the text of the JSON string b. A date-time has no escapes,
+// so the bytes between the quotes are the text; anything else goes through
+// encoding/json, which decides escapes and invalid UTF-8.
+func unquote(b []byte) (string, error) {
+	if len(b) >= 2 && b[len(b)-1] == '"' {
+		if s := b[1 : len(b)-1]; bytes.IndexByte(s, '\\') < 0 && bytes.IndexByte(s, '"') < 0 && utf8.Valid(s) && !hasControl(s) {
+			return string(s), nil
+		}
+	}
+	var s string
+	err := json.Unmarshal(b, &s)
+	return s, err
+}
+
+func hasControl(s []byte) bool {
+	for _, c := range s {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }

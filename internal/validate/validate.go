@@ -3,8 +3,9 @@
 package validate
 
 import (
-	"net/mail"
+	"net/netip"
 	"strings"
+	"unicode/utf8"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 )
@@ -43,10 +44,69 @@ func E164(s string) bool {
 	return all(s[1:], isDigit)
 }
 
-// Email reports whether s is a bare email address (no display name).
+// Email reports whether s is a bare email address (no display name): an
+// RFC 5322 addr-spec whose local part is a dot-atom and whose domain is a
+// dot-atom or a bracketed IP address, with no spaces, comments or quoting.
+// It accepts exactly what net/mail.ParseAddress parses back to s itself with
+// no name (validate_test.go keeps that check as the oracle and fuzzes one
+// against the other), without building an Address for every call.
 func Email(s string) bool {
-	a, err := mail.ParseAddress(s)
-	return err == nil && a.Address == s && a.Name == ""
+	at := strings.IndexByte(s, '@')
+	if at < 0 || !dotAtom(s[:at]) {
+		return false
+	}
+	domain := s[at+1:]
+	if strings.HasPrefix(domain, "[") {
+		return domainLiteral(domain)
+	}
+	return dotAtom(domain)
+}
+
+// dotAtom reports whether s is an RFC 5322 dot-atom as net/mail reads one:
+// atext (printable ASCII but specials, or any valid multi-byte UTF-8
+// sequence, as RFC 6532 allows) in dot-separated, non-empty runs.
+func dotAtom(s string) bool {
+	if s == "" || s[0] == '.' || s[len(s)-1] == '.' || strings.Contains(s, "..") {
+		return false
+	}
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if !isAtext(c) {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// isAtext reports whether c is ASCII atext or '.': printable, and not one
+// of RFC 5322's specials.
+func isAtext(c byte) bool {
+	if c < '!' || c > '~' {
+		return false
+	}
+	switch c {
+	case '(', ')', '<', '>', '[', ']', ':', ';', '@', '\\', ',', '"':
+		return false
+	}
+	return true
+}
+
+// domainLiteral reports whether s is "[ip]" with ip an IPv4 or IPv6 address
+// without a zone, the only domain literal net/mail accepts.
+func domainLiteral(s string) bool {
+	if len(s) < 2 || s[len(s)-1] != ']' {
+		return false
+	}
+	ip, err := netip.ParseAddr(s[1 : len(s)-1])
+	return err == nil && ip.Zone() == ""
 }
 
 // UUID reports whether s is a UUID in its 8-4-4-4-12 hexadecimal form.

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"net/mail"
 	"regexp"
 	"testing"
 )
@@ -56,6 +57,72 @@ func TestEmail(t *testing.T) {
 		if got := Email(s); got != want {
 			t.Errorf("Email(%q) = %v, want %v", s, got, want)
 		}
+	}
+}
+
+// emailNetMail is how Email was written first, with net/mail: the oracle the
+// hand-written check must agree with.
+func emailNetMail(s string) bool {
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Address == s && a.Name == ""
+}
+
+var emailSamples = []string{
+	"ada@example.com", "a.b+c@sub.example.org", "ADA@EXAMPLE.COM", "a@b", "ada@localhost", "x@-", "1@2.3",
+	"!#$%&'*+-/=?^_`{|}~@example.com", "josé@exämple.com", "用户@例子.广告", "a\u00a0b@x.com", "a\u2028@x.com", "a\u0085@x.com",
+	"\ufffd@x.com", "a\xff@x.com", "a@x\xc3", "a@x.com\xff", "a\x80b@x.com",
+	"", "@", "ada", "ada@", "@example.com", "ada@@example.com", "a@b@c", "ada@example.com.", "ada.@example.com", ".ada@example.com",
+	"a..b@example.com", "ada@example..com", "ada@.example.com", "a @example.com", "a@ example.com", "a@example.com ", " a@example.com",
+	"\ta@example.com", "a@example.com\t", "a\x7f@x.com", "a\x00@x.com", "a,b@x.com", "a;b@x.com", "a:b@x.com", "a<b@x.com",
+	"a>b@x.com", "a(b)@x.com", "a[b]@x.com", "a\\b@x.com", "a\"b@x.com", `"ada"@example.com`, `"a b"@example.com`, `"\"a"@x.com`,
+	"Ada <ada@example.com>", "<ada@example.com>", "ada@example.com (Ada)", "(c)ada@example.com", "ada@example.com()",
+	"g: ada@example.com;", "=?utf-8?q?x?= <a@b.c>", "a@[127.0.0.1]", "a@[::1]", "a@[IPv6:::1]", "a@[fe80::1%eth0]", "a@[]",
+	"a@[1.2.3.4]]", "a@[1.2.3.4]x", "a@[1.2.3]", "a@[01.2.3.4]", "a@[::ffff:1.2.3.4]", "a@[ 1.2.3.4]", "a@[1.2.3.4", "a@1.2.3.4",
+	"a@[x]", "[1.2.3.4]@x.com", "a@x.com\r\n", "a@x.com,b@y.com", "a@x.com;",
+}
+
+func TestEmailAgreesWithNetMail(t *testing.T) {
+	for _, s := range emailSamples {
+		if got, want := Email(s), emailNetMail(s); got != want {
+			t.Errorf("Email(%q) = %v, net/mail says %v", s, got, want)
+		}
+	}
+}
+
+func FuzzEmailAgreesWithNetMail(f *testing.F) {
+	for _, s := range emailSamples {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := Email(s), emailNetMail(s); got != want {
+			t.Errorf("Email(%q) = %v, net/mail says %v", s, got, want)
+		}
+	})
+}
+
+// TestEmailDoesNotAllocate: Email runs on every UpdateUser; a valid address
+// must cost no garbage.
+func TestEmailDoesNotAllocate(t *testing.T) {
+	for _, s := range []string{"ada@example.com", "josé@exämple.com", "a@[127.0.0.1]", "not an address"} {
+		if n := testing.AllocsPerRun(100, func() { Email(s) }); n != 0 {
+			t.Errorf("Email(%q) allocates %v times", s, n)
+		}
+	}
+}
+
+// BenchmarkEmail compares the check with the net/mail oracle it replaced.
+func BenchmarkEmail(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		fn   func(string) bool
+	}{{"hand", Email}, {"netmail", emailNetMail}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if !bc.fn("ada.lovelace+sdk@example.com") {
+					b.Fatal("rejected")
+				}
+			}
+		})
 	}
 }
 
