@@ -66,3 +66,28 @@ func TestThrottledCallEndingWithoutAResponseKeepsTheAnswer(t *testing.T) {
 		}
 	})
 }
+
+// A Retry-After too long for a time.Duration is longer than any cap: the
+// call stops at once with a positive RetryAfter instead of retrying
+// immediately on an overflowed negative wait.
+func TestHugeRetryAfterFailsFast(t *testing.T) {
+	t.Parallel()
+	for _, header := range []string{"Retry-After-Ms", "Retry-After"} {
+		t.Run(header, func(t *testing.T) {
+			t.Parallel()
+			srv := newCountingServer(t, func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set(header, "10000000000000")
+				w.WriteHeader(http.StatusTooManyRequests)
+			})
+			c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = updateFirstName(t.Context(), c)
+			wait, ok := apierrors.RetryAfterOf(err)
+			if !errors.Is(err, apierrors.ErrRateLimited) || !ok || wait < 24*time.Hour || srv.reqs.Load() != 1 {
+				t.Fatalf("err = %v, RetryAfter = %v after %d requests; want one attempt and a huge positive wait", err, wait, srv.reqs.Load())
+			}
+		})
+	}
+}
