@@ -64,7 +64,7 @@ func TestExecuteKeepsTheBasePathPrefixAndRawBytes(t *testing.T) {
 	if string(raw) != `{"id":"user/1"}` {
 		t.Fatalf("raw = %q", raw)
 	}
-	if req := m.Only(); req.Body != nil && len(req.Body) != 0 {
+	if req := m.Only(); len(req.Body) != 0 {
 		t.Fatalf("a nil body sent %q", req.Body)
 	}
 }

@@ -29,7 +29,7 @@ type Call struct {
 	Op         *Operation
 	PathParams []string
 	// Body is encoded to JSON once, before the first attempt; nil sends no
-	// body.
+	// body; an EncodedJSON is sent as it is.
 	Body any
 	// Result receives the decoded 2xx body; nil discards it. A *[]byte gets
 	// the raw bytes. An empty 2xx body leaves Result untouched.
@@ -40,3 +40,8 @@ type Call struct {
 	// Status, if set, receives the final HTTP status.
 	Status *int
 }
+
+// EncodedJSON is a request body an area has already encoded, because it
+// can do so without encoding/json's reflection (see
+// accessmgmt.rolePermissionsBody). It is sent as it is.
+type EncodedJSON []byte

@@ -19,7 +19,9 @@ type request struct {
 func newRequest(s *Settings, call *Call) (request, error) {
 	r := request{}
 	r.url, r.path = buildURL(s, call.Op.Path, call.PathParams)
-	if call.Body != nil {
+	if encoded, ok := call.Body.(EncodedJSON); ok {
+		r.body = encoded
+	} else if call.Body != nil {
 		b, err := json.Marshal(call.Body)
 		if err != nil {
 			return r, invalidCall(call, "body", "cannot encode as JSON: "+err.Error())

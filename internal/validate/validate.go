@@ -41,7 +41,7 @@ func E164(s string) bool {
 	if len(s) < 3 || len(s) > 16 || s[0] != '+' || s[1] == '0' {
 		return false
 	}
-	return all(s[1:], isDigit)
+	return allIn(s[1:], &digitBytes)
 }
 
 // Email reports whether s is a bare email address (no display name): an
@@ -131,30 +131,41 @@ func UUID(s string) bool {
 
 // RoleSlug reports whether s matches ^org-[a-z0-9_-]+$.
 func RoleSlug(s string) bool {
-	return len(s) > len("org-") && strings.HasPrefix(s, "org-") && all(s[len("org-"):], func(c byte) bool {
-		return isLowerOrDigit(c) || c == '_' || c == '-'
-	})
+	return len(s) > len("org-") && strings.HasPrefix(s, "org-") && allIn(s[len("org-"):], &roleSlugBytes)
 }
 
 // PermissionSlug reports whether s matches ^[a-z0-9:._*-]+$.
 func PermissionSlug(s string) bool {
-	return s != "" && all(s, func(c byte) bool {
-		return isLowerOrDigit(c) || c == ':' || c == '.' || c == '_' || c == '*' || c == '-'
-	})
+	return s != "" && allIn(s, &permissionSlugBytes)
 }
 
-func all(s string, ok func(byte) bool) bool {
+// A table lookup per byte keeps ReplaceRolePermissions with thousands of
+// permissions close to the cost of encoding them.
+var (
+	roleSlugBytes       = byteSet("abcdefghijklmnopqrstuvwxyz0123456789_-")
+	permissionSlugBytes = byteSet("abcdefghijklmnopqrstuvwxyz0123456789:._*-")
+	digitBytes          = byteSet("0123456789")
+)
+
+func byteSet(chars string) (set [256]bool) {
+	for i := 0; i < len(chars); i++ {
+		set[chars[i]] = true
+	}
+	return set
+}
+
+// allIn reports whether every byte of s is in set.
+func allIn(s string, set *[256]bool) bool {
 	for i := 0; i < len(s); i++ {
-		if !ok(s[i]) {
+		if !set[s[i]] {
 			return false
 		}
 	}
 	return true
 }
 
-func isDigit(c byte) bool        { return c >= '0' && c <= '9' }
-func isLowerOrDigit(c byte) bool { return c >= 'a' && c <= 'z' || isDigit(c) }
-func isHex(c byte) bool          { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isHex(c byte) bool   { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
 // Blank reports whether s is empty or only white space.
 func Blank(s string) bool { return strings.TrimSpace(s) == "" }
