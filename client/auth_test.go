@@ -525,6 +525,8 @@ func TestTokenResponseShapes(t *testing.T) {
 	at := time.Date(2030, 1, 1, 1, 0, 0, 0, time.UTC) // epoch 1893459600
 	jwtExp := jwtWith(`{"sub":"svc","exp":1893463200}`)
 	jwtNoExp := jwtWith(`{"sub":"svc"}`)
+	jwtFar := jwtWith(`{"sub":"svc","exp":10000000000}`)
+	jwtHuge := jwtWith(`{"sub":"svc","exp":1e300}`)
 	cases := []struct {
 		name, body string
 		value      string
@@ -545,6 +547,14 @@ func TestTokenResponseShapes(t *testing.T) {
 		{"zero expiresIn ignored", `{"token":"z","expiresIn":0}`, "z", now.Add(5 * time.Minute)},
 		{"huge expiresIn clamped", `{"token":"h","expiresIn":1e300}`, "h", now.Add(maxTokenLifetime)},
 		{"whitespace around", " \n{\"token\":\"ws\"}\n", "ws", now.Add(5 * time.Minute)},
+		// One cap for every source of expiry, like expiresIn's: a far-future
+		// or absurd expiry (a JWT exp of 1e300 was converted to int64, which
+		// is undefined) becomes now + maxTokenLifetime.
+		{"expiresAt 9999 capped", `{"token":"f1","expiresAt":"9999-12-31T23:59:59Z"}`, "f1", now.Add(maxTokenLifetime)},
+		{"expires_at epoch 1e10 capped", `{"token":"f2","expires_at":10000000000}`, "f2", now.Add(maxTokenLifetime)},
+		{"JWT exp 1e10 capped", `{"accessToken":"` + jwtFar + `"}`, jwtFar, now.Add(maxTokenLifetime)},
+		{"JWT exp 1e300 capped", `{"accessToken":"` + jwtHuge + `"}`, jwtHuge, now.Add(maxTokenLifetime)},
+		{"past expiresAt kept for the cache to judge", `{"token":"p","expiresAt":"2029-12-31T23:00:00Z"}`, "p", now.Add(-time.Hour)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
