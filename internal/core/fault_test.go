@@ -925,3 +925,43 @@ func TestGivingUpKeepsUserIdleConnections(t *testing.T) {
 		}
 	}
 }
+
+// --- Errors the SDK cannot classify as transient -----------------------------
+
+// rtErrTransport fails every round trip with err and counts the calls.
+type rtErrTransport struct {
+	err   error
+	calls atomic.Int32
+}
+
+func (e *rtErrTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	e.calls.Add(1)
+	return nil, e.err
+}
+
+// An invalid header value is a malformed request, not a transient failure:
+// sending it again fails the same way. It was retried 3 times before.
+func TestUnclassifiedErrorNotRetried(t *testing.T) {
+	t.Run("from a transport", func(t *testing.T) {
+		tr := &rtErrTransport{err: stderrors.New(`net/http: invalid header field value for "User-Agent"`)}
+		c := rtNewClient(t, "http://127.0.0.1:1", func(s *Settings) { s.Transport = tr })
+		err := c.do(context.Background(), rtCall(rtPutOp, nil))
+		rtWantTransportError(t, err, 1)
+		if n := tr.calls.Load(); n != 1 || !strings.Contains(err.Error(), "invalid header field value") {
+			t.Fatalf("%d round trips, err %v; want 1 and the cause kept", n, err)
+		}
+	})
+	t.Run("from net/http itself", func(t *testing.T) {
+		srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 200, `{}`) })
+		c := rtNewClient(t, srv.URL, func(s *Settings) {
+			// Options refuse such a value; set it below them to get the
+			// real net/http error.
+			s.Header = http.Header{"X-Bad": {"a\nb"}}
+		})
+		err := c.do(context.Background(), rtCall(rtPutOp, nil))
+		rtWantTransportError(t, err, 1)
+		if !strings.Contains(err.Error(), "invalid header field value") || srv.hits() != 0 {
+			t.Fatalf("err %v, %d hits; want net/http's invalid header error before anything was sent", err, srv.hits())
+		}
+	})
+}
