@@ -525,6 +525,8 @@ func TestTokenResponseShapes(t *testing.T) {
 	at := time.Date(2030, 1, 1, 1, 0, 0, 0, time.UTC) // epoch 1893459600
 	jwtExp := jwtWith(`{"sub":"svc","exp":1893463200}`)
 	jwtNoExp := jwtWith(`{"sub":"svc"}`)
+	jwtFar := jwtWith(`{"sub":"svc","exp":10000000000}`)
+	jwtHuge := jwtWith(`{"sub":"svc","exp":1e300}`)
 	cases := []struct {
 		name, body string
 		value      string
@@ -545,6 +547,14 @@ func TestTokenResponseShapes(t *testing.T) {
 		{"zero expiresIn ignored", `{"token":"z","expiresIn":0}`, "z", now.Add(5 * time.Minute)},
 		{"huge expiresIn clamped", `{"token":"h","expiresIn":1e300}`, "h", now.Add(maxTokenLifetime)},
 		{"whitespace around", " \n{\"token\":\"ws\"}\n", "ws", now.Add(5 * time.Minute)},
+		// One cap for every source of expiry, like expiresIn's: a far-future
+		// or absurd expiry (a JWT exp of 1e300 was converted to int64, which
+		// is undefined) becomes now + maxTokenLifetime.
+		{"expiresAt 9999 capped", `{"token":"f1","expiresAt":"9999-12-31T23:59:59Z"}`, "f1", now.Add(maxTokenLifetime)},
+		{"expires_at epoch 1e10 capped", `{"token":"f2","expires_at":10000000000}`, "f2", now.Add(maxTokenLifetime)},
+		{"JWT exp 1e10 capped", `{"accessToken":"` + jwtFar + `"}`, jwtFar, now.Add(maxTokenLifetime)},
+		{"JWT exp 1e300 capped", `{"accessToken":"` + jwtHuge + `"}`, jwtHuge, now.Add(maxTokenLifetime)},
+		{"past expiresAt kept for the cache to judge", `{"token":"p","expiresAt":"2029-12-31T23:00:00Z"}`, "p", now.Add(-time.Hour)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -910,4 +920,60 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// Token expiries the cache's arithmetic once got wrong: after 2262 (Unix
+// nanoseconds overflow) or already past when fetched (clock skew). Each is
+// one token request for 20 calls, through client.New as a user builds it:
+// the SigV4 source against a loopback token server, or a TokenSourceFunc.
+func TestOddTokenExpiriesFetchOnce(t *testing.T) {
+	const calls = 20
+	sigV4 := func(body func() string) func(t *testing.T) (*atomic.Int64, []option.RequestOption, string) {
+		return func(t *testing.T) (*atomic.Int64, []option.RequestOption, string) {
+			var n atomic.Int64
+			srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				n.Add(1)
+				writeJSON(w, body())
+			}, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, userJSON) })
+			return &n, []option.RequestOption{option.WithSigV4(testCreds(), "us-east-1")}, srv.URL
+		}
+	}
+	fn := func(expiry func() time.Time) func(t *testing.T) (*atomic.Int64, []option.RequestOption, string) {
+		return func(t *testing.T) (*atomic.Int64, []option.RequestOption, string) {
+			var n atomic.Int64
+			srv := newTestServer(t, nil, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, userJSON) })
+			src := TokenSourceFunc(func(context.Context) (Token, error) {
+				n.Add(1)
+				return Token{Value: "func-token", Expiry: expiry()}, nil
+			})
+			return &n, []option.RequestOption{option.WithTokenSource(src)}, srv.URL
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T) (*atomic.Int64, []option.RequestOption, string)
+	}{
+		{"SigV4 expiresAt 9999-12-31", sigV4(func() string { return `{"accessToken":"abc","expiresAt":"9999-12-31T23:59:59Z"}` })},
+		{"SigV4 JWT exp 1e10", sigV4(func() string { return `{"accessToken":"` + jwtWith(`{"sub":"svc","exp":10000000000}`) + `"}` })},
+		{"SigV4 JWT exp 1e300", sigV4(func() string { return `{"accessToken":"` + jwtWith(`{"sub":"svc","exp":1e300}`) + `"}` })},
+		{"TokenSourceFunc 250 years ahead", fn(func() time.Time { return time.Now().AddDate(250, 0, 0) })},
+		{"SigV4 expiresAt an hour ago (clock skew)", sigV4(func() string {
+			return `{"accessToken":"abc","expiresAt":"` + time.Now().Add(-time.Hour).UTC().Format(time.RFC3339) + `"}`
+		})},
+		{"TokenSourceFunc expired a minute ago", fn(func() time.Time { return time.Now().Add(-time.Minute) })},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tokenReqs, opts, url := tc.setup(t)
+			c := newClientOpts(t, url, opts...)
+			for i := range calls {
+				if err := updateUser(context.Background(), c); err != nil {
+					t.Fatalf("call %d: %v", i+1, err)
+				}
+			}
+			t.Logf("%d calls: %d token request(s)", calls, tokenReqs.Load())
+			if n := tokenReqs.Load(); n != 1 {
+				t.Fatalf("%d calls made %d token requests, want 1", calls, n)
+			}
+		})
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -218,12 +219,16 @@ func TestTransportErrorKeepsTheLastResponse(t *testing.T) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = io.WriteString(w, `{"type":"about:blank","title":"Busy","status":503,"serviceCode":"50300001","detail":"try later"}`)
 	})
-	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithRetryBackoff(time.Hour, time.Hour))
+	// Cancel when the retry is announced, that is after the 503 was read
+	// and before the hour-long backoff: an event, not a guess at how long
+	// the first attempt takes (a timer fired mid-attempt on a busy machine).
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithRetryBackoff(time.Hour, time.Hour),
+		option.WithLogger(slog.New(cancelOnRetry{cancel})))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	time.AfterFunc(50*time.Millisecond, cancel) // during the first backoff
 	err = updateFirstName(ctx, c)
 	var te *apierrors.TransportError
 	if !errors.As(err, &te) || !errors.Is(err, context.Canceled) {
@@ -233,6 +238,22 @@ func TestTransportErrorKeepsTheLastResponse(t *testing.T) {
 		t.Fatalf("Last = %+v, want the decoded 503", te.Last)
 	}
 }
+
+// cancelOnRetry is a slog.Handler that cancels a context when the SDK logs
+// that it is about to retry.
+type cancelOnRetry struct{ cancel context.CancelFunc }
+
+func (h cancelOnRetry) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+
+func (h cancelOnRetry) Handle(_ context.Context, r slog.Record) error {
+	if strings.HasSuffix(r.Message, "retrying") {
+		h.cancel()
+	}
+	return nil
+}
+
+func (h cancelOnRetry) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h cancelOnRetry) WithGroup(string) slog.Handler      { return h }
 
 func TestNilContextIsAValidationError(t *testing.T) {
 	t.Parallel()
@@ -301,7 +322,7 @@ func TestCloseIdleConnectionsClosesOnlyTheClientsOwnPool(t *testing.T) {
 	}
 	// net/http returns a connection to the pool on its own goroutine after
 	// the body is read: close idle connections until that has happened.
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(10 * time.Second) // polled: a generous bound costs nothing when it passes
 	for srv.closed.Load() != 1 && time.Now().Before(deadline) {
 		c.CloseIdleConnections()
 		time.Sleep(time.Millisecond)

@@ -130,8 +130,15 @@ func TestPublicRetryThenSuccess(t *testing.T) {
 			t.Fatalf("attempt %d body %q differs from the first %q", i+1, srv.body[i], srv.body[0])
 		}
 	}
-	if srv.conns.Load() != 1 {
-		t.Fatalf("%d connections, want 1", srv.conns.Load())
+	// One connection on a quiet machine. net/http drops a connection when
+	// its writer goroutine has not confirmed the request written within
+	// 50 ms of the response (maxWriteWaitBeforeConnReuse), which CPU
+	// starvation alone causes; an undrained body would cost a connection
+	// per attempt, so only no reuse at all fails.
+	if n := srv.conns.Load(); n >= 3 {
+		t.Fatalf("%d connections for 3 attempts, want 1", n)
+	} else if n > 1 {
+		t.Logf("%d connections for 3 attempts: net/http dropped one under load", n)
 	}
 }
 
@@ -187,20 +194,21 @@ func TestPublicMaxRetryAfter(t *testing.T) {
 	}
 }
 
+// A wait past the WithTimeout deadline is not started. Had it started, the
+// call would end at the deadline with a TransportError wrapping
+// DeadlineExceeded; getting the 503 itself proves it stopped at once,
+// without timing the call (the 3s deadline leaves a slow machine room for
+// the first answer).
 func TestPublicDeadlineCutsRetryAfter(t *testing.T) {
 	srv := newRetryServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
-		w.Header().Set("Retry-After", "1")
+		w.Header().Set("Retry-After", "10")
 		retryJSON(w, http.StatusServiceUnavailable, `{}`)
 	})
-	c := newRetryClient(t, srv.URL, option.WithTimeout(300*time.Millisecond))
-	start := time.Now()
+	c := newRetryClient(t, srv.URL, option.WithTimeout(3*time.Second))
 	_, err := updatePM(context.Background(), c)
 	var ae *apierrors.Error
-	if !errors.As(err, &ae) || ae.RetryAfter != time.Second || ae.Attempts != 1 {
-		t.Fatalf("err = %v, want the 503 asking 1s after 1 attempt", err)
-	}
-	if el := time.Since(start); el > 200*time.Millisecond {
-		t.Fatalf("returned after %v; a wait past the WithTimeout deadline must not start", el)
+	if !errors.As(err, &ae) || ae.RetryAfter != 10*time.Second || ae.Attempts != 1 || srv.hits() != 1 {
+		t.Fatalf("err = %v after %d hits, want the 503 asking 10s after 1 attempt", err, srv.hits())
 	}
 }
 
@@ -220,8 +228,10 @@ func TestPublicAttemptTimeout(t *testing.T) {
 	if !errors.As(err, &te) || !te.Timeout() || te.Attempts != 2 {
 		t.Fatalf("err = %v, want a timed-out TransportError after 2 attempts", err)
 	}
-	if el := time.Since(start); el < 80*time.Millisecond || el > 2*time.Second {
-		t.Fatalf("took %v, want about 2 × 40ms", el)
+	// At least 2 × 40ms (a timer never fires early); the upper bound only
+	// catches a hang, so a starved machine passes.
+	if el := time.Since(start); el < 80*time.Millisecond || el > 30*time.Second {
+		t.Fatalf("took %v, want at least 2 × 40ms", el)
 	}
 }
 

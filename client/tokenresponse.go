@@ -15,7 +15,11 @@ import (
 const (
 	// maxTokenBodySnippet bounds TokenError.Body.
 	maxTokenBodySnippet = 1024
-	// maxTokenLifetime caps an expiresIn the SDK believes.
+	// maxTokenLifetime caps every expiry the SDK believes (expiresIn,
+	// expiresAt, a JWT's exp): a token said to live longer is taken to
+	// expire after this long, which keeps Token.Expiry within the range
+	// time arithmetic handles (a "9999-12-31" or an exp of 1e10 is past
+	// 2262, where UnixNano overflows).
 	maxTokenLifetime = 10 * 365 * 24 * time.Hour
 )
 
@@ -45,10 +49,10 @@ func parseTokenResponse(status int, body []byte, now time.Time) (Token, error) {
 		return unusable("token response has no accessToken, access_token or token string")
 	}
 	if exp, ok := expiryFromResponse(obj, now); ok {
-		return Token{Value: value, Expiry: exp}, nil
+		return Token{Value: value, Expiry: capExpiry(exp, now)}, nil
 	}
-	if exp, ok := jwtExpiry(value); ok {
-		return Token{Value: value, Expiry: exp}, nil
+	if exp, ok := jwtExpiry(value, now); ok {
+		return Token{Value: value, Expiry: capExpiry(exp, now)}, nil
 	}
 	return Token{Value: value, Expiry: now.Add(DefaultTokenLifetime)}, nil
 }
@@ -68,6 +72,15 @@ func expiryFromResponse(obj map[string]json.RawMessage, now time.Time) (time.Tim
 		}
 	}
 	return time.Time{}, false
+}
+
+// capExpiry returns exp, or now+maxTokenLifetime when exp is later. A past
+// expiry is kept: the token cache decides what to do with it.
+func capExpiry(exp, now time.Time) time.Time {
+	if limit := now.Add(maxTokenLifetime); exp.After(limit) {
+		return limit
+	}
+	return exp
 }
 
 // number reads a JSON number or a numeric string.
@@ -90,8 +103,10 @@ func number(raw json.RawMessage) (float64, bool) {
 
 // jwtExpiry reads the exp claim of a JWT without verifying its signature
 // (the SDK only needs to know when to refresh; the platform verifies).
-// ok is false when value is not a JWT or has no numeric exp.
-func jwtExpiry(value string) (exp time.Time, ok bool) {
+// ok is false when value is not a JWT or has no numeric exp. An exp beyond
+// now+maxTokenLifetime is returned as that limit: converting a float that
+// large (1e300) to int64 is undefined.
+func jwtExpiry(value string, now time.Time) (exp time.Time, ok bool) {
 	parts := strings.Split(value, ".")
 	if len(parts) != 3 {
 		return time.Time{}, false
@@ -109,6 +124,9 @@ func jwtExpiry(value string) (exp time.Time, ok bool) {
 	f, err := claims.Exp.Float64()
 	if err != nil || f <= 0 {
 		return time.Time{}, false
+	}
+	if limit := now.Add(maxTokenLifetime); f > float64(limit.Unix()) {
+		return limit, true
 	}
 	sec := int64(f)
 	return time.Unix(sec, int64((f-float64(sec))*1e9)), true

@@ -5,11 +5,14 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	stderrors "errors"
+	"io"
 	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
+	"syscall"
 	"time"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -130,13 +133,15 @@ func (d Decision) String() string {
 // Retriable reports whether an attempt's outcome may be retried.
 // Responses: whatever (*errors.Error).Temporary says (408, 429, 500, 502,
 // 503 and 504, except a 5xx saying the provider is not configured), and
-// only for an idempotent request. Errors: connection failures (refused,
-// reset, EOF before or while reading the response) and per-attempt
-// timeouts, but never TLS certificate or alert errors, invalid URLs, or a
-// DNS name that does not exist (Decide stops first when the call's own
-// context is done). A non-idempotent request is retried only when the
-// connection failed before the request was written: a dial or proxy
-// connect error.
+// only for an idempotent request. Errors: only those the SDK can classify
+// as transient (see transientError): connection failures (refused, reset,
+// aborted, broken pipe, EOF before or while reading the response) and
+// per-attempt timeouts; never TLS certificate or alert errors, invalid
+// URLs, a DNS name that does not exist, or an error it cannot classify,
+// such as an invalid header value: sending the same request again would
+// fail the same way. (Decide stops first when the call's own context is
+// done.) A non-idempotent request is retried only when the connection
+// failed before the request was written: a dial or proxy connect error.
 func Retriable(idempotent bool, apiErr *apierrors.Error, err error) bool {
 	if err != nil {
 		return retriableError(idempotent, err)
@@ -167,7 +172,83 @@ func retriableError(idempotent bool, err error) bool {
 	}
 	var opErr *net.OpError
 	if stderrors.As(err, &opErr) && (opErr.Op == "dial" || opErr.Op == "proxyconnect") {
+		return true // nothing was sent: safe even for a non-idempotent request
+	}
+	return idempotent && transientError(err)
+}
+
+// transientErrnos are the connection failures worth another attempt. On
+// Windows the same failures carry WSA codes instead; they arrive inside a
+// read or write *net.OpError, which transientError accepts as well.
+var transientErrnos = []error{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.EPIPE}
+
+// transientTexts are failures net/http reports only as unexported errors
+// built with errors.New, so their text is all there is to match: an HTTP/1
+// keep-alive connection the server closed just as it was reused (net/http
+// returns errServerClosedIdle undecorated for a request it will not replay
+// itself, such as a PUT), and an HTTP/2 connection lost to a failed ping or
+// closed after a GOAWAY. The HTTP/2 failures net/http can retry itself
+// (graceful GOAWAY, REFUSED_STREAM) it does retry: the SDK's requests carry
+// GetBody.
+var transientTexts = []string{
+	"http: server closed idle connection",
+	"http2: client connection lost",
+	"http2: server sent GOAWAY and closed the connection",
+}
+
+// transientError reports whether err is known to be transient: a refused,
+// reset or aborted connection or a broken pipe; EOF before or during the
+// response (a body read error from attempts.go wraps its cause, so it is
+// judged by that cause); a read, write or dial *net.OpError; a timeout
+// (http.Client.Timeout, which is the per-attempt timeout, a TLS handshake
+// or response-header timeout); or one of transientTexts.
+func transientError(err error) bool {
+	for _, e := range transientErrnos {
+		if stderrors.Is(err, e) {
+			return true
+		}
+	}
+	if stderrors.Is(err, io.EOF) || stderrors.Is(err, io.ErrUnexpectedEOF) {
 		return true
 	}
-	return idempotent
+	var opErr *net.OpError
+	if stderrors.As(err, &opErr) && (opErr.Op == "read" || opErr.Op == "write" || opErr.Op == "dial") {
+		return true
+	}
+	if isTimeout(err) {
+		return true
+	}
+	msg := err.Error()
+	for _, t := range transientTexts {
+		if strings.Contains(msg, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// isTimeout reports whether any error in err's tree says Timeout(). It
+// walks the tree itself because errors.As stops at the first net.Error,
+// and *url.Error is one whose Timeout asks only its direct cause: a timeout
+// wrapped once more inside it would be missed.
+func isTimeout(err error) bool {
+	for err != nil {
+		if t, ok := err.(interface{ Timeout() bool }); ok && t.Timeout() {
+			return true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if isTimeout(e) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
 }

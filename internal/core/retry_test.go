@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -223,6 +224,27 @@ func TestRetriableErrors(t *testing.T) {
 		{"tls alert", wrap(&net.OpError{Op: "remote error", Err: tls.AlertError(42)}), false, false},
 		{"invalid url", &url.Error{Op: "parse", URL: "::", Err: stderrors.New("missing protocol scheme")}, false, false},
 		{"scheme mismatch", wrap(http.ErrSchemeMismatch), false, false},
+
+		// Transient failures the SDK can classify, however they are wrapped.
+		{"broken pipe", wrap(&net.OpError{Op: "write", Net: "tcp", Err: &os.SyscallError{Syscall: "write", Err: syscall.EPIPE}}), true, false},
+		{"bare errnos", stderrors.Join(syscall.ECONNABORTED), true, false},
+		{"reset without an OpError", fmt.Errorf("proxy: %w", syscall.ECONNRESET), true, false},
+		{"read failure", wrap(&net.OpError{Op: "read", Net: "tcp", Err: stderrors.New("use of closed network connection")}), true, false},
+		{"body read cut short", fmt.Errorf("reading the 200 response body: %w", io.ErrUnexpectedEOF), true, false},
+		{"body read timeout", fmt.Errorf("reading the 200 response body: %w", rtTimeoutErr{}), true, false},
+		{"timeout under a wrapper inside url.Error", wrap(fmt.Errorf("proxy: %w", rtTimeoutErr{})), true, false},
+		{"server closed idle connection", wrap(stderrors.New("http: server closed idle connection")), true, false},
+		{"http2 GOAWAY and close", wrap(stderrors.New(`http2: server sent GOAWAY and closed the connection; LastStreamID=1, ErrCode=NO_ERROR, debug=""`)), true, false},
+		{"http2 connection lost", wrap(stderrors.New("http2: client connection lost")), true, false},
+
+		// Anything else is not known to be transient: repeating a malformed
+		// request cannot help.
+		{"invalid header value", wrap(stderrors.New(`net/http: invalid header field value for "User-Agent"`)), false, false},
+		{"invalid header name", wrap(stderrors.New(`net/http: invalid header field name "X Bad"`)), false, false},
+		{"unknown error", stderrors.New("something odd"), false, false},
+		{"content length mismatch", wrap(stderrors.New("http: ContentLength=10 with Body length 3")), false, false},
+		{"canceled by a transport", wrap(context.Canceled), false, false},
+		{"net.Error that is not a timeout", wrap(rtNotTimeoutErr{}), false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -241,6 +263,14 @@ type rtTimeoutErr struct{}
 func (rtTimeoutErr) Error() string   { return "Client.Timeout exceeded while awaiting headers" }
 func (rtTimeoutErr) Timeout() bool   { return true }
 func (rtTimeoutErr) Temporary() bool { return true }
+
+// rtNotTimeoutErr is a net.Error that says neither timeout nor anything
+// else the SDK can classify.
+type rtNotTimeoutErr struct{}
+
+func (rtNotTimeoutErr) Error() string   { return "weird network state" }
+func (rtNotTimeoutErr) Timeout() bool   { return false }
+func (rtNotTimeoutErr) Temporary() bool { return false }
 
 func TestRetriableStatuses(t *testing.T) {
 	for status := 100; status < 600; status++ {

@@ -3,6 +3,8 @@ package core
 import (
 	"context"
 	stderrors "errors"
+	"log/slog"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -42,15 +44,53 @@ func (t *CachedToken) headerValues() []string {
 // min(SoftWindow, lifetime/2) before expiry and the hard window
 // min(HardWindow, lifetime/10), so a short-lived token is not refreshed on
 // every call.
+//
+// The points are computed as now plus a duration, saturating, never from
+// exp.UnixNano(): that overflows for an expiry after 2262 (a "9999-12-31"
+// expiresAt, a JWT exp of 1e10) and would put the points in the past, so
+// every call would fetch. exp.Sub(now) saturates too, so such a token is
+// valid for as long as the process runs. A token that had already expired
+// when it was fetched (the issuer's clock is behind ours) is used for
+// ExpiredTokenLifetime, or until a 401 drops it, rather than fetched
+// again on every call.
 func (c *TokenCache) newCachedToken(v string, exp time.Time) *CachedToken {
 	t := &CachedToken{Value: v, Header: "Bearer " + v, Expiry: exp}
 	t.hdr = []string{t.Header}
 	if !exp.IsZero() {
-		life := exp.Sub(c.now())
-		t.softAt = exp.Add(-min(c.SoftWindow, life/2)).UnixNano()
-		t.hardAt = exp.Add(-min(c.HardWindow, life/10)).UnixNano()
+		now := c.now()
+		life := exp.Sub(now)
+		if life <= 0 {
+			c.warnExpired(exp, now)
+			life = ExpiredTokenLifetime
+		}
+		base := now.UnixNano()
+		t.softAt = addNanos(base, life-min(c.SoftWindow, life/2))
+		t.hardAt = addNanos(base, life-min(c.HardWindow, life/10))
 	}
 	return t
+}
+
+// addNanos returns ns+d, saturating at the int64 range instead of wrapping.
+func addNanos(ns int64, d time.Duration) int64 {
+	switch {
+	case d > 0 && ns > math.MaxInt64-int64(d):
+		return math.MaxInt64
+	case d < 0 && ns < math.MinInt64-int64(d):
+		return math.MinInt64
+	}
+	return ns + int64(d)
+}
+
+// warnExpired logs, once per cache, that the source returned a token whose
+// expiry had already passed. It names the expiry and the local clock, never
+// the token.
+func (c *TokenCache) warnExpired(exp, now time.Time) {
+	if c.Logger == nil || !c.expiredWarned.CompareAndSwap(false, true) {
+		return
+	}
+	c.Logger.LogAttrs(context.Background(), slog.LevelWarn,
+		"memberplatform: token source returned an already expired token; using it for "+ExpiredTokenLifetime.String()+" or until rejected (clock skew?)",
+		slog.Time("expiry", exp.UTC()), slog.Time("now", now.UTC()), slog.Duration("expired_for", now.Sub(exp)))
 }
 
 // String redacts the token, so a CachedToken printed by mistake does not
@@ -72,6 +112,11 @@ const (
 	DefaultFetchTimeout = 30 * time.Second // bound on one shared fetch
 	softRetryMin        = 5 * time.Second
 	softRetryMax        = time.Minute
+	// ExpiredTokenLifetime is how long a token that had already expired
+	// when it was fetched is used (clock skew): long enough that calls do
+	// not each fetch a token, short enough to notice a fixed clock soon.
+	// A 401 drops it sooner.
+	ExpiredTokenLifetime = time.Minute
 )
 
 // TokenCache shares one token among all goroutines of a client.
@@ -88,6 +133,9 @@ const (
 //     not fail the others; each caller still returns when its own ctx ends.
 //   - Invalidate drops a token rejected with 401, unless a newer token has
 //     already replaced it.
+//   - Odd expiries: one after 2262 is valid for the life of the process; one
+//     already past when fetched is used for ExpiredTokenLifetime (or until a
+//     401), and Logger, if set, gets one Warn record about it.
 //
 // Now is the clock for the windows and the backoff (time.Now when nil);
 // tests inject one instead of sleeping.
@@ -97,6 +145,9 @@ type TokenCache struct {
 	SoftWindow   time.Duration
 	HardWindow   time.Duration
 	FetchTimeout time.Duration
+	// Logger, if set, receives a Warn record (once) when the source returns
+	// a token that had already expired. Nil logs nothing.
+	Logger *slog.Logger
 
 	cur        atomic.Pointer[CachedToken]
 	group      singleflight.Group
@@ -104,6 +155,8 @@ type TokenCache struct {
 	softUntil  atomic.Int64 // unix nanos before which no soft refresh is tried
 	softFails  atomic.Int32
 	fetches    atomic.Int64
+
+	expiredWarned atomic.Bool
 }
 
 // NewTokenCache returns a cache around fetch with the default windows.

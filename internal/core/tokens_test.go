@@ -1,10 +1,13 @@
 package core
 
 import (
+	"bytes"
 	"context"
 	stderrors "errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -481,5 +484,117 @@ func TestTokenCacheLateJoinerReusesFreshToken(t *testing.T) {
 	clock.Set(got.Expiry.Add(-time.Second))
 	if again, err := c.fetchShared(context.Background(), fresh); err != nil || again.Value != "tok-3" {
 		t.Fatalf("hard-window replacement reused: %v, %v", again, err)
+	}
+}
+
+// An expiry beyond what int64 Unix nanoseconds can hold (after 2262) must
+// not overflow the refresh points into the past: such a token is simply
+// valid for as long as the process runs. Before the fix every Get fetched.
+func TestTokenCacheFarFutureExpiryIsCached(t *testing.T) {
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		exp  time.Time
+	}{
+		{"year 9999", time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)},
+		{"epoch 1e10 (2286)", time.Unix(1e10, 0)},
+		{"250 years ahead", now.AddDate(250, 0, 0)},
+		{"just past the int64 nanosecond range", time.Unix(0, math.MaxInt64).Add(time.Hour)},
+		{"max time.Time", time.Unix(1<<63-62135596801, 999999999)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := newFakeClock()
+			clock.Set(now)
+			var fetches atomic.Int64
+			c := NewTokenCache(func(context.Context) (string, time.Time, error) {
+				fetches.Add(1)
+				return "far", tc.exp, nil
+			})
+			c.Now = clock.Now
+			first := mustGet(t, c)
+			for range 19 {
+				clock.Add(time.Hour)
+				if tok := mustGet(t, c); tok != first {
+					t.Fatalf("token replaced: %v", tok)
+				}
+			}
+			if n := fetches.Load(); n != 1 {
+				t.Fatalf("20 Gets made %d fetches, want 1", n)
+			}
+			if !first.Expiry.Equal(tc.exp) {
+				t.Fatalf("Expiry = %v, want the source's %v kept as given", first.Expiry, tc.exp)
+			}
+		})
+	}
+}
+
+// A token whose expiry has already passed when it is fetched (the issuer's
+// clock is behind ours) is used for ExpiredTokenLifetime, or until a 401,
+// instead of being fetched again on every call; the cache warns once.
+func TestTokenCachePastExpiryIsBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		expiry func(fetchedAt time.Time) time.Time
+	}{
+		{"clock skew of an hour", func(at time.Time) time.Time { return at.Add(-time.Hour) }},
+		{"expiry equal to now", func(at time.Time) time.Time { return at }},
+		{"a century ago", func(at time.Time) time.Time { return at.AddDate(-100, 0, 0) }},
+		{"before the int64 nanosecond range", func(time.Time) time.Time { return time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := newFakeClock()
+			var fetches atomic.Int64
+			c := NewTokenCache(func(context.Context) (string, time.Time, error) {
+				n := fetches.Add(1)
+				return "skewed-secret-" + strconv.FormatInt(n, 10), tc.expiry(clock.Now()), nil
+			})
+			c.Now = clock.Now
+			var logs bytes.Buffer
+			c.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+
+			fetchedAt := clock.Now()
+			first := mustGet(t, c)
+			for range 19 {
+				clock.Add(time.Second)
+				if tok := mustGet(t, c); tok != first {
+					t.Fatalf("refetched after %d fetches", fetches.Load())
+				}
+			}
+			if n := fetches.Load(); n != 1 {
+				t.Fatalf("20 Gets within 20s made %d fetches, want 1", n)
+			}
+			// Bounded, not forever: past the minimum lifetime it is
+			// fetched again (the hard window of a 1-minute life is 6s).
+			clock.Set(fetchedAt.Add(ExpiredTokenLifetime))
+			if tok := mustGet(t, c); tok == first || fetches.Load() != 2 {
+				t.Fatalf("after %v: token %v, %d fetches; want a refetch", ExpiredTokenLifetime, tok, fetches.Load())
+			}
+			// Warned once, whatever the number of expired tokens, and
+			// without the token.
+			out := logs.String()
+			if n := strings.Count(out, "\n"); n != 1 || !strings.Contains(out, `"level":"WARN"`) || !strings.Contains(out, "expired") {
+				t.Fatalf("log = %q, want exactly one Warn record about the expired token", out)
+			}
+			if strings.Contains(out, "skewed-secret") {
+				t.Fatalf("log holds the token: %s", out)
+			}
+		})
+	}
+}
+
+// A 401 still drops a token kept past its expiry: the minimum lifetime
+// does not outlive the server's rejection.
+func TestTokenCachePastExpiryInvalidatedBy401(t *testing.T) {
+	clock := newFakeClock()
+	var fetches atomic.Int64
+	c := NewTokenCache(func(context.Context) (string, time.Time, error) {
+		fetches.Add(1)
+		return "old", clock.Now().Add(-time.Hour), nil
+	})
+	c.Now = clock.Now // no Logger: the warning must be nil-safe
+	first := mustGet(t, c)
+	c.InvalidateRejected(&http.Request{Header: http.Header{"Authorization": {first.Header}}}, first)
+	if tok := mustGet(t, c); tok == first || fetches.Load() != 2 {
+		t.Fatalf("after a 401: %v, %d fetches; want a fresh fetch", tok, fetches.Load())
 	}
 }
