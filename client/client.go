@@ -155,6 +155,7 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 	var tokens *core.TokenCache
 	if ts != nil {
 		tokens = core.NewTokenCache(fetcherFor(ts))
+		tokens.Logger = s.Logger // warns once about a token that arrives already expired
 	}
 	pipeline, err := core.New(s, tokens)
 	if err != nil {

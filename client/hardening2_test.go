@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -379,5 +380,34 @@ func TestUnclassifiedTransportErrorOneAttempt(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "invalid header field value") {
 		t.Fatalf("err = %v, want the cause kept", err)
+	}
+}
+
+// roundTripFunc is the usual adapter; a func type cannot be compared with ==.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A per-call option on a client whose transport is not comparable must not
+// panic: the pipeline learns that a call changed the transport from the
+// option, not by comparing RoundTrippers.
+func TestPerCallOptionWithAnUncomparableTransport(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		calls.Add(1)
+		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(`{"id":"` + hardUserID + `"}`)), Request: r}, nil
+	})
+	c, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(nil), option.WithTransport(rt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opt := range []option.RequestOption{option.WithHeader("X-Trace", "1"), option.WithTransport(rt), option.WithAttemptTimeout(time.Second)} {
+		if err := updateFirstName(t.Context(), c, opt); err != nil {
+			t.Fatalf("per-call option: %v", err)
+		}
+	}
+	if n := calls.Load(); n != 3 {
+		t.Fatalf("transport saw %d requests, want 3", n)
 	}
 }

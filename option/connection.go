@@ -40,6 +40,7 @@ func WithHTTPClient(hc *http.Client) RequestOption {
 			return errors.New("memberplatform: WithHTTPClient: nil *http.Client")
 		}
 		s.HTTPClient = hc
+		s.HTTPChanged = true
 		return nil
 	})
 }
@@ -73,6 +74,7 @@ func WithTransport(rt http.RoundTripper) RequestOption {
 			return errors.New("memberplatform: WithTransport: nil RoundTripper")
 		}
 		s.Transport = rt
+		s.HTTPChanged = true
 		return nil
 	})
 }

@@ -31,6 +31,7 @@ func WithAttemptTimeout(d time.Duration) RequestOption {
 			return errors.New("memberplatform: WithAttemptTimeout: negative duration")
 		}
 		s.AttemptTimeout = d
+		s.HTTPChanged = true
 		return nil
 	})
 }

@@ -49,9 +49,14 @@ type Settings struct {
 	ResponseInto **http.Response
 	// Idempotent marks the call safe to repeat whatever its method.
 	Idempotent bool
-	Retry      RetryPolicy
-	Logger     *slog.Logger
-	AppInfo    string // appended to the User-Agent
+	// HTTPChanged says an option set the transport, the HTTP client or the
+	// per-attempt timeout, so a call needs an *http.Client of its own.
+	// Options set it rather than the pipeline comparing RoundTrippers,
+	// which may not be comparable (a func type panics on ==).
+	HTTPChanged bool
+	Retry       RetryPolicy
+	Logger      *slog.Logger
+	AppInfo     string // appended to the User-Agent
 	// AllowInsecureBearer permits sending a bearer token over plain http to
 	// a host that is not loopback.
 	AllowInsecureBearer bool
@@ -147,6 +152,7 @@ func callSettings[O any](c *Client, call *Call, opts []O) (*Settings, *attemptCl
 	// TokenSourceFunc is not comparable: == would panic).
 	s.cloned = false
 	s.TokenSourceSet = false
+	s.HTTPChanged = false
 	if err := Apply(&s, opts); err != nil {
 		return nil, nil, invalidCall(call, "options", err.Error())
 	}
@@ -158,7 +164,7 @@ func callSettings[O any](c *Client, call *Call, opts []O) (*Settings, *attemptCl
 		return nil, nil, invalidCall(call, "options", "WithBaseURL applies to client.New, not to a single call")
 	}
 	ac := c.attempts
-	if s.Transport != c.settings.Transport || s.HTTPClient != c.settings.HTTPClient || s.AttemptTimeout != c.settings.AttemptTimeout {
+	if s.HTTPChanged {
 		ac = newAttemptClient(buildHTTPClient(&s, c.attempts.http))
 	}
 	return &s, ac, nil
