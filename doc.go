@@ -1,9 +1,12 @@
 // Package memberplatform is the root of memberplatform-go, the Go client SDK
-// for the member platform's HTTP API. It holds only the SDK's Version; the
-// API lives in the sub-packages:
+// for the member platform's HTTP API. It holds the SDK's Version and the
+// bearer-token vocabulary (Token, TokenSource) that package client
+// re-exports; the API lives in the sub-packages:
 //
-//   - client: New builds the Client (base URL, token source, retries,
-//     logging) and exposes the three areas below as fields.
+//   - client: New builds the Client and exposes the three areas below as
+//     fields; Execute calls endpoints the SDK does not wrap.
+//   - option: every option of client.New and of a single call (base URL,
+//     token source, retries, timeouts, logging, middleware...).
 //   - accessmgmt: UpdateUser and ReplaceRolePermissions.
 //   - payments: UpdatePaymentMethod.
 //   - customer: UpsertMemberAddress.
