@@ -775,11 +775,10 @@ func TestInsecureBearerOverHTTP(t *testing.T) {
 		}
 	})
 	t.Run("standalone SigV4 source", func(t *testing.T) {
-		src, _ := NewSigV4TokenSource(SigV4Config{Credentials: testCreds(), Region: "us-east-1",
+		// Refused when the source is built, before any token request.
+		src, err := NewSigV4TokenSource(SigV4Config{Credentials: testCreds(), Region: "us-east-1",
 			BaseURL: "http://auth.example.com", Options: []option.RequestOption{option.WithTransport(failTransport{t})}})
-		_, err := src.Token(context.Background())
-		var te *apierrors.TokenError
-		if !errors.As(err, &te) || !strings.Contains(err.Error(), "plain http") {
+		if src != nil || !errors.Is(err, apierrors.ErrInvalidInput) || !strings.Contains(err.Error(), "plain http") {
 			t.Fatalf("err = %v, want a refusal to fetch a bearer over plain http", err)
 		}
 		var sent atomic.Int64

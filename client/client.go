@@ -119,7 +119,7 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 	if s.ResponseInto != nil {
 		return nil, errors.New("memberplatform: option.WithResponseInto applies to a single call, not to client.New")
 	}
-	if s.Logger == nil {
+	if !s.LoggerSet {
 		l, err := loggerFromEnv()
 		if err != nil {
 			return nil, err
@@ -141,7 +141,7 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 	if s.Transport == nil && (s.HTTPClient == nil || s.HTTPClient.Transport == nil) {
 		// One connection pool for the API calls and the token calls.
 		owned = cleanhttp.DefaultPooledTransport()
-		s.Transport = owned
+		s.DefaultTransport = owned
 	}
 	ts, err := tokenSourceFromSettings(&s)
 	if err != nil {

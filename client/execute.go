@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 	"net/http"
+	"net/url"
+	"reflect"
 	"strings"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -24,8 +26,12 @@ import (
 // that would leave the base URL's path are refused before sending.
 //
 // body is encoded to JSON (a json.RawMessage is sent as it is; nil sends
-// no body). out receives the decoded 2xx body: a pointer to a struct, map or
-// any; a *[]byte gets the raw bytes; nil discards it.
+// no body). out receives the decoded 2xx body: a non-nil pointer to a
+// struct, map or any; a *[]byte gets the raw bytes; nil discards it. A
+// method that is not an upper-case token, or an out that is not a pointer,
+// is refused before sending.
+//
+// Log records name the operation "client.Execute" and show path as given.
 //
 // The call is retried only when method is idempotent by HTTP semantics
 // (GET, HEAD, OPTIONS, PUT, DELETE, TRACE), or when opts include
@@ -38,6 +44,13 @@ func (c *Client) Execute(ctx context.Context, method, path string, body, out any
 	clean, msg := checkRelativePath(path)
 	if msg != "" {
 		return invalidExecute("path", msg)
+	}
+	if out != nil {
+		if v := reflect.ValueOf(out); v.Kind() != reflect.Pointer || v.IsNil() {
+			// Found after the request was sent, this would report a
+			// successful write as a bad response.
+			return invalidExecute("out", "must be nil, a *[]byte, or a non-nil pointer to decode the 2xx body into")
+		}
 	}
 	op.Path = clean
 	return core.Do(ctx, c.pipeline(), &core.Call{Op: op, Body: body, Result: out}, opts)
@@ -71,8 +84,13 @@ func checkMethod(method string) string {
 		return "must not be empty, such as \"POST\""
 	}
 	for i := 0; i < len(method); i++ {
-		if c := method[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+		c := method[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
 			return "must be an HTTP method token, such as \"POST\""
+		}
+		if c >= 'a' && c <= 'z' {
+			// Methods are case-sensitive: "get" is not GET to a server.
+			return "must be upper case, such as \"GET\""
 		}
 	}
 	return ""
@@ -80,8 +98,9 @@ func checkMethod(method string) string {
 
 // checkRelativePath returns path with a leading "/", or why it is refused:
 // it must stay under the base URL, so no scheme or host, no ".." segment
-// (escaped or not), no query or fragment, nothing a URL path cannot hold
-// unescaped.
+// (escaped or not, nor hidden behind an escaped '/' or '\\' that a server or
+// proxy may decode before normalising), no query or fragment, and nothing a
+// URL path cannot hold unescaped.
 func checkRelativePath(path string) (string, string) {
 	if path == "" {
 		return "", "must not be empty, such as \"/auth/access-management/users\""
@@ -96,11 +115,20 @@ func checkRelativePath(path string) (string, string) {
 			return "", "must not hold a query or fragment; use option.WithQuery"
 		case c <= ' ' || c >= 0x7f || c == '{' || c == '}' || c == '\\':
 			return "", "must be escaped: escape each segment with url.PathEscape"
+		case c == '%' && (i+2 >= len(path) || !isHex(path[i+1]) || !isHex(path[i+2])):
+			return "", "has an invalid %-escape: escape each segment with url.PathEscape"
 		}
 	}
-	for segment := range strings.SplitSeq(path, "/") {
-		if s := strings.ToLower(segment); s == ".." || s == "%2e%2e" || s == ".%2e" || s == "%2e." {
+	decoded, err := url.PathUnescape(path)
+	if err != nil {
+		return "", "has an invalid %-escape: escape each segment with url.PathEscape"
+	}
+	for segment := range strings.FieldsFuncSeq(decoded, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if segment == ".." || strings.HasPrefix(segment, "..;") {
 			return "", "must not hold a \"..\" segment: it would leave the base URL's path"
+		}
+		if strings.ContainsRune(segment, 0) {
+			return "", "must not hold an escaped NUL"
 		}
 	}
 	if !strings.HasPrefix(path, "/") {
@@ -108,3 +136,5 @@ func checkRelativePath(path string) (string, string) {
 	}
 	return path, ""
 }
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }

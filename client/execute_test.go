@@ -170,7 +170,7 @@ func TestExecuteRefreshesTheTokenAfter401(t *testing.T) {
 	}
 }
 
-func TestExecuteRefusesPathsThatLeaveTheBaseURL(t *testing.T) {
+func TestExecuteRefusesBadInputBeforeSending(t *testing.T) {
 	t.Parallel()
 	m := areatest.NewMock(t)
 	c := m.Client()
@@ -179,6 +179,13 @@ func TestExecuteRefusesPathsThatLeaveTheBaseURL(t *testing.T) {
 		{"GET", "//evil.example.com/steal"},
 		{"GET", "/auth/../../admin"},
 		{"GET", "/auth/%2e%2E/admin"},
+		{"GET", "/..%2fadmin"},
+		{"GET", "/%2e%2e%2fadmin"},
+		{"GET", "/a/..;/admin"},
+		{"GET", "/a/..%5cadmin"},
+		{"GET", "/a%00b"},
+		{"GET", "/a%zz"},
+		{"GET", "/a%2"},
 		{"GET", ".."},
 		{"GET", "/users?limit=1"},
 		{"GET", "/users#frag"},
@@ -187,11 +194,19 @@ func TestExecuteRefusesPathsThatLeaveTheBaseURL(t *testing.T) {
 		{"GET", ""},
 		{"", "/users"},
 		{"GE T", "/users"},
+		{"get", "/users"},
 	} {
 		err := c.Execute(t.Context(), tc.method, tc.path, nil, nil)
 		var ve *apierrors.ValidationError
 		if !errors.As(err, &ve) || ve.Operation != "client.Execute" {
 			t.Errorf("Execute(%q, %q) = %v, want a ValidationError", tc.method, tc.path, err)
+		}
+	}
+	var notAPointer createdUser
+	var nilPointer *createdUser
+	for _, out := range []any{notAPointer, nilPointer, []byte(nil)} {
+		if err := c.Execute(t.Context(), http.MethodPost, usersPath, createUserRequest{}, out); !errors.Is(err, apierrors.ErrInvalidInput) {
+			t.Errorf("Execute with out %T = %v, want ErrInvalidInput before sending", out, err)
 		}
 	}
 	if m.Calls() != 0 {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/option"
@@ -332,6 +333,7 @@ func TestPerCallBaseURLComparedByValue(t *testing.T) {
 		strings.Clone(srv.URL),
 		"http://" + u.Host,
 		"  " + srv.URL + "\n",
+		srv.URL + "/", // the pipeline trims a trailing slash: the same URLs
 	}
 	for _, b := range same {
 		if err := updateFirstName(t.Context(), c, option.WithBaseURL(b)); err != nil {
@@ -410,4 +412,84 @@ func TestPerCallOptionWithAnUncomparableTransport(t *testing.T) {
 	if n := calls.Load(); n != 3 {
 		t.Fatalf("transport saw %d requests, want 3", n)
 	}
+}
+
+func TestStandaloneSigV4SourceRefusesPlainHTTPAtOnce(t *testing.T) {
+	t.Parallel()
+	creds := credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", "")
+	for _, tc := range []struct {
+		base  string
+		opts  []option.RequestOption
+		valid bool
+	}{
+		{"http://api.example.com", nil, false},
+		{"not a url", nil, false},
+		{"http://api.example.com", []option.RequestOption{option.WithInsecureBearerOverHTTP()}, true},
+		{"http://127.0.0.1:8080", nil, true},
+		{"https://api.example.com", nil, true},
+	} {
+		_, err := client.NewSigV4TokenSource(client.SigV4Config{Credentials: creds, Region: "us-east-1", BaseURL: tc.base, Options: tc.opts})
+		if (err == nil) != tc.valid || (err != nil && !errors.Is(err, apierrors.ErrInvalidInput)) {
+			t.Errorf("BaseURL %q: err = %v, want valid=%v (ErrInvalidInput otherwise)", tc.base, err, tc.valid)
+		}
+	}
+}
+
+func TestClientOnlyOptionsRefusedPerCall(t *testing.T) {
+	t.Parallel()
+	srv := newCountingServer(t, userJSON)
+	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = updateFirstName(t.Context(), c, option.WithInsecureBearerOverHTTP())
+	if !errors.Is(err, apierrors.ErrInvalidInput) {
+		t.Fatalf("per-call WithInsecureBearerOverHTTP: %v, want ErrInvalidInput", err)
+	}
+	err = updateFirstName(t.Context(), c, option.WithHeader("Bad Name", "x"))
+	if !errors.Is(err, apierrors.ErrInvalidInput) || strings.Count(err.Error(), "memberplatform:") != 1 {
+		t.Fatalf("per-call invalid option: %q, want one ErrInvalidInput line with a single prefix", err)
+	}
+	if n := srv.reqs.Load(); n != 0 {
+		t.Fatalf("%d requests sent, want none", n)
+	}
+}
+
+func TestMiddlewareReturningNothingIsATransportError(t *testing.T) {
+	t.Parallel()
+	srv := newCountingServer(t, userJSON)
+	nothing := func(*http.Request, option.MiddlewareNext) (*http.Response, error) { return nil, nil }
+	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithMiddleware(nothing))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = updateFirstName(t.Context(), c)
+	if !errors.Is(err, apierrors.ErrTransport) || strings.Contains(err.Error(), "core.") {
+		t.Fatalf("err = %v, want a TransportError that names no internal type", err)
+	}
+}
+
+// A per-call WithHTTPClient sends through that client's transport, even on a
+// client that uses its own connection pool.
+func TestPerCallHTTPClientTransportIsUsed(t *testing.T) {
+	t.Parallel()
+	srv := newCountingServer(t, userJSON)
+	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen atomic.Int32
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		seen.Add(1)
+		return tr.RoundTrip(r)
+	})}
+	if err := updateFirstName(t.Context(), c, option.WithHTTPClient(hc)); err != nil {
+		t.Fatal(err)
+	}
+	if seen.Load() != 1 {
+		t.Fatalf("the per-call client's transport saw %d requests, want 1", seen.Load())
+	}
+	c.CloseIdleConnections()
 }

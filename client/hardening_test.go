@@ -138,6 +138,7 @@ func TestWithHeaderRefusesManagedAndInvalidHeaders(t *testing.T) {
 		{"Authorization", "Bearer x"}, {"user-agent", "x"}, {"Content-Type", "text/plain"}, {"Content-Length", "1"},
 		{"Accept", "text/html"}, {"Host", "evil.example"}, {"X-Id", "a\nb"}, {"X-Id", "a\rb"}, {"X-Id", "nul\x00"},
 		{"Bad Name", "x"}, {"", "x"}, {"X:Id", "x"},
+		{"X-Retry-Attempt", "9"}, {"x-amz-date", "20300101T000000Z"}, {"X-Amz-Security-Token", "t"}, {"X-Amz-Content-Sha256", "x"},
 	} {
 		_, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(nil), option.WithHeader(tc.key, tc.value))
 		if !errors.Is(err, apierrors.ErrInvalidInput) {

@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -21,6 +24,7 @@ import (
 	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/option"
+	"github.com/memberplatform/memberplatform-go/sdktest"
 )
 
 const (
@@ -224,6 +228,9 @@ func TestSuccessBodyIsBounded(t *testing.T) {
 		if !strings.Contains(err.Error(), "1024-byte limit") {
 			t.Fatalf("err = %v, want it to name the limit", err)
 		}
+		if len(apiErr.Body) != 1024 || !apiErr.BodyTruncated {
+			t.Fatalf("Body has %d bytes, BodyTruncated = %v; want the 1024 read and true", len(apiErr.Body), apiErr.BodyTruncated)
+		}
 		if _, err := client.New(option.WithBaseURL(srv.URL), option.WithMaxResponseBytes(0)); !errors.Is(err, apierrors.ErrInvalidInput) {
 			t.Fatalf("WithMaxResponseBytes(0): %v, want ErrInvalidInput", err)
 		}
@@ -326,4 +333,212 @@ func envLogChild() {
 
 func updateFirstNameNoTest(c *client.Client) error {
 	return updateFirstName(context.Background(), c)
+}
+
+// Servers escape what they echo: JSON encoders write '+' as \u002B or '/'
+// as \/, HTML pages '+' as &#43;. Neither the bytes nor the decoded texts
+// may keep the secret.
+func TestEscapedEchoesAreRedacted(t *testing.T) {
+	t.Parallel()
+	const token = "tok_secret_0123456789+abc/def=="
+	for name, spell := range map[string]func(string) string{
+		"json \\u002B": func(s string) string { return strings.ReplaceAll(s, "+", `\u002B`) },
+		"json \\u002b": func(s string) string { return strings.ReplaceAll(s, "+", `\u002b`) },
+		"json \\/":     func(s string) string { return strings.ReplaceAll(s, "/", `\/`) },
+		"mixed":        func(s string) string { return strings.Replace(s, "+", `\u002B`, 1) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/problem+json")
+				w.WriteHeader(http.StatusForbidden)
+				_, _ = io.WriteString(w, `{"title":"Forbidden","detail":"token `+spell(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))+` is not allowed"}`)
+			})
+			c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(token)), option.WithMaxRetries(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = updateFirstName(t.Context(), c)
+			if seen := everything(err); strings.Contains(seen, token) || strings.Contains(seen, spell(token)) {
+				t.Fatalf("the escaped echo leaked:\n%s", seen)
+			}
+			var apiErr *apierrors.Error
+			if !errors.As(err, &apiErr) || apiErr.Detail() != "token "+redactedValue+" is not allowed" {
+				t.Fatalf("Detail = %q", apiErr.Detail())
+			}
+		})
+	}
+	t.Run("html", func(t *testing.T) {
+		t.Parallel()
+		srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusBadGateway)
+			_, _ = io.WriteString(w, "<html><title>Bad gateway for "+strings.ReplaceAll(r.Header.Get("Authorization"), "+", "&#43;")+"</title></html>")
+		})
+		c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(token)), option.WithMaxRetries(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen := everything(updateFirstName(t.Context(), c)); strings.Contains(seen, token) || strings.Contains(seen, "0123456789&#43;abc") {
+			t.Fatalf("the HTML-escaped echo leaked:\n%s", seen)
+		}
+	})
+}
+
+// A secret cut in half at the end of the 64 KiB snippet leaves no readable
+// prefix behind.
+func TestSecretCutAtTheSnippetEndIsRedacted(t *testing.T) {
+	t.Parallel()
+	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		pad := strings.Repeat("x", apierrors.MaxBodySnippet-10)
+		_, _ = io.WriteString(w, pad+r.Header.Get("Authorization")+strings.Repeat("y", 100))
+	})
+	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(echoedToken)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = updateFirstName(t.Context(), c)
+	var apiErr *apierrors.Error
+	if !errors.As(err, &apiErr) || !apiErr.BodyTruncated {
+		t.Fatalf("err = %v, want a truncated 400", err)
+	}
+	if tail := string(apiErr.Body[len(apiErr.Body)-40:]); strings.Contains(tail, "Bearer tok_") || strings.Contains(tail, echoedToken[:8]) {
+		t.Fatalf("the body's tail keeps the secret's beginning: %q", tail)
+	}
+}
+
+// net/http quotes a bad Location in its error: an echoed token in it must
+// not reach the TransportError's text or a log record.
+func TestTransportErrorTextIsRedacted(t *testing.T) {
+	t.Parallel()
+	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Location"] = []string{"http://[::1/%zz" + r.Header.Get("Authorization")}
+		w.WriteHeader(http.StatusFound)
+	})
+	logs := newLogCapture(slog.LevelDebug)
+	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(echoedToken)),
+		option.WithMaxRetries(0), option.WithLogger(slog.New(logs)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = updateFirstName(t.Context(), c)
+	if !errors.Is(err, apierrors.ErrTransport) {
+		t.Fatalf("err = %v, want a TransportError", err)
+	}
+	if seen := everything(err) + logs.rendered(); strings.Contains(seen, echoedToken) || !strings.Contains(seen, redactedValue) {
+		t.Fatalf("the echoed token reached an error or a log record:\n%s", seen)
+	}
+}
+
+func TestUnlimitedResponseBytes(t *testing.T) {
+	t.Parallel()
+	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("chunked") != "" {
+			w.(http.Flusher).Flush() // no Content-Length
+		}
+		_, _ = io.WriteString(w, `{"id":"`+strings.Repeat("a", 2000)+`"}`)
+	})
+	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithMaxResponseBytes(math.MaxInt64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"", "1"} {
+		var raw []byte
+		if err := c.Execute(t.Context(), http.MethodGet, "/x", nil, &raw, option.WithQuery(url.Values{"chunked": {q}})); err != nil || len(raw) != 2009 {
+			t.Fatalf("chunked=%q: %d bytes, %v; want the whole 2009-byte body", q, len(raw), err)
+		}
+	}
+}
+
+// A 401 from another origin, which got no token after a redirect, is
+// returned as it is: a new token cannot help, and a POST must not repeat.
+func TestUnauthorizedFromAnotherOriginIsNotResent(t *testing.T) {
+	t.Parallel()
+	elsewhere := newCountingServer(t, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusUnauthorized) })
+	home := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	})
+	followAll := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }, Transport: &http.Transport{}}
+	t.Cleanup(followAll.CloseIdleConnections)
+	var fetches atomic.Int32
+	tokens := client.TokenSourceFunc(func(context.Context) (client.Token, error) {
+		return client.Token{Value: fmt.Sprintf("rotating-token-%d", fetches.Add(1))}, nil
+	})
+	c, err := client.New(option.WithBaseURL(home.URL), option.WithHTTPClient(followAll), option.WithTokenSource(tokens))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Execute(t.Context(), http.MethodPost, "/things", map[string]string{}, nil)
+	if !errors.Is(err, apierrors.ErrUnauthorized) || home.reqs.Load() != 1 || fetches.Load() != 1 {
+		t.Fatalf("err = %v; home saw %d requests and %d tokens were fetched, want 1 and 1", err, home.reqs.Load(), fetches.Load())
+	}
+}
+
+func TestCancelledContextFetchesNoToken(t *testing.T) {
+	t.Parallel()
+	var fetches atomic.Int32
+	tokens := client.TokenSourceFunc(func(context.Context) (client.Token, error) {
+		fetches.Add(1)
+		return client.Token{Value: "never-needed-token"}, nil
+	})
+	c, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(tokens))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	err = updateFirstName(ctx, c)
+	if !errors.Is(err, apierrors.ErrTransport) || !errors.Is(err, context.Canceled) || fetches.Load() != 0 {
+		t.Fatalf("err = %v after %d token fetches, want a TransportError wrapping Canceled and none", err, fetches.Load())
+	}
+}
+
+// WithResponseInto hands over the redirect chain too, with every request's
+// credentials redacted, and redacts response headers that echo one.
+func TestResponseIntoRedactsTheRedirectChain(t *testing.T) {
+	t.Parallel()
+	var srv *countingServer
+	srv = newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/final" {
+			http.Redirect(w, r, srv.URL+"/final", http.StatusFound)
+			return
+		}
+		w.Header().Set("X-Debug-Auth", r.Header.Get("Authorization"))
+		_, _ = io.WriteString(w, `{}`)
+	})
+	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(echoedToken)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp *http.Response
+	if err := c.Execute(t.Context(), http.MethodGet, "/start", nil, nil, option.WithResponseInto(&resp)); err != nil {
+		t.Fatal(err)
+	}
+	var seen strings.Builder
+	fmt.Fprint(&seen, resp.Header)
+	for req := resp.Request; req != nil; {
+		fmt.Fprint(&seen, req.Header)
+		if req.Response == nil {
+			break
+		}
+		req = req.Response.Request
+	}
+	if strings.Contains(seen.String(), echoedToken) || resp.Request.Response == nil {
+		t.Fatalf("the handed-over chain holds the token (or no chain):\n%s", seen.String())
+	}
+}
+
+func TestWithLoggerNilKeepsTheEnvironmentOut(t *testing.T) {
+	t.Setenv(client.EnvLog, "loud")
+	if _, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(nil)); !errors.Is(err, apierrors.ErrInvalidInput) {
+		t.Fatalf("MEMBERPLATFORM_LOG=loud: %v, want ErrInvalidInput", err)
+	}
+	if _, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(nil), option.WithLogger(nil)); err != nil {
+		t.Fatalf("with WithLogger(nil) the environment must not be read: %v", err)
+	}
+	srv := sdktest.NewServer(t)
+	if _, err := srv.NewClient(); err != nil {
+		t.Fatalf("sdktest clients must not read MEMBERPLATFORM_LOG: %v", err)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -80,7 +81,8 @@ const DefaultTokenLifetime = 5 * time.Minute
 
 // NewSigV4TokenSource returns a SigV4 token source. A missing credentials
 // provider or region is an *errors.ValidationError naming every missing
-// field.
+// field; so is a BaseURL that is invalid or would carry the token over plain
+// http to a host that is not loopback.
 func NewSigV4TokenSource(cfg SigV4Config) (*SigV4TokenSource, error) {
 	var missing []apierrors.FieldError
 	if cfg.Credentials == nil {
@@ -99,8 +101,17 @@ func NewSigV4TokenSource(cfg SigV4Config) (*SigV4TokenSource, error) {
 	if _, cached := creds.(*aws.CredentialsCache); !cached {
 		creds = aws.NewCredentialsCache(creds)
 	}
-	return &SigV4TokenSource{creds: creds, region: cfg.Region, service: cfg.Service, signer: v4.NewSigner(),
-		now: time.Now, baseURL: cfg.BaseURL, opts: cfg.Options}, nil
+	src := &SigV4TokenSource{creds: creds, region: cfg.Region, service: cfg.Service, signer: v4.NewSigner(),
+		now: time.Now, baseURL: cfg.BaseURL, opts: cfg.Options}
+	if cfg.BaseURL != "" {
+		// Check the base URL and options now (plain http to a host that is
+		// not loopback, say), not on the first token request.
+		if _, err := src.tokenPipeline(); err != nil {
+			return nil, &apierrors.ValidationError{Operation: "client.NewSigV4TokenSource",
+				Fields: []apierrors.FieldError{{Field: "BaseURL", Message: strings.TrimPrefix(err.Error(), "memberplatform: ")}}}
+		}
+	}
+	return src, nil
 }
 
 // SigV4CredentialsFromEnv reads static AWS credentials from

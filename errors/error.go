@@ -29,8 +29,10 @@ type Error struct {
 	RequestID string
 	// Attempts is how many HTTP attempts the call made, retries included.
 	Attempts int
-	// Body is at most MaxBodySnippet bytes of the raw response body;
-	// BodyTruncated reports whether the body was longer.
+	// Body is at most MaxBodySnippet bytes of the raw response body (for
+	// a 2xx refused for its size, at most option.WithMaxResponseBytes);
+	// BodyTruncated reports whether the body was longer than Body, or its
+	// reading failed. Secrets the request carried read Redacted.
 	Body          []byte
 	BodyTruncated bool
 	// Problem is the decoded RFC 9457 body, when the response was one.

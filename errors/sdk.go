@@ -113,10 +113,13 @@ func (e *TokenError) Is(target error) bool { return target == ErrTokenUnavailabl
 // context.Canceled, context.DeadlineExceeded...), reachable with errors.Is
 // and errors.As.
 type TransportError struct {
+	// Operation, Method and Path name the call, as on *Error.
 	Operation string
 	Method    string
 	Path      string
-	Attempts  int
+	// Attempts is how many HTTP attempts the call made; 0 when it ended
+	// before the first (a context already cancelled).
+	Attempts int
 	// Waited is the total time spent in backoff between attempts.
 	Waited time.Duration
 	// LastStatus is the status of the last response seen before the

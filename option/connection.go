@@ -47,7 +47,8 @@ func WithHTTPClient(hc *http.Client) RequestOption {
 
 // WithTransport sends requests through rt (it wins over WithHTTPClient's
 // transport). Use it for httpmock (httpmock.NewMockTransport()), proxies, or
-// instrumenting transports.
+// instrumenting transports. httpmock.Activate alone does not reach the SDK,
+// which never uses http.DefaultTransport: pass the mock transport here.
 //
 // OpenTelemetry: the SDK has no OpenTelemetry dependency; compose
 // go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp yourself:

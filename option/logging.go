@@ -13,10 +13,13 @@ import (
 // operation reaches the handler, so a trace-aware handler can correlate
 // records with spans.
 //
-// Scope: client-wide and per call. Default: no logging.
+// WithLogger(nil) turns logging off, MEMBERPLATFORM_LOG included.
+//
+// Scope: client-wide and per call. Default: no logging, unless
+// MEMBERPLATFORM_LOG names a level (see client.EnvLog).
 func WithLogger(l *slog.Logger) RequestOption {
 	return requestOption(func(s *core.Settings) error {
-		s.Logger = l
+		s.Logger, s.LoggerSet = l, true
 		return nil
 	})
 }

@@ -9,7 +9,8 @@
 // for that call only. Each option's documentation ends with the same two
 // facts: where it applies (client-wide, per call, or both) and its default.
 // An invalid option makes client.New, or the call, fail with an
-// *errors.ValidationError before anything is sent.
+// *errors.ValidationError before anything is sent; a nil RequestOption is
+// ignored.
 package option
 
 import "github.com/memberplatform/memberplatform-go/internal/core"

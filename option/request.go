@@ -14,8 +14,9 @@ import (
 
 // WithHeader adds a header, such as a correlation ID. Headers the SDK
 // manages cannot be set this way: Authorization (use WithTokenSource),
-// User-Agent (use WithAppInfo), Content-Type, Content-Length, Accept and
-// Host. A name or value with characters HTTP does not allow (such as a
+// User-Agent (use WithAppInfo), Content-Type, Content-Length, Accept, Host,
+// X-Retry-Attempt and the SigV4 headers X-Amz-Date, X-Amz-Security-Token
+// and X-Amz-Content-Sha256. A name or value with characters HTTP does not allow (such as a
 // newline) is refused.
 //
 // Scope: client-wide and per call (added to the client's headers). Default:
@@ -28,7 +29,8 @@ func WithHeader(key, value string) RequestOption {
 			return errors.New("memberplatform: WithHeader cannot set Authorization; use WithTokenSource")
 		case "User-Agent":
 			return errors.New("memberplatform: WithHeader cannot set User-Agent; use WithAppInfo")
-		case "Content-Type", "Content-Length", "Accept", "Host":
+		case "Content-Type", "Content-Length", "Accept", "Host",
+			"X-Retry-Attempt", "X-Amz-Date", "X-Amz-Security-Token", "X-Amz-Content-Sha256":
 			return fmt.Errorf("memberplatform: WithHeader cannot set %s: the SDK manages it", ck)
 		}
 		if !isToken(key) {

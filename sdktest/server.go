@@ -194,7 +194,8 @@ func (s *Server) HTTPClient() *http.Client { return s.ts.Client() }
 // ClientOptions returns the options that wire a client to this server,
 // followed by extra: the base URL, the server's transport, a SigV4 token
 // source using Credentials (or no token with WithoutAuth), and a fast retry
-// backoff (1ms to 20ms) so retried faults do not slow tests down. Every
+// backoff (1ms to 20ms) so retried faults do not slow tests down, and no
+// logger. Every
 // setting is explicit, so MEMBERPLATFORM_* and AWS_* environment variables
 // cannot leak in; extra options come last and win.
 func (s *Server) ClientOptions(extra ...option.RequestOption) []option.RequestOption {
@@ -202,6 +203,7 @@ func (s *Server) ClientOptions(extra ...option.RequestOption) []option.RequestOp
 		option.WithBaseURL(s.URL),
 		option.WithTransport(s.ts.Client().Transport),
 		option.WithRetryBackoff(time.Millisecond, 20*time.Millisecond),
+		option.WithLogger(nil), // MEMBERPLATFORM_LOG stays out of tests; pass WithLogger in extra to log
 	}
 	if s.cfg.authRequired {
 		src, err := client.NewSigV4TokenSource(client.SigV4Config{Credentials: s.Credentials(), Region: s.cfg.region, Service: s.cfg.service})

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -60,7 +61,8 @@ type callState struct {
 	stop     Decision
 	wait     time.Duration // chosen by checkRetry, waited by prepareRetry
 	waited   time.Duration
-	start    time.Time // when the current attempt started
+	start    time.Time     // when the current attempt started
+	sent     *http.Request // the current attempt's request, as authorized
 
 	lastStatus int
 	lastErr    *apierrors.Error // the last error response, decoded once
@@ -99,6 +101,12 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 	}
 	rreq, err := retryablehttp.NewRequestWithContext(ctx, call.Op.Method, req.url, body)
 	if err != nil {
+		// Unreachable for the SDK's own paths (escaped) and Execute's
+		// (checked); the query is dropped from the text all the same.
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			uerr.URL, _, _ = strings.Cut(uerr.URL, "?")
+		}
 		return nil, invalidCall(call, "url", err.Error())
 	}
 	c.setHeaders(rreq.Header, s, req.body != nil)
@@ -171,7 +179,8 @@ func (state *callState) readResponse(resp *http.Response) (*apierrors.Error, err
 		}
 		switch {
 		case int64(len(body)) > limit:
-			state.refused = fmt.Errorf("the response body is longer than the %d-byte limit (option.WithMaxResponseBytes)", limit)
+			state.body = body[:limit] // the byte past the limit only told that there is more
+			state.refused = &bodyTooLong{limit: limit}
 		case state.call.Op.Credential && resp.Request != nil && !state.sameOrigin(resp.Request):
 			state.refused = errors.New("the credential response came from another origin than the base URL after a redirect; refused")
 		}
@@ -179,12 +188,20 @@ func (state *callState) readResponse(resp *http.Response) (*apierrors.Error, err
 	}
 	body, err := readBody(resp, apierrors.MaxBodySnippet)
 	truncated := err != nil
+	// Secrets are replaced in the bytes before the snippet is cut, then a
+	// secret's beginning left at the cut, then in the decoded texts, which
+	// may have spelled one with escapes the bytes did not match.
+	secrets := secretsSent(resp)
+	body = redactBody(body, secrets, false)
 	if len(body) > apierrors.MaxBodySnippet {
 		body, truncated = body[:apierrors.MaxBodySnippet], true
 	}
-	body = redactResponse(resp, body)
+	if truncated {
+		body = redactBody(body, secrets, true)
+	}
 	state.body = body
 	e := apierrors.Decode(resp.StatusCode, resp.Header, body)
+	e.Redact(secrets...)
 	e.BodyTruncated = truncated
 	e.Operation, e.Method, e.Path, e.Attempts = state.call.Op.Name, state.call.Op.Method, state.req.path, state.prior+state.attempts
 	state.lastErr = e
@@ -273,6 +290,9 @@ func (state *callState) failure(err error) error {
 			uerr.URL = redactURL(u)
 		}
 	}
+	// A server can put a credential where net/http quotes it (an echoed
+	// Location): the error's text must not show it.
+	err = redactError(err, state.secrets())
 	attempts := state.prior + state.attempts
 	e := &apierrors.TransportError{Operation: state.call.Op.Name, Method: state.call.Op.Method, Path: state.req.path,
 		Attempts: attempts, Waited: state.waited, LastStatus: state.lastStatus, Err: err}
@@ -283,4 +303,13 @@ func (state *callState) failure(err error) error {
 		e.Last.Attempts = attempts
 	}
 	return e
+}
+
+// secrets returns what the current attempt's request carried that must not
+// come back out in an error or a log record.
+func (state *callState) secrets() []string {
+	if state.sent == nil {
+		return nil
+	}
+	return withEscapes(secretsOf(state.sent.Header))
 }

@@ -30,6 +30,12 @@ func (c *Client) authorize(ctx context.Context, s *Settings, ac *attemptClient, 
 		if out.resp.Request != nil {
 			sent = out.resp.Request.Header.Get("Authorization")
 		}
+		if sent == "" {
+			// The request the 401 answered carried no token: a redirect
+			// took it to another origin, which got no credentials. A new
+			// token cannot help, and resending would repeat the request.
+			return out, nil
+		}
 		c.tokens.InvalidateRejected(out.resp.Request, tok)
 		fresh, err := c.tokens.Get(ctx)
 		if err != nil {
@@ -61,6 +67,7 @@ func (state *callState) authorizeAttempt(req *http.Request, refresh bool) error 
 			return &apierrors.TokenError{Reason: "signing the request", Err: err}
 		}
 	}
+	state.sent = req
 	return nil
 }
 

@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"io"
+	"math"
 	"net/http"
 
 	"github.com/memberplatform/memberplatform-go/internal/httpx"
@@ -27,8 +28,12 @@ func readBody(resp *http.Response, limit int64) ([]byte, error) {
 		return nil, nil
 	}
 	resp.Body = http.NoBody
-	body, err := readAtMost(orig, limit+1, resp.ContentLength)
-	if err != nil || int64(len(body)) <= limit {
+	max := limit + 1 // one more byte tells that the body is longer than limit
+	if max <= 0 {
+		max = math.MaxInt64 // limit was math.MaxInt64: no limit
+	}
+	body, err := readAtMost(orig, max, resp.ContentLength)
+	if err != nil || int64(len(body)) < max {
 		// Read to EOF (or failed): nothing is left to drain.
 		_ = orig.Close()
 	} else {
@@ -43,16 +48,19 @@ func readBody(resp *http.Response, limit int64) ([]byte, error) {
 // its own size.
 func readAtMost(r io.Reader, max, announced int64) ([]byte, error) {
 	size := int64(bytes.MinRead)
-	if announced > 0 {
-		size = min(announced+1, max) // +1 to see EOF without growing
+	if announced > 0 && announced < max {
+		size = announced + 1 // +1 to see EOF without growing
 	}
+	// Reserve at most what a body this size plausibly needs up front: a
+	// huge Content-Length must not allocate before a byte arrives.
+	size = min(size, max, 1<<20)
 	buf := make([]byte, 0, size)
 	for {
 		if len(buf) == cap(buf) {
 			if int64(len(buf)) >= max {
 				return buf, nil
 			}
-			grown := make([]byte, len(buf), min(2*int64(cap(buf)), max))
+			grown := make([]byte, len(buf), min(2*int64(cap(buf)), max, int64(cap(buf))+64<<20))
 			copy(grown, buf)
 			buf = grown
 		}

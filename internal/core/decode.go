@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -53,27 +54,61 @@ func undecodable(out *outcome, call *Call, req *request, err error) error {
 	if len(body) > apierrors.MaxBodySnippet {
 		body, e.BodyTruncated = body[:apierrors.MaxBodySnippet], true
 	}
-	e.Body = redactResponse(resp, bytes.Clone(body))
-	e.RequestID = httpx.RequestID(resp.Header)
+	var tooLong *bodyTooLong
+	if errors.As(err, &tooLong) {
+		e.BodyTruncated = true
+	}
+	secrets := secretsSent(resp)
+	e.Body = redactBody(bytes.Clone(body), secrets, e.BodyTruncated)
+	e.Redact(secrets...)
 	return e
 }
 
 // responseForCaller is the final response as option.WithResponseInto hands
 // it over: status, headers and the request, with the body already read and
-// closed. The request's credential headers are replaced by Redacted, so a
-// caller logging the response cannot leak the token or the signature.
+// closed. The credentials of every request in its redirect chain read
+// Redacted, and so does any header that echoes one, so a caller logging the
+// response cannot leak the token or the signature.
 func responseForCaller(resp *http.Response) *http.Response {
+	secrets := secretsSent(resp)
 	cp := *resp
 	cp.Body = http.NoBody
-	if resp.Request != nil {
-		req := resp.Request.Clone(resp.Request.Context())
-		for _, h := range credentialHeaders {
-			if req.Header.Get(h) != "" {
-				req.Header.Set(h, Redacted)
-			}
+	cp.Header = resp.Header.Clone()
+	for _, values := range cp.Header {
+		for i, v := range values {
+			values[i] = redactText(v, secrets)
 		}
-		req.Body, req.GetBody = nil, nil
-		cp.Request = req
 	}
+	cp.Request = redactedRequest(resp.Request)
 	return &cp
+}
+
+// redactedRequest copies req, and the requests before it in a redirect
+// chain, with their credential headers replaced by Redacted and no body.
+func redactedRequest(req *http.Request) *http.Request {
+	if req == nil {
+		return nil
+	}
+	cp := req.Clone(req.Context())
+	for _, h := range credentialHeaders {
+		if cp.Header.Get(h) != "" {
+			cp.Header.Set(h, apierrors.Redacted)
+		}
+	}
+	cp.Body, cp.GetBody = nil, nil
+	if req.Response != nil {
+		prev := *req.Response
+		prev.Body = http.NoBody
+		prev.Request = redactedRequest(req.Response.Request)
+		cp.Response = &prev
+	}
+	return cp
+}
+
+// bodyTooLong is the cause of the error for a 2xx body longer than
+// option.WithMaxResponseBytes.
+type bodyTooLong struct{ limit int64 }
+
+func (e *bodyTooLong) Error() string {
+	return fmt.Sprintf("the response body is longer than the %d-byte limit (option.WithMaxResponseBytes)", e.limit)
 }

@@ -43,6 +43,11 @@ func Do[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	if err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		// Already over: no token fetch, no attempt. The same error as a
+		// call cancelled during its attempts.
+		return &apierrors.TransportError{Operation: call.Op.Name, Method: call.Op.Method, Path: req.path, Err: err}
+	}
 	if s.ResponseInto != nil {
 		*s.ResponseInto = nil
 	}

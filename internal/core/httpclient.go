@@ -22,6 +22,9 @@ func buildHTTPClient(s *Settings, prev *http.Client) *http.Client {
 			rt = s.HTTPClient.Transport
 		}
 	}
+	if rt == nil {
+		rt = s.DefaultTransport
+	}
 	if rt == nil && prev != nil {
 		if t, ok := prev.Transport.(attemptTransport); ok {
 			rt = t.next

@@ -40,7 +40,7 @@ func (state *callState) log(level slog.Level, msg string, resp *http.Response, e
 		if id := httpx.RequestID(resp.Header); id != "" {
 			// Error responses are redacted when read; a 2xx is not, so
 			// its request ID is checked here.
-			attrs = append(attrs, slog.String("request_id", redactString(id, secretsSent(resp))))
+			attrs = append(attrs, slog.String("request_id", redactText(id, secretsSent(resp))))
 		}
 	}
 	if err != nil {
@@ -48,7 +48,7 @@ func (state *callState) log(level slog.Level, msg string, resp *http.Response, e
 		if errors.As(err, &uerr) {
 			err = uerr.Err // the URL may carry a caller's query string
 		}
-		attrs = append(attrs, slog.String("error", err.Error()))
+		attrs = append(attrs, slog.String("error", redactText(err.Error(), state.secrets())))
 	}
 	attrs = append(attrs, extra...)
 	l.LogAttrs(ctx, level, "memberplatform: "+msg, attrs...)

@@ -4,82 +4,138 @@ import (
 	"bytes"
 	"net/http"
 	"strings"
-)
 
-// Redacted replaces a secret the SDK sent wherever a response echoes it.
-const Redacted = "[REDACTED]"
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+)
 
 // minSecretLen is the shortest value treated as a secret: no issuer hands
 // out shorter tokens or signatures, and replacing a short string everywhere
 // would garble unrelated text.
 const minSecretLen = 8
 
-// secretsSent returns the secret values resp's request carried, and those of
-// the requests before it in a redirect chain: the Authorization value and
-// the bearer token or SigV4 signature inside it, and the AWS session token.
-// A server may echo any of them (in a problem's detail, a request ID, a
-// debug page), and they must not reach an error, a log record or a field of
-// an error.
-func secretsSent(resp *http.Response) []string {
+// secretsOf returns the secret values a request's headers carry: the
+// Authorization value and the bearer token or SigV4 signature inside it,
+// and the AWS session token. A server may echo any of them (in a problem's
+// detail, a request ID, a Location, a debug page), and none may reach an
+// error, a log record or a field of an error.
+func secretsOf(h http.Header) []string {
 	var secrets []string
 	add := func(v string) {
 		if len(v) >= minSecretLen {
 			secrets = append(secrets, v)
-			// A JSON encoder may escape '/' (base64 session tokens hold
-			// it): match that spelling too.
-			if strings.Contains(v, "/") {
-				secrets = append(secrets, strings.ReplaceAll(v, "/", `\/`))
-			}
 		}
 	}
+	for _, v := range h.Values("Authorization") {
+		add(v)
+		if token, ok := strings.CutPrefix(v, "Bearer "); ok {
+			add(token)
+		}
+		if _, sig, ok := strings.Cut(v, "Signature="); ok {
+			add(strings.TrimRight(sig, ", "))
+		}
+	}
+	for _, v := range h.Values("X-Amz-Security-Token") {
+		add(v)
+	}
+	return secrets
+}
+
+// secretsSent returns the secrets of resp's request and of the requests
+// before it in a redirect chain, with their escaped spellings (withEscapes).
+func secretsSent(resp *http.Response) []string {
+	var secrets []string
 	for req := resp.Request; req != nil; {
-		for _, v := range req.Header.Values("Authorization") {
-			add(v)
-			if token, ok := strings.CutPrefix(v, "Bearer "); ok {
-				add(token)
-			}
-			if _, sig, ok := strings.Cut(v, "Signature="); ok {
-				add(strings.TrimRight(sig, ", "))
-			}
-		}
-		for _, v := range req.Header.Values("X-Amz-Security-Token") {
-			add(v)
-		}
+		secrets = append(secrets, secretsOf(req.Header)...)
 		if req.Response == nil {
 			break
 		}
 		req = req.Response.Request
 	}
-	return secrets
+	return withEscapes(secrets)
 }
 
-// redactResponse replaces every secret the request sent, wherever resp's
-// headers or body echo it, and returns the body. Header values are changed
-// in place (the headers become the error's Header).
-func redactResponse(resp *http.Response, body []byte) []byte {
-	secrets := secretsSent(resp)
-	if len(secrets) == 0 {
-		return body
-	}
-	for _, values := range resp.Header {
-		for i, v := range values {
-			values[i] = redactString(v, secrets)
+// escapes are the spellings JSON encoders and HTML pages use for the
+// characters a token can hold that they do not write as is. base64 session
+// tokens hold '+', '/' and '='; a static token may hold the others.
+var escapes = map[byte][]string{
+	'/':  {`\/`},
+	'+':  {`\u002b`, `\u002B`, "&#43;", "&#x2b;", "&#x2B;"},
+	'=':  {`\u003d`, `\u003D`, "&#61;", "&#x3d;", "&#x3D;"},
+	'<':  {`\u003c`, `\u003C`, "&lt;"},
+	'>':  {`\u003e`, `\u003E`, "&gt;"},
+	'&':  {`\u0026`, "&amp;"},
+	'\'': {`\u0027`, "&#39;", "&#x27;"},
+	'"':  {`\"`, "&quot;"},
+}
+
+// withEscapes returns secrets followed by each one spelled with every
+// escape of escapes applied to all its special characters at once, the way
+// an encoder writes them. Decoded texts are redacted separately, so an
+// escaping that mixes styles is still caught there.
+func withEscapes(secrets []string) []string {
+	out := secrets
+	for _, s := range secrets {
+		for c, spellings := range escapes {
+			if strings.IndexByte(s, c) < 0 {
+				continue
+			}
+			for _, e := range spellings {
+				out = append(out, strings.ReplaceAll(s, string(c), e))
+			}
 		}
 	}
+	return out
+}
+
+// redactBody replaces every secret in body, then removes a secret's
+// beginning left at the end of a body that was cut short.
+func redactBody(body []byte, secrets []string, cut bool) []byte {
 	for _, secret := range secrets {
 		if bytes.Contains(body, []byte(secret)) {
-			body = bytes.ReplaceAll(body, []byte(secret), []byte(Redacted))
+			body = bytes.ReplaceAll(body, []byte(secret), []byte(apierrors.Redacted))
+		}
+	}
+	if cut {
+		for _, secret := range secrets {
+			for n := len(secret) - 1; n >= minSecretLen/2; n-- {
+				if bytes.HasSuffix(body, []byte(secret[:n])) {
+					body = append(body[:len(body)-n:len(body)-n], apierrors.Redacted...)
+					break
+				}
+			}
 		}
 	}
 	return body
 }
 
-// redactString replaces every secret in s.
-func redactString(s string, secrets []string) string {
+// redactText replaces every secret in s.
+func redactText(s string, secrets []string) string {
 	for _, secret := range secrets {
 		if strings.Contains(s, secret) {
-			s = strings.ReplaceAll(s, secret, Redacted)
+			s = strings.ReplaceAll(s, secret, apierrors.Redacted)
 		}
 	}
 	return s
+}
+
+// redactedError shows a cause's text with the secrets replaced, and still
+// unwraps to the cause for errors.Is and errors.As.
+type redactedError struct {
+	err  error
+	text string
+}
+
+func (e *redactedError) Error() string { return e.text }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// redactError returns err, or err behind a redactedError when its text
+// holds a secret (a transport error quoting an echoed Location, say).
+func redactError(err error, secrets []string) error {
+	if err == nil || len(secrets) == 0 {
+		return err
+	}
+	if text := err.Error(); redactText(text, secrets) != text {
+		return &redactedError{err: err, text: redactText(text, secrets)}
+	}
+	return err
 }

@@ -22,6 +22,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -35,8 +36,11 @@ type Settings struct {
 	BaseURL    *url.URL
 	HTTPClient *http.Client      // user's client; its Transport, Jar, CheckRedirect and Timeout are used
 	Transport  http.RoundTripper // user's transport; wins over HTTPClient.Transport
-	Header     http.Header       // extra headers, sent on every request
-	Query      url.Values        // extra query parameters
+	// DefaultTransport is used when neither Transport nor HTTPClient gives
+	// one: client.New's own pool, shared by the API and token calls.
+	DefaultTransport http.RoundTripper
+	Header           http.Header // extra headers, sent on every request
+	Query            url.Values  // extra query parameters
 	// Timeout bounds a whole call, retries and backoff included.
 	Timeout time.Duration
 	// AttemptTimeout bounds one HTTP attempt (headers and body).
@@ -56,7 +60,10 @@ type Settings struct {
 	HTTPChanged bool
 	Retry       RetryPolicy
 	Logger      *slog.Logger
-	AppInfo     string // appended to the User-Agent
+	// LoggerSet says option.WithLogger chose Logger, even nil: then
+	// MEMBERPLATFORM_LOG is not read.
+	LoggerSet bool
+	AppInfo   string // appended to the User-Agent
 	// AllowInsecureBearer permits sending a bearer token over plain http to
 	// a host that is not loopback.
 	AllowInsecureBearer bool
@@ -154,18 +161,31 @@ func callSettings[O any](c *Client, call *Call, opts []O) (*Settings, *attemptCl
 	s.TokenSourceSet = false
 	s.HTTPChanged = false
 	if err := Apply(&s, opts); err != nil {
-		return nil, nil, invalidCall(call, "options", err.Error())
+		return nil, nil, invalidCall(call, "options", strings.TrimPrefix(err.Error(), "memberplatform: "))
 	}
 	if s.TokenSourceSet {
 		return nil, nil, invalidCall(call, "options", "WithTokenSource and WithSigV4 apply to client.New, not to a single call")
 	}
-	if s.BaseURL.String() != c.settings.BaseURL.String() {
+	if sameBaseURL(s.BaseURL, c.settings.BaseURL) {
+		s.BaseURL = c.settings.BaseURL
+	} else {
 		// The client's token must never go to a host it was not built for.
-		return nil, nil, invalidCall(call, "options", "WithBaseURL applies to client.New, not to a single call")
+		return nil, nil, invalidCall(call, "options", "a per-call WithBaseURL must equal the client's base URL")
+	}
+	if s.AllowInsecureBearer != c.settings.AllowInsecureBearer {
+		return nil, nil, invalidCall(call, "options", "WithInsecureBearerOverHTTP applies to client.New, not to a single call")
 	}
 	ac := c.attempts
 	if s.HTTPChanged {
 		ac = newAttemptClient(buildHTTPClient(&s, c.attempts.http))
 	}
 	return &s, ac, nil
+}
+
+// sameBaseURL reports whether a and b name the same base URL: the same
+// scheme, host and path prefix, a trailing slash aside (the pipeline trims
+// it when it builds a URL).
+func sameBaseURL(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Host, b.Host) &&
+		strings.TrimSuffix(a.EscapedPath(), "/") == strings.TrimSuffix(b.EscapedPath(), "/")
 }

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	stderrors "errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"net/http"
@@ -228,7 +229,7 @@ func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*Cache
 		}
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
-		v, exp, err := c.Fetch(fctx)
+		v, exp, err := c.fetchRecovering(fctx)
 		if err != nil {
 			return nil, err
 		}
@@ -252,6 +253,19 @@ func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*Cache
 	case <-ctx.Done():
 		return nil, &apierrors.TokenError{Err: ctx.Err()}
 	}
+}
+
+// fetchRecovering calls Fetch and turns a panic in it (a user's token
+// source, or middleware on the token request) into a TokenError. The fetch
+// runs on singleflight's goroutine, where a panic cannot be recovered by any
+// caller and would end the process.
+func (c *TokenCache) fetchRecovering(ctx context.Context) (v string, exp time.Time, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &apierrors.TokenError{Reason: "the token source panicked", Err: fmt.Errorf("panic: %v", p)}
+		}
+	}()
+	return c.Fetch(ctx)
 }
 
 // CheckTokenValue reports whether v can be sent as a bearer token: it must

@@ -598,3 +598,14 @@ func TestTokenCachePastExpiryInvalidatedBy401(t *testing.T) {
 		t.Fatalf("after a 401: %v, %d fetches; want a fresh fetch", tok, fetches.Load())
 	}
 }
+
+// A panicking token source must not end the process: the fetch runs on
+// singleflight's goroutine, out of every caller's reach.
+func TestTokenCachePanickingSourceIsATokenError(t *testing.T) {
+	c := NewTokenCache(func(context.Context) (string, time.Time, error) { panic("source bug") })
+	_, err := c.Get(context.Background())
+	var te *apierrors.TokenError
+	if !stderrors.As(err, &te) || !strings.Contains(err.Error(), "panicked") || !strings.Contains(err.Error(), "source bug") {
+		t.Fatalf("err = %v, want a TokenError saying the source panicked", err)
+	}
+}

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 )
@@ -39,6 +40,10 @@ func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp, err = t.next.RoundTrip(req)
 	} else {
 		resp, err = runMiddleware(state.s.Middleware, req, t.next.RoundTrip)
+	}
+	if resp == nil && err == nil {
+		// net/http would report this with the SDK's internal type name.
+		return nil, errors.New("memberplatform: a middleware or transport returned neither a response nor an error")
 	}
 	if resp != nil && resp.Request == nil {
 		// net/http's Transport sets it; mocks and hand-made responses
