@@ -51,23 +51,10 @@ type PaymentMethod struct {
 // fractional seconds or zone, a space instead of 'T', epoch seconds or
 // milliseconds), since the contract says only "date-time".
 func (p *PaymentMethod) UnmarshalJSON(b []byte) error {
-	// One decode into a copy of p whose date fields are flextime.Time. As
-	// before, the dates are set only when the whole body decodes (a missing
-	// date is then zero), while the other fields are written even when a
-	// later member fails, as a plain decode into p would write them.
-	// TestPaymentMethodRoundTripsEveryField catches a field added to
-	// PaymentMethod but not here.
-	type alias struct {
-		ID               string        `json:"id"`
-		BillingAccountID string        `json:"billingAccountId"`
-		LastFourDigits   string        `json:"lastFourDigits"`
-		CardBrand        string        `json:"cardBrand"`
-		ExpDate          string        `json:"expDate"`
-		Primary          bool          `json:"primary"`
-		CreatedAt        flextime.Time `json:"createdAt"`
-		UpdatedAt        flextime.Time `json:"updatedAt"`
-	}
-	w := alias{ID: p.ID, BillingAccountID: p.BillingAccountID, LastFourDigits: p.LastFourDigits, CardBrand: p.CardBrand, ExpDate: p.ExpDate, Primary: p.Primary}
+	// As before, the dates are set only when the whole body decodes (a
+	// missing date is then zero), while the other fields are written even
+	// when a later member fails, as a plain decode into p would write them.
+	w := paymentMethodJSON{ID: p.ID, BillingAccountID: p.BillingAccountID, LastFourDigits: p.LastFourDigits, CardBrand: p.CardBrand, ExpDate: p.ExpDate, Primary: p.Primary}
 	err := json.Unmarshal(b, &w)
 	p.ID, p.BillingAccountID, p.LastFourDigits, p.CardBrand, p.ExpDate, p.Primary = w.ID, w.BillingAccountID, w.LastFourDigits, w.CardBrand, w.ExpDate, w.Primary
 	if err != nil {
@@ -75,6 +62,27 @@ func (p *PaymentMethod) UnmarshalJSON(b []byte) error {
 	}
 	p.CreatedAt, p.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
 	return nil
+}
+
+// paymentMethodJSON is PaymentMethod as it travels, with lenient dates.
+// UpdatePaymentMethod decodes responses into it directly: going through
+// PaymentMethod.UnmarshalJSON would make encoding/json scan every body
+// twice. TestPaymentMethodRoundTripsEveryField catches a field added to
+// PaymentMethod but not here.
+type paymentMethodJSON struct {
+	ID               string        `json:"id"`
+	BillingAccountID string        `json:"billingAccountId"`
+	LastFourDigits   string        `json:"lastFourDigits"`
+	CardBrand        string        `json:"cardBrand"`
+	ExpDate          string        `json:"expDate"`
+	Primary          bool          `json:"primary"`
+	CreatedAt        flextime.Time `json:"createdAt"`
+	UpdatedAt        flextime.Time `json:"updatedAt"`
+}
+
+func (w *paymentMethodJSON) paymentMethod() *PaymentMethod {
+	return &PaymentMethod{ID: w.ID, BillingAccountID: w.BillingAccountID, LastFourDigits: w.LastFourDigits, CardBrand: w.CardBrand,
+		ExpDate: w.ExpDate, Primary: w.Primary, CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time}
 }
 
 // UpdatePaymentMethodParams are the fields to change; nil leaves a field as
@@ -116,10 +124,11 @@ func (s *Service) UpdatePaymentMethod(ctx context.Context, id string, params Upd
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	var pm PaymentMethod
-	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: &updatePaymentMethodOp, PathParams: []string{id}, Body: params, Result: &pm}, opts); err != nil {
+	var decoded paymentMethodJSON
+	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: &updatePaymentMethodOp, PathParams: []string{id}, Body: params, Result: &decoded}, opts); err != nil {
 		return nil, err
 	}
+	pm := decoded.paymentMethod()
 	if pm.ID == "" {
 		pm.ID = id
 		if params.SetAsPrimary != nil {
@@ -129,5 +138,5 @@ func (s *Service) UpdatePaymentMethod(ctx context.Context, id string, params Upd
 			pm.ExpDate = *params.ExpDate
 		}
 	}
-	return &pm, nil
+	return pm, nil
 }
