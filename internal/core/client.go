@@ -33,9 +33,6 @@ func New(s Settings, tokens *TokenCache) (*Client, error) {
 	}, nil
 }
 
-// Settings returns a copy of the client's settings.
-func (c *Client) Settings() Settings { return c.settings }
-
 // Tokens returns the client's token cache, or nil.
 func (c *Client) Tokens() *TokenCache { return c.tokens }
 
