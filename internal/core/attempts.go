@@ -67,6 +67,8 @@ type callState struct {
 	body       []byte           // the last response's body, read inside the attempt
 	// bodyTooLarge says the 2xx body was longer than MaxResponseBytes.
 	bodyTooLarge bool
+
+	loadState // retry budget bookkeeping (budget.go)
 }
 
 type callStateKey struct{}
@@ -108,7 +110,7 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 	if err != nil {
 		return nil, state.failure(err)
 	}
-	if state.stop == StopRetryAfter || state.stop == StopDeadline || state.stop == StopExhausted {
+	if state.stop == StopRetryAfter || state.stop == StopDeadline || state.stop == StopExhausted || state.stop == StopBudget {
 		state.log(slog.LevelWarn, "giving up", resp, nil, slog.String("reason", state.stop.String()))
 	}
 	out := &outcome{resp: resp, body: state.body, attempts: prior + state.attempts, tooLarge: state.bodyTooLarge}
@@ -116,6 +118,7 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 		out.apiErr = state.lastErr
 		out.apiErr.Attempts = out.attempts
 	}
+	state.settleBudget(out.apiErr)
 	return out, nil
 }
 
@@ -143,6 +146,9 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	}
 	state.log(slog.LevelDebug, "attempt", resp, err)
 	d, wait := state.s.Retry.Decide(ctx, state.attempts, state.call.Op.Idempotent, apiErr, err)
+	if d == Retry && !state.spendRetry(apiErr, err) {
+		d = StopBudget
+	}
 	state.stop = d
 	if d != Retry {
 		// A non-nil error makes go-retryablehttp pass it to the
@@ -256,6 +262,7 @@ func (state *callState) failure(err error) error {
 			uerr.URL = redactURL(u)
 		}
 	}
+	err = state.budgetCause(err)
 	attempts := state.prior + state.attempts
 	e := &apierrors.TransportError{Operation: state.call.Op.Name, Method: state.call.Op.Method, Path: state.req.path,
 		Attempts: attempts, Waited: state.waited, LastStatus: state.lastStatus, Err: err}
