@@ -68,7 +68,7 @@ type callState struct {
 	// bodyTooLarge says the 2xx body was longer than MaxResponseBytes.
 	bodyTooLarge bool
 
-	loadState // retry budget bookkeeping (budget.go)
+	loadState // retry budget and adaptive limiter bookkeeping (budget.go)
 }
 
 type callStateKey struct{}
@@ -103,6 +103,9 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 		return nil, invalidCall(call, "url", err.Error())
 	}
 	c.setHeaders(rreq.Header, s, req.body != nil)
+	if err := state.waitTurn(ctx); err != nil {
+		return nil, state.failure(err)
+	}
 	if err := state.authorizeAttempt(rreq.Request, false); err != nil {
 		return nil, state.failure(err)
 	}
@@ -145,6 +148,7 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		}
 	}
 	state.log(slog.LevelDebug, "attempt", resp, err)
+	state.observeRate(apiErr, err)
 	d, wait := state.s.Retry.Decide(ctx, state.attempts, state.call.Op.Idempotent, apiErr, err)
 	if d == Retry && !state.spendRetry(apiErr, err) {
 		d = StopBudget
@@ -201,6 +205,9 @@ func noLibraryBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration
 func prepareRetry(req *http.Request) error {
 	state := stateOf(req.Context())
 	if err := state.sleep(req.Context()); err != nil {
+		return err
+	}
+	if err := state.waitTurn(req.Context()); err != nil {
 		return err
 	}
 	req.Header = req.Header.Clone()

@@ -113,13 +113,14 @@ func (b *RetryBudget) give(n int) {
 }
 
 // clientWideLoadOptions is the error for a call given a load option: the
-// budget bounds the client's load as a whole.
-const clientWideLoadOptions = "WithRetryBudget applies to client.New, not to a single call"
+// budget and the limiters bound the client's load as a whole.
+const clientWideLoadOptions = "WithRetryBudget, WithRateLimiter and WithAdaptiveRateLimit apply to client.New, not to a single call"
 
-// loadState is what the retry budget keeps about one send, inside its
-// callState.
+// loadState is what the retry budget and the adaptive rate limiter keep
+// about one send, inside its callState.
 type loadState struct {
-	retryCost int // what the last retry took from the budget, given back if it gets a healthy answer
+	retryCost int    // what the last retry took from the budget, given back if it gets a healthy answer
+	epoch     uint64 // the adaptive limiter's epoch when the current attempt was let through
 }
 
 // spendRetry asks the budget for the retry the policy chose after an

@@ -12,6 +12,8 @@
 //	decode.go      the 2xx result (errors are decoded once, in attempts.go)
 //	log.go         allow-listed log records
 //	budget.go      the client's retry budget, consulted before each retry
+//	ratelimit.go   rate limiters waited on before each attempt; the
+//	               adaptive one learns the provider's rate
 //
 // tokens.go is the token cache, httpclient.go the *http.Client the attempts
 // use, baseurl.go the base-URL rules. Users reach all of it through the
@@ -58,11 +60,14 @@ type Settings struct {
 	TokenSourceSet bool
 	SigV4          *SigV4Settings
 
-	// Load bounding (budget.go), client-wide only: the pointer is shared
-	// by every call and by the token pipeline built from a copy of these
-	// settings. RetryBudget nil disables the budget. LoadSet says an
-	// option set it, so a call's options can be refused.
+	// Load bounding (budget.go, ratelimit.go), client-wide only: the
+	// pointers are shared by every call and by the token pipeline built
+	// from a copy of these settings. RetryBudget nil disables the budget.
+	// LoadSet says an option set one of them, so a call's options can be
+	// refused.
 	RetryBudget *RetryBudget
+	RateLimiter RateLimiter
+	Adaptive    *AdaptiveLimiter
 	LoadSet     bool
 
 	cloned bool // Header/Query are private copies, safe to mutate

@@ -1,0 +1,404 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+)
+
+// RateLimiter is waited on before every attempt, retries and the token
+// call included. option.RateLimiter is the same interface; a
+// *rate.Limiter from golang.org/x/time/rate satisfies it. Wait must return
+// promptly with an error when ctx is done, and should refuse (return an
+// error at once) a wait that would end after ctx's deadline, as
+// *rate.Limiter does. An error ends the call.
+type RateLimiter interface {
+	Wait(ctx context.Context) error
+}
+
+// waitTurn waits until the call may send its next attempt: first on the
+// adaptive limiter, then on the user's limiter. It runs before the first
+// attempt of a send and after the backoff of each retry, before the
+// attempt is signed, so a long wait cannot stale a signature.
+func (state *callState) waitTurn(ctx context.Context) error {
+	if a := state.s.Adaptive; a != nil {
+		epoch, err := a.wait(ctx)
+		if err != nil {
+			return err
+		}
+		state.epoch = epoch
+	}
+	if l := state.s.RateLimiter; l != nil {
+		if err := l.Wait(ctx); err != nil {
+			return fmt.Errorf("waiting on the rate limiter: %w", err)
+		}
+	}
+	return nil
+}
+
+// observeRate tells the adaptive limiter how an attempt went: apiErr is its
+// decoded error response (nil for a 2xx) and err the failure that left it
+// without a usable response.
+func (state *callState) observeRate(apiErr *apierrors.Error, err error) {
+	a := state.s.Adaptive
+	if a == nil || err != nil {
+		return // no answer: nothing learnt about the provider's rate
+	}
+	switch {
+	case apiErr == nil:
+		a.admitted(a.now())
+	case rateLimited(apiErr):
+		a.throttled(state.epoch, a.now())
+	case apiErr.StatusCode < http.StatusInternalServerError:
+		// A 4xx was admitted by the provider's limit just as a 2xx was. A
+		// 5xx says nothing about the rate and is left to the retry budget.
+		a.admitted(a.now())
+	}
+}
+
+// The adaptive limiter's constants. Rates are in attempts per second.
+const (
+	// adaptiveBeta is the multiplicative decrease: a rate-limited answer
+	// cuts the rate to 70% of the rate that was throttled (AWS adaptive
+	// mode's β, and CUBIC's).
+	adaptiveBeta = 0.7
+	// adaptiveRegain is CUBIC's K: the sending time in which the rate grows
+	// back to the rate that was throttled, after which it keeps probing
+	// above it. AWS derives K from the rate (about 5 s at 200/s); a fixed 2 s
+	// makes the recovery take the same time at any rate.
+	adaptiveRegain = 2.0
+	// adaptiveSlowStartStep is what each admitted answer adds to the rate
+	// between the first and the second throttle: while the limiter is the
+	// bottleneck, the rate then doubles every 150 ms of sending (ln 2 /
+	// 0.15 s per answer), so a first estimate that is far too low is
+	// corrected in well under a second.
+	adaptiveSlowStartStep = math.Ln2 / 0.150
+	// adaptiveMinRate is the floor of the rate: one attempt every 2 s.
+	adaptiveMinRate = 0.5
+	// adaptiveGrowthCap bounds growth to twice the rate of admitted
+	// answers over the last second (AWS's rule), so that a client that
+	// sends less than its allowance does not build up an allowance it has
+	// never tested.
+	adaptiveGrowthCap = 2.0
+	// adaptiveCutCap bounds the rate a cut starts from to four times the
+	// admitted rate, for the same reason: an allowance built up while
+	// sending little is cut to what the client really sends in one step.
+	adaptiveCutCap = 4.0
+	// adaptiveRelease is where the limiter lets go: once CUBIC's curve
+	// reaches four times the rate that was throttled (about 4.3 s of
+	// sending after it regained that rate, without a throttle), sending
+	// is unlimited again until the next throttle.
+	adaptiveRelease = 4.0
+)
+
+// AdaptiveLimiter paces a client's attempts at a rate it learns from the
+// provider's answers, like AWS SDK adaptive retry mode's client-side rate
+// limiter, with three changes that make it converge faster:
+//
+//   - It starts unlimited: a client that is never throttled never waits.
+//     The first rate-limited answer engages it at the rate of admitted
+//     answers over the last second (a safe estimate: the provider
+//     admitted at least that much), and a slow start doubles that rate
+//     every 150 ms of sending until the next rate-limited answer. AWS
+//     starts from the measured sending rate, which after a burst is far
+//     too high or, early on, near zero.
+//   - After that, rate-limited answers cut the rate to 70% (AIMD's
+//     multiplicative decrease) and admitted answers grow it back along a
+//     CUBIC curve: fast at first, flat near the rate that was throttled,
+//     then probing above it (see adaptiveRegain). The curve's clock
+//     advances 1/rate per admitted answer, so it runs while the client
+//     sends and stops while it is idle.
+//   - One congestion event cuts once: a rate-limited answer to an attempt
+//     let through before the last cut (the answers to a burst, or to
+//     attempts already paced at the old rate) does not cut again. AWS cuts
+//     on every one, so a burst of throttled answers collapses its rate.
+//
+// The pacing itself is a token bucket of burst 1 (GCRA): attempts leave at
+// most one per 1/rate, in the order they asked. A wait never starts when
+// it would end after the context's deadline. The limiter is safe for
+// concurrent use; a client shares one among all its calls and the token
+// call.
+type AdaptiveLimiter struct {
+	now func() time.Time
+
+	// engaged and epoch are read without the lock by wait's fast path.
+	// epoch grows at every cut (and when the limiter lets go), so an
+	// answer can be matched with the rate its attempt was let through at.
+	engaged atomic.Bool
+	epoch   atomic.Uint64
+
+	mu        sync.Mutex
+	rate      float64           // attempts per second, while engaged
+	next      time.Time         // when the next attempt may leave (GCRA's theoretical arrival time)
+	queue     []*adaptiveWaiter // attempts waiting for a slot, in arrival order; queue[0] is the head
+	slowStart bool              // between the first and the second throttle
+	wMax      float64           // the rate the last cut started from (CUBIC's W_max)
+	clock     float64           // seconds of sending since the last cut (CUBIC's t)
+	meter     admittedMeter
+}
+
+// NewAdaptiveLimiter returns a limiter that is not engaged: it lets every
+// attempt through at once until the first rate-limited answer.
+func NewAdaptiveLimiter() *AdaptiveLimiter { return newAdaptiveLimiter(time.Now) }
+
+func newAdaptiveLimiter(now func() time.Time) *AdaptiveLimiter {
+	return &AdaptiveLimiter{now: now}
+}
+
+// Rate returns the current rate in attempts per second, and whether the
+// limiter is engaged (when it is not, attempts are not paced and rate is 0).
+func (a *AdaptiveLimiter) Rate() (rate float64, engaged bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.engaged.Load() {
+		return 0, false
+	}
+	return a.rate, true
+}
+
+// Wait waits for the next send slot, as RateLimiter.
+func (a *AdaptiveLimiter) Wait(ctx context.Context) error {
+	_, err := a.wait(ctx)
+	return err
+}
+
+// wait waits for the next send slot and returns the epoch it was granted
+// in. A wait that would end after ctx's deadline, as far as the current
+// rate and queue tell, is not started: wait returns an error wrapping
+// context.DeadlineExceeded at once.
+//
+// Waiters queue in arrival order and only the head of the queue sleeps,
+// until the next slot at the rate of the moment. Each slot is thus timed at
+// the rate when it comes, not when it was asked for: the waiters behind
+// the head go faster as soon as the rate grows, and an attempt let through
+// after a cut is paced at the new rate and carries the new epoch.
+func (a *AdaptiveLimiter) wait(ctx context.Context) (uint64, error) {
+	// Read epoch first: if a cut engages the limiter in between, the
+	// attempt leaves unpaced with the epoch before the cut, whose answer
+	// then cannot cut again.
+	epoch := a.epoch.Load()
+	if !a.engaged.Load() {
+		return epoch, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	a.mu.Lock()
+	now := a.now()
+	if !a.engaged.Load() || (len(a.queue) == 0 && !now.Before(a.next)) {
+		epoch := a.take(now)
+		a.mu.Unlock()
+		return epoch, nil
+	}
+	if err := a.beyondDeadline(ctx, now, len(a.queue)); err != nil {
+		a.mu.Unlock()
+		return 0, err
+	}
+	w := &adaptiveWaiter{head: make(chan struct{})}
+	a.queue = append(a.queue, w)
+	if len(a.queue) == 1 {
+		close(w.head)
+	}
+	a.mu.Unlock()
+
+	select {
+	case <-w.head:
+	case <-ctx.Done():
+		a.leave(w)
+		return 0, ctx.Err()
+	}
+	var timer *time.Timer
+	for {
+		a.mu.Lock()
+		now := a.now()
+		if !a.engaged.Load() || !now.Before(a.next) {
+			epoch := a.take(now)
+			a.removeLocked(w)
+			a.mu.Unlock()
+			return epoch, nil
+		}
+		if err := a.beyondDeadline(ctx, now, 0); err != nil {
+			a.removeLocked(w)
+			a.mu.Unlock()
+			return 0, err
+		}
+		delay := a.next.Sub(now)
+		a.mu.Unlock()
+		if timer == nil {
+			timer = time.NewTimer(delay)
+			defer timer.Stop()
+		} else {
+			timer.Reset(delay)
+		}
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			a.leave(w)
+			return 0, ctx.Err()
+		}
+	}
+}
+
+// adaptiveWaiter is an attempt queued for a send slot.
+type adaptiveWaiter struct {
+	head chan struct{} // closed when the waiter reaches the head of the queue
+}
+
+// take hands out the slot at now (or at a.next, if later) and returns the
+// epoch. The caller holds a.mu.
+func (a *AdaptiveLimiter) take(now time.Time) uint64 {
+	if a.engaged.Load() {
+		a.next = later(a.next, now).Add(a.interval())
+	}
+	return a.epoch.Load()
+}
+
+// beyondDeadline returns an error when a waiter with ahead waiters before
+// it would get its slot after ctx's deadline at the current rate. The
+// caller holds a.mu.
+func (a *AdaptiveLimiter) beyondDeadline(ctx context.Context, now time.Time, ahead int) error {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return nil
+	}
+	slot := later(a.next, now).Add(time.Duration(ahead) * a.interval())
+	if !slot.After(dl) {
+		return nil
+	}
+	return fmt.Errorf("adaptive rate limit: the next send slot is %v away, after the deadline: %w",
+		slot.Sub(now).Round(time.Millisecond), context.DeadlineExceeded)
+}
+
+// leave takes w out of the queue when its context ends.
+func (a *AdaptiveLimiter) leave(w *adaptiveWaiter) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.removeLocked(w)
+}
+
+// removeLocked takes w out of the queue and, when w was the head, makes the
+// next waiter the head. The caller holds a.mu.
+func (a *AdaptiveLimiter) removeLocked(w *adaptiveWaiter) {
+	for i, q := range a.queue {
+		if q != w {
+			continue
+		}
+		copy(a.queue[i:], a.queue[i+1:])
+		a.queue[len(a.queue)-1] = nil
+		a.queue = a.queue[:len(a.queue)-1]
+		if i == 0 && len(a.queue) > 0 {
+			close(a.queue[0].head)
+		}
+		return
+	}
+}
+
+// interval is the time between two slots at the current rate.
+func (a *AdaptiveLimiter) interval() time.Duration {
+	return time.Duration(float64(time.Second) / a.rate)
+}
+
+func later(t, u time.Time) time.Time {
+	if t.After(u) {
+		return t
+	}
+	return u
+}
+
+// admitted records an answer the provider's limit let through, at now.
+func (a *AdaptiveLimiter) admitted(now time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.meter.add(now)
+	if !a.engaged.Load() {
+		return
+	}
+	if a.slowStart {
+		// Never below what the provider admitted over the last second:
+		// the first throttle can be answered before the rest of the burst
+		// it ended, and the estimate made then is too low.
+		a.rate = max(a.rate+adaptiveSlowStartStep, a.meter.rate(now))
+		return
+	}
+	a.clock += 1 / a.rate
+	x := (a.clock - adaptiveRegain) / adaptiveRegain
+	r := a.wMax * (1 + (1-adaptiveBeta)*x*x*x)
+	if r >= adaptiveRelease*a.wMax {
+		a.engaged.Store(false)
+		a.epoch.Add(1)
+		return
+	}
+	if limit := max(a.rate, adaptiveGrowthCap*a.meter.rate(now)); r > limit {
+		r = limit
+	}
+	a.rate = max(adaptiveMinRate, r)
+}
+
+// throttled records a rate-limited answer, at now, to an attempt let
+// through in epoch.
+func (a *AdaptiveLimiter) throttled(epoch uint64, now time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if epoch != a.epoch.Load() {
+		return // let through before the last cut: that cut already answered it
+	}
+	measured := a.meter.rate(now)
+	if !a.engaged.Load() {
+		a.rate = max(adaptiveMinRate, measured)
+		a.slowStart = true
+	} else {
+		base := a.rate
+		if measured > 0 {
+			base = min(base, adaptiveCutCap*measured)
+		}
+		a.wMax = base
+		a.rate = max(adaptiveMinRate, adaptiveBeta*base)
+		a.slowStart = false
+		a.clock = 0
+	}
+	// The provider has just refused: the next slot is one interval from
+	// now at the new rate. Slots handed out at the old rate are forgotten;
+	// their waiters queue again (see wait).
+	a.next = now.Add(a.interval())
+	a.epoch.Add(1)
+	a.engaged.Store(true)
+}
+
+// admittedMeter counts admitted answers in one-second buckets, to estimate
+// the rate the provider admitted over the last second.
+type admittedMeter struct {
+	second    int64   // the Unix second cur counts
+	cur, prev float64 // answers in that second and in the one before
+}
+
+func (m *admittedMeter) add(now time.Time) {
+	switch s := now.Unix(); s {
+	case m.second:
+	case m.second + 1:
+		m.second, m.prev, m.cur = s, m.cur, 0
+	default:
+		m.second, m.prev, m.cur = s, 0, 0
+	}
+	m.cur++
+}
+
+// rate estimates the answers admitted in the second before now: all of
+// the current second's, and the share of the previous second's that falls
+// within the last second.
+func (m *admittedMeter) rate(now time.Time) float64 {
+	s := now.Unix()
+	frac := float64(now.Nanosecond()) / 1e9
+	switch s {
+	case m.second:
+		return m.cur + m.prev*(1-frac)
+	case m.second + 1:
+		return m.cur * (1 - frac)
+	}
+	return 0
+}
