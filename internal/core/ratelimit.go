@@ -82,9 +82,9 @@ const (
 	// adaptiveMinRate is the floor of the rate: one attempt every 2 s.
 	adaptiveMinRate = 0.5
 	// adaptiveGrowthCap bounds growth to twice the rate of admitted
-	// answers over the last second (AWS's rule), so that a client that
-	// sends less than its allowance does not build up an allowance it has
-	// never tested.
+	// answers over the last second (AWS caps at twice its measured sending
+	// rate), so that a client that sends less than its allowance does not
+	// build up an allowance it has never tested.
 	adaptiveGrowthCap = 2.0
 	// adaptiveCutCap bounds the rate a cut starts from to four times the
 	// admitted rate, for the same reason: an allowance built up while
@@ -98,32 +98,37 @@ const (
 )
 
 // AdaptiveLimiter paces a client's attempts at a rate it learns from the
-// provider's answers, like AWS SDK adaptive retry mode's client-side rate
-// limiter, with three changes that make it converge faster:
+// provider's answers. It follows AWS SDK adaptive retry mode's client-side
+// rate limiter: unlimited until the first rate-limited answer, then a
+// multiplicative cut to 70% on each one and CUBIC growth on admitted
+// answers, never above twice the admitted rate. Four changes make it
+// converge faster, each found wanting in a simulation of the loadtest's
+// throttle scenario and then on loopback:
 //
-//   - It starts unlimited: a client that is never throttled never waits.
-//     The first rate-limited answer engages it at the rate of admitted
-//     answers over the last second (a safe estimate: the provider
-//     admitted at least that much), and a slow start doubles that rate
-//     every 150 ms of sending until the next rate-limited answer. AWS
-//     starts from the measured sending rate, which after a burst is far
-//     too high or, early on, near zero.
-//   - After that, rate-limited answers cut the rate to 70% (AIMD's
-//     multiplicative decrease) and admitted answers grow it back along a
-//     CUBIC curve: fast at first, flat near the rate that was throttled,
-//     then probing above it (see adaptiveRegain). The curve's clock
-//     advances 1/rate per admitted answer, so it runs while the client
-//     sends and stops while it is idle.
+//   - The first estimate is the rate of answers the provider admitted over
+//     the last second (it admitted at least that much), kept at least
+//     that high as late answers of the same burst arrive, and a slow start
+//     doubles it every 150 ms of sending until the next rate-limited
+//     answer. AWS starts from its measured sending rate, which is near
+//     zero early on, so a client throttled in its first second crawls.
 //   - One congestion event cuts once: a rate-limited answer to an attempt
-//     let through before the last cut (the answers to a burst, or to
-//     attempts already paced at the old rate) does not cut again. AWS cuts
-//     on every one, so a burst of throttled answers collapses its rate.
+//     let through before the last cut (the rest of a burst, or attempts
+//     paced at the old rate) does not cut again. AWS cuts on every one, so
+//     a burst of refusals collapses its rate.
+//   - Attempts queue in order and each slot is timed when it comes, at the
+//     rate of the moment: a cut slows, and a rise speeds up, the attempts
+//     already waiting. A token bucket that hands out future slots would
+//     send them at the rate they were asked at.
+//   - CUBIC's K is a fixed 2 s of sending (AWS derives it from the rate:
+//     about 5 s at 200/s), and the curve's clock advances 1/rate per
+//     admitted answer, so it runs while the client sends and stops while it
+//     is idle. Once the curve reaches four times the throttled rate without
+//     a new refusal, the limiter lets go.
 //
-// The pacing itself is a token bucket of burst 1 (GCRA): attempts leave at
-// most one per 1/rate, in the order they asked. A wait never starts when
-// it would end after the context's deadline. The limiter is safe for
-// concurrent use; a client shares one among all its calls and the token
-// call.
+// Pacing has a burst of 1: attempts leave at most one per 1/rate. A wait
+// never starts when it would end after the context's deadline. The limiter
+// is safe for concurrent use; a client shares one among all its calls and
+// the token call.
 type AdaptiveLimiter struct {
 	now func() time.Time
 
