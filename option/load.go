@@ -135,19 +135,20 @@ func WithRateLimiter(l RateLimiter) RequestOption {
 // admitted over the last second (at least one attempt every 2 s), raised
 // quickly until the next rate-limited answer. From then on a rate-limited
 // answer cuts the rate to 70% and admitted answers raise it again along a
-// CUBIC curve that regains the old rate in about 2 s of sending and then
-// probes above it; after a few seconds of sending without a rate-limited
-// answer the limiter lets go. Retry-After is still honoured by the retry
+// CUBIC curve that regains, in about 2 s of sending, the rate the provider
+// admitted before the cut, and then probes above it; after a few seconds
+// of sending without a rate-limited answer the limiter lets go. Retry-After is still honoured by the retry
 // that follows a 429, and a wait for a slot never starts when it would end
 // after the context's deadline (the call then fails at once with an
 // *errors.TransportError that matches context.DeadlineExceeded).
 //
 // This is AWS SDK adaptive retry mode's client-side rate limiting, changed
-// to converge faster: the first estimate is the rate the provider
-// admitted, not the client's own sending rate; one congestion event (the
-// answers to attempts sent before the cut) cuts the rate once, not once
-// per answer; and attempts already waiting follow every change of rate at
-// once. Each client built with this option learns on its own.
+// to converge faster and to sit closer to the limit: estimates come from
+// the rate the provider admitted, not the client's own sending rate; one
+// congestion event (the answers to attempts sent before the cut) cuts the
+// rate once, not once per answer; and attempts already waiting follow
+// every change of rate at once. Each client built with this option learns
+// on its own.
 //
 // Against a provider admitting 200 requests per second (bursts of 20) and
 // answering 429 with Retry-After: 1 above that, 20 goroutines making 50

@@ -69,8 +69,8 @@ const (
 	// mode's β, and CUBIC's).
 	adaptiveBeta = 0.7
 	// adaptiveRegain is CUBIC's K: the sending time in which the rate grows
-	// back to the rate that was throttled, after which it keeps probing
-	// above it. AWS derives K from the rate (about 5 s at 200/s); a fixed 2 s
+	// back to the plateau after a cut, after which it keeps probing above
+	// it. AWS derives K from the rate (about 5 s at 200/s); a fixed 2 s
 	// makes the recovery take the same time at any rate.
 	adaptiveRegain = 2.0
 	// adaptiveSlowStartStep is what each admitted answer adds to the rate
@@ -91,9 +91,9 @@ const (
 	// sending little is cut to what the client really sends in one step.
 	adaptiveCutCap = 4.0
 	// adaptiveRelease is where the limiter lets go: once CUBIC's curve
-	// reaches four times the rate that was throttled (about 4.3 s of
-	// sending after it regained that rate, without a throttle), sending
-	// is unlimited again until the next throttle.
+	// reaches four times its plateau (about 4.3 s of sending after it
+	// regained the plateau, without a throttle, for a 30% cut), sending is
+	// unlimited again until the next throttle.
 	adaptiveRelease = 4.0
 )
 
@@ -101,9 +101,10 @@ const (
 // provider's answers. It follows AWS SDK adaptive retry mode's client-side
 // rate limiter: unlimited until the first rate-limited answer, then a
 // multiplicative cut to 70% on each one and CUBIC growth on admitted
-// answers, never above twice the admitted rate. Four changes make it
-// converge faster, each found wanting in a simulation of the loadtest's
-// throttle scenario and then on loopback:
+// answers, never above twice the admitted rate. Five changes make it
+// converge faster and sit closer to the provider's limit, each found
+// wanting in a simulation of the loadtest's throttle scenario and then on
+// loopback:
 //
 //   - The first estimate is the rate of answers the provider admitted over
 //     the last second (it admitted at least that much), kept at least
@@ -115,20 +116,25 @@ const (
 //     let through before the last cut (the rest of a burst, or attempts
 //     paced at the old rate) does not cut again. AWS cuts on every one, so
 //     a burst of refusals collapses its rate.
+//   - The curve flattens where the provider admitted, not where it
+//     refused: the rate at a refusal overshoots the limit by what the
+//     provider's burst absorbed, and a plateau there drains the burst
+//     again every cycle. After a second of pacing, the admitted rate is
+//     the better estimate (see throttled).
 //   - Attempts queue in order and each slot is timed when it comes, at the
 //     rate of the moment: a cut slows, and a rise speeds up, the attempts
-//     already waiting. A token bucket that hands out future slots would
-//     send them at the rate they were asked at.
+//     already waiting. A slot taken late is not lost, so timer and
+//     hand-off latency do not shave the rate.
 //   - CUBIC's K is a fixed 2 s of sending (AWS derives it from the rate:
 //     about 5 s at 200/s), and the curve's clock advances 1/rate per
 //     admitted answer, so it runs while the client sends and stops while it
-//     is idle. Once the curve reaches four times the throttled rate without
-//     a new refusal, the limiter lets go.
+//     is idle. Once the curve reaches four times its plateau without a new
+//     refusal, the limiter lets go.
 //
-// Pacing has a burst of 1: attempts leave at most one per 1/rate. A wait
-// never starts when it would end after the context's deadline. The limiter
-// is safe for concurrent use; a client shares one among all its calls and
-// the token call.
+// Pacing allows a burst of at most 2 (one slot made up after a late
+// wake-up). A wait never starts when it would end after the context's
+// deadline. The limiter is safe for concurrent use; a client shares one
+// among all its calls and the token call.
 type AdaptiveLimiter struct {
 	now func() time.Time
 
@@ -143,8 +149,10 @@ type AdaptiveLimiter struct {
 	next      time.Time         // when the next attempt may leave (GCRA's theoretical arrival time)
 	queue     []*adaptiveWaiter // attempts waiting for a slot, in arrival order; queue[0] is the head
 	slowStart bool              // between the first and the second throttle
-	wMax      float64           // the rate the last cut started from (CUBIC's W_max)
+	plateau   float64           // where the growth curve flattens (CUBIC's W_max)
+	depth     float64           // plateau minus the rate right after the last cut
 	clock     float64           // seconds of sending since the last cut (CUBIC's t)
+	lastCut   time.Time         // when the rate was last cut
 	meter     admittedMeter
 }
 
@@ -259,7 +267,12 @@ type adaptiveWaiter struct {
 // epoch. The caller holds a.mu.
 func (a *AdaptiveLimiter) take(now time.Time) uint64 {
 	if a.engaged.Load() {
-		a.next = later(a.next, now).Add(a.interval())
+		// A slot taken late (the waiter woke after it) is not lost: the
+		// next one is timed from the slot, not from now, up to one
+		// interval back. Timer and hand-off latency would otherwise cost
+		// a few percent of the rate.
+		iv := a.interval()
+		a.next = later(a.next, now.Add(-iv)).Add(iv)
 	}
 	return a.epoch.Load()
 }
@@ -333,8 +346,8 @@ func (a *AdaptiveLimiter) admitted(now time.Time) {
 	}
 	a.clock += 1 / a.rate
 	x := (a.clock - adaptiveRegain) / adaptiveRegain
-	r := a.wMax * (1 + (1-adaptiveBeta)*x*x*x)
-	if r >= adaptiveRelease*a.wMax {
+	r := a.plateau + a.depth*x*x*x
+	if r >= adaptiveRelease*a.plateau {
 		a.engaged.Store(false)
 		a.epoch.Add(1)
 		return
@@ -358,19 +371,30 @@ func (a *AdaptiveLimiter) throttled(epoch uint64, now time.Time) {
 		a.rate = max(adaptiveMinRate, measured)
 		a.slowStart = true
 	} else {
-		base := a.rate
+		throttledAt := a.rate
 		if measured > 0 {
-			base = min(base, adaptiveCutCap*measured)
+			throttledAt = min(throttledAt, adaptiveCutCap*measured)
 		}
-		a.wMax = base
-		a.rate = max(adaptiveMinRate, adaptiveBeta*base)
+		a.rate = max(adaptiveMinRate, adaptiveBeta*throttledAt)
+		// The curve flattens at the rate that was throttled, which
+		// overshoots the provider's limit: the provider's burst had to
+		// drain before it refused. When the last second was all spent
+		// pacing since the previous cut, the rate it admitted is closer
+		// to its limit; it is used, but never below halfway between the
+		// new rate and the throttled one, so that an idle second cannot
+		// sink the curve.
+		a.plateau = throttledAt
+		if now.Sub(a.lastCut) >= time.Second && measured > 0 && measured < throttledAt {
+			a.plateau = max(measured, (a.rate+throttledAt)/2)
+		}
+		a.depth = a.plateau - a.rate
 		a.slowStart = false
 		a.clock = 0
 	}
 	// The provider has just refused: the next slot is one interval from
-	// now at the new rate. Slots handed out at the old rate are forgotten;
-	// their waiters queue again (see wait).
+	// now at the new rate, for the head of the queue and all behind it.
 	a.next = now.Add(a.interval())
+	a.lastCut = now
 	a.epoch.Add(1)
 	a.engaged.Store(true)
 }

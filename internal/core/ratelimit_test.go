@@ -66,14 +66,15 @@ func TestAdaptiveLimiterRatesAfterASequence(t *testing.T) {
 	a.admitted(clock.Now())
 	wantRate(t, a, 20+2*step, true)
 
-	// The second throttle (an attempt of epoch 1) ends slow start: W_max
-	// is the current rate, the new rate 70% of it.
+	// The second throttle (an attempt of epoch 1) ends slow start: the new
+	// rate is 70% of the throttled one, where the curve flattens (the last
+	// cut was under a second ago: the admitted rate is not used).
 	w := 20 + 2*step
 	a.throttled(1, clock.Now())
 	wantRate(t, a, 0.7*w, true)
 
 	// Then CUBIC: the clock advances 1/rate per admitted answer, and the
-	// rate follows W_max·(1 + 0.3·((clock−2)/2)³).
+	// rate follows w + 0.3w·((clock−2)/2)³.
 	r := 0.7 * w
 	clk := 0.0
 	for range 3 {
@@ -82,6 +83,42 @@ func TestAdaptiveLimiterRatesAfterASequence(t *testing.T) {
 		r = w * (1 + 0.3*x*x*x)
 		a.admitted(clock.Now())
 		wantRate(t, a, r, true)
+	}
+}
+
+// A cut a second or more after the previous one flattens the curve at the
+// rate the provider admitted over that second, kept between halfway and
+// the throttled rate.
+func TestAdaptiveLimiterPlateauFromTheAdmittedRate(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		after    time.Duration
+		admitted int
+		plateau  float64
+	}{
+		{"admitted rate", 1500 * time.Millisecond, 180, 180},
+		{"no lower than halfway", 1500 * time.Millisecond, 100, (140 + 200) / 2.0},
+		{"no higher than the throttled rate", 1500 * time.Millisecond, 300, 200},
+		{"under a second since the last cut", 500 * time.Millisecond, 180, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := newFakeClock()
+			a := newAdaptiveLimiter(clock.Now)
+			a.throttled(0, clock.Now())
+			a.throttled(1, clock.Now()) // into CUBIC
+			a.mu.Lock()
+			a.rate = 200
+			a.mu.Unlock()
+			clock.Add(tc.after)
+			for range tc.admitted {
+				a.meter.add(clock.Now())
+			}
+			a.throttled(2, clock.Now())
+			wantRate(t, a, 140, true)
+			if a.plateau != tc.plateau || a.depth != tc.plateau-140 {
+				t.Fatalf("plateau %v, depth %v; want %v, %v", a.plateau, a.depth, tc.plateau, tc.plateau-140)
+			}
+		})
 	}
 }
 
@@ -146,9 +183,9 @@ func TestAdaptiveLimiterGrowthCap(t *testing.T) {
 	now := clock.Now
 	a := newAdaptiveLimiter(now)
 	a.throttled(0, clock.Now())
-	a.throttled(1, clock.Now()) // into CUBIC with W_max 0.5, rate 0.5
+	a.throttled(1, clock.Now()) // into CUBIC at the floor, 0.5/s
 	a.mu.Lock()
-	a.wMax, a.rate, a.clock = 100, 70, 2 // at the plateau of W_max 100
+	a.plateau, a.depth, a.rate, a.clock = 100, 30, 70, 2 // at the plateau, 100
 	a.mu.Unlock()
 	clock.Add(5 * time.Second)
 	a.admitted(clock.Now()) // 1 admitted in the last second: cap max(70, 2)
@@ -158,24 +195,24 @@ func TestAdaptiveLimiterGrowthCap(t *testing.T) {
 	}
 	got, _ := a.Rate()
 	if got <= 100 || got >= 120 {
-		t.Fatalf("rate %v, want the curve just above W_max 100, under the cap 120", got)
+		t.Fatalf("rate %v, want the curve just above its plateau 100, under the cap 120", got)
 	}
 }
 
-// Once the curve reaches four times W_max without a throttle, the limiter
-// lets go, and the next throttle engages it afresh.
+// Once the curve reaches four times its plateau without a throttle, the
+// limiter lets go, and the next throttle engages it afresh.
 func TestAdaptiveLimiterReleases(t *testing.T) {
 	clock := newFakeClock() // at a whole second
 	now := clock.Now
 	a := newAdaptiveLimiter(now)
 	a.throttled(0, clock.Now())
-	a.throttled(1, clock.Now()) // CUBIC, W_max 0.5
+	a.throttled(1, clock.Now()) // CUBIC
 	a.mu.Lock()
-	a.wMax, a.rate = 10, 7
+	a.plateau, a.depth, a.rate = 10, 3, 7
 	a.mu.Unlock()
-	// The curve reaches 4·W_max at clock 2 + 2·∛10 ≈ 6.31 s; at about 20
-	// admitted answers a second (cap 40/s), that takes a few hundred
-	// answers.
+	// The curve reaches 4 × its plateau at clock 2 + 2·∛10 ≈ 6.31 s; at
+	// about 20 admitted answers a second (cap 40/s), that takes a few
+	// hundred answers.
 	n := 0
 	for ; n < 10000; n++ {
 		if n%20 == 0 {
@@ -254,6 +291,20 @@ func TestAdaptiveLimiterPaces(t *testing.T) {
 	a.mu.Unlock()
 	if first != 1 || next1.Sub(clock.Now()) != 50*time.Millisecond || next2.Sub(clock.Now()) != 100*time.Millisecond {
 		t.Fatalf("slots: epoch %d, next %v then %v; want 50ms apart", first, next1.Sub(clock.Now()), next2.Sub(clock.Now()))
+	}
+	// A slot taken 30ms late: the next is timed from the slot, not from
+	// the late taker, so the lateness is not lost...
+	clock.Add(130 * time.Millisecond)
+	a.mu.Lock()
+	a.take(clock.Now())
+	late := a.next.Sub(clock.Now())
+	// ...but after an idle spell at most one interval is made up.
+	clock.Add(time.Second)
+	a.take(clock.Now())
+	idle := a.next.Sub(clock.Now())
+	a.mu.Unlock()
+	if late != 20*time.Millisecond || idle != 0 {
+		t.Fatalf("next slot %v after a late take, %v after an idle second; want 20ms and 0", late, idle)
 	}
 
 	b := engaged(50) // 20ms apart, in real time
