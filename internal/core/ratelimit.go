@@ -175,12 +175,6 @@ func (a *AdaptiveLimiter) Rate() (rate float64, engaged bool) {
 	return a.rate, true
 }
 
-// Wait waits for the next send slot, as RateLimiter.
-func (a *AdaptiveLimiter) Wait(ctx context.Context) error {
-	_, err := a.wait(ctx)
-	return err
-}
-
 // wait waits for the next send slot and returns the epoch it was granted
 // in. A wait that would end after ctx's deadline, as far as the current
 // rate and queue tell, is not started: wait returns an error wrapping
