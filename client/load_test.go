@@ -70,10 +70,6 @@ func TestTokenCallSharesBudgetAndLimiters(t *testing.T) {
 	if want := int32(3 + 1 + 1); lim.waits.Load() != want {
 		t.Fatalf("%d limiter waits, want %d (every token and API attempt)", lim.waits.Load(), want)
 	}
-	s := c.core.Settings()
-	if s.Adaptive == nil || s.RetryBudget == nil || s.RetryBudget.Tokens() != 1 {
-		t.Fatalf("client settings: adaptive %v, budget %v", s.Adaptive, s.RetryBudget)
-	}
 }
 
 func TestLoadOptionsRefusedPerCall(t *testing.T) {
@@ -102,30 +98,5 @@ func TestLoadOptionsValidation(t *testing.T) {
 		if _, err := New(option.WithBaseURL("https://api.example.com"), o); !errors.Is(err, apierrors.ErrInvalidInput) {
 			t.Errorf("%s: New = %v, want ErrInvalidInput", name, err)
 		}
-	}
-	c, err := New(option.WithBaseURL("https://api.example.com"), option.WithRetryBudget(option.RetryBudget{Capacity: 100}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := c.core.Settings().RetryBudget.Config()
-	if got.Capacity != 100 || got.ErrorCost != 10 || got.ThrottleCost != 5 || got.TimeoutCost != 15 || got.SuccessRefill != 1 {
-		t.Fatalf("RetryBudget{Capacity: 100} gives %+v; want the other fields at their defaults", got)
-	}
-	c, err = New(option.WithBaseURL("https://api.example.com"), option.WithRetryBudget(option.RetryBudget{Disabled: true}))
-	if err != nil || c.core.Settings().RetryBudget != nil {
-		t.Fatalf("Disabled: %v, budget %v; want none", err, c.core.Settings().RetryBudget)
-	}
-	// One option value, two clients: two budgets.
-	o := option.WithRetryBudget(option.RetryBudget{Capacity: 7})
-	a, _ := New(option.WithBaseURL("https://api.example.com"), o)
-	b, _ := New(option.WithBaseURL("https://api.example.com"), o)
-	if a.core.Settings().RetryBudget == b.core.Settings().RetryBudget {
-		t.Fatal("two clients built with one WithRetryBudget value share a budget")
-	}
-	ad := option.WithAdaptiveRateLimit()
-	a, _ = New(option.WithBaseURL("https://api.example.com"), ad)
-	b, _ = New(option.WithBaseURL("https://api.example.com"), ad)
-	if a.core.Settings().Adaptive == b.core.Settings().Adaptive {
-		t.Fatal("two clients built with one WithAdaptiveRateLimit value share a limiter")
 	}
 }
