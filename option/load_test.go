@@ -35,7 +35,8 @@ func TestWithRetryBudget(t *testing.T) {
 	}
 	// One option value, two clients: two budgets.
 	o := option.WithRetryBudget(option.RetryBudget{Capacity: 7})
-	if applied(t, o).RetryBudget == applied(t, o).RetryBudget {
+	first, second := applied(t, o), applied(t, o)
+	if first.RetryBudget == second.RetryBudget {
 		t.Fatal("two clients built with one WithRetryBudget value share a budget")
 	}
 }
