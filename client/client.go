@@ -38,6 +38,12 @@
 // retry) for server-side telemetry; it is set before SigV4 signing, so the
 // signature covers it.
 //
+// Retries are also bounded client-wide: a retry budget shared by all calls
+// stops retrying, in a sustained outage, once the calls' retries have spent
+// it, until healthy answers refill it (option.WithRetryBudget). Attempts can
+// be paced by a rate limiter of yours (option.WithRateLimiter) or one that
+// learns the provider's limit from its 429s (option.WithAdaptiveRateLimit).
+//
 // # Security
 //
 // A bearer token is never sent over plain http to a host that is not

@@ -70,6 +70,8 @@ type callState struct {
 	// refused says why a 2xx body will not be used (too long, or a
 	// credential from another origin), nil when it will.
 	refused error
+
+	loadState // retry budget and adaptive limiter bookkeeping (budget.go)
 }
 
 type callStateKey struct{}
@@ -110,6 +112,9 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 		return nil, invalidCall(call, "url", err.Error())
 	}
 	c.setHeaders(rreq.Header, s, req.body != nil)
+	if err := state.waitTurn(ctx); err != nil {
+		return nil, state.failure(err)
+	}
 	if err := state.authorizeAttempt(rreq.Request, false); err != nil {
 		return nil, state.failure(err)
 	}
@@ -117,7 +122,7 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 	if err != nil {
 		return nil, state.failure(err)
 	}
-	if state.stop == StopRetryAfter || state.stop == StopDeadline || state.stop == StopExhausted {
+	if state.stop == StopRetryAfter || state.stop == StopDeadline || state.stop == StopExhausted || state.stop == StopBudget {
 		state.log(slog.LevelWarn, "giving up", resp, nil, slog.String("reason", state.stop.String()))
 	}
 	out := &outcome{resp: resp, body: state.body, attempts: prior + state.attempts, refused: state.refused}
@@ -125,6 +130,7 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 		out.apiErr = state.lastErr
 		out.apiErr.Attempts = out.attempts
 	}
+	state.settleBudget(out.apiErr)
 	return out, nil
 }
 
@@ -151,7 +157,11 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		}
 	}
 	state.log(slog.LevelDebug, "attempt", resp, err)
+	state.observeRate(apiErr, err)
 	d, wait := state.s.Retry.Decide(ctx, state.attempts, state.call.Op.Idempotent || state.s.Idempotent, apiErr, err)
+	if d == Retry && !state.spendRetry(apiErr, err) {
+		d = StopBudget
+	}
 	state.stop = d
 	if d != Retry {
 		// A non-nil error makes go-retryablehttp pass it to the
@@ -220,6 +230,9 @@ func noLibraryBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration
 func prepareRetry(req *http.Request) error {
 	state := stateOf(req.Context())
 	if err := state.sleep(req.Context()); err != nil {
+		return err
+	}
+	if err := state.waitTurn(req.Context()); err != nil {
 		return err
 	}
 	req.Header = req.Header.Clone()
@@ -293,6 +306,7 @@ func (state *callState) failure(err error) error {
 	// A server can put a credential where net/http quotes it (an echoed
 	// Location): the error's text must not show it.
 	err = redactError(err, state.secrets())
+	err = state.budgetCause(err)
 	attempts := state.prior + state.attempts
 	e := &apierrors.TransportError{Operation: state.call.Op.Name, Method: state.call.Op.Method, Path: state.req.path,
 		Attempts: attempts, Waited: state.waited, LastStatus: state.lastStatus, Err: err}

@@ -15,10 +15,12 @@ import (
 //     query; the JSON body, encoded once.
 //  3. authorize (authorize.go): the bearer token from the cache; a 401 drops
 //     it and resends once with a fresh one.
-//  4. attempts  (attempts.go, retry.go, body.go): send on go-retryablehttp;
-//     read each body inside its attempt; decode an error body once; retry
-//     what the policy allows, waiting the backoff or Retry-After, never past
-//     the deadline; re-sign each attempt.
+//  4. attempts  (attempts.go, retry.go, body.go, budget.go, ratelimit.go):
+//     send on go-retryablehttp, each attempt after its turn on the rate
+//     limiters; read each body inside its attempt; decode an error body
+//     once; retry what the policy allows and the retry budget pays for,
+//     waiting the backoff or Retry-After, never past the deadline; re-sign
+//     each attempt.
 //  5. result    (decode.go): the decoded 2xx body, or the decoded
 //     *errors.Error; the final response for option.WithResponseInto.
 //

@@ -84,6 +84,7 @@ const (
 	StopExhausted                  // retriable, but no retries left
 	StopRetryAfter                 // the server asked for longer than MaxRetryAfter
 	StopDeadline                   // the wait would end after the context deadline
+	StopBudget                     // retriable, but the client's retry budget is empty (budget.go)
 )
 
 // Decide applies the policy to the outcome of attempt number attempt
@@ -126,6 +127,8 @@ func (d Decision) String() string {
 		return "Retry-After exceeds the configured maximum"
 	case StopDeadline:
 		return "next retry would end after the context deadline"
+	case StopBudget:
+		return "retry budget exhausted"
 	}
 	return "unknown"
 }

@@ -11,6 +11,9 @@
 //	body.go        bounded reading of response bodies inside the attempt
 //	decode.go      the 2xx result (errors are decoded once, in attempts.go)
 //	log.go         allow-listed log records
+//	budget.go      the client's retry budget, consulted before each retry
+//	ratelimit.go   rate limiters waited on before each attempt; the
+//	               adaptive one learns the provider's rate
 //
 // tokens.go is the token cache, httpclient.go the *http.Client the attempts
 // use, baseurl.go the base-URL rules. Users reach all of it through the
@@ -74,6 +77,16 @@ type Settings struct {
 	TokenSource    memberplatform.TokenSource
 	TokenSourceSet bool
 	SigV4          *SigV4Settings
+
+	// Load bounding (budget.go, ratelimit.go), client-wide only: the
+	// pointers are shared by every call and by the token pipeline built
+	// from a copy of these settings. RetryBudget nil disables the budget.
+	// LoadSet says an option set one of them, so a call's options can be
+	// refused.
+	RetryBudget *RetryBudget
+	RateLimiter RateLimiter
+	Adaptive    *AdaptiveLimiter
+	LoadSet     bool
 
 	cloned bool // Header/Query are private copies, safe to mutate
 }
@@ -140,7 +153,7 @@ func (s *Settings) cloneMaps() {
 
 // DefaultSettings returns the SDK's defaults, before options and environment.
 func DefaultSettings() Settings {
-	return Settings{Retry: DefaultRetryPolicy(), MaxResponseBytes: DefaultMaxResponseBytes}
+	return Settings{Retry: DefaultRetryPolicy(), MaxResponseBytes: DefaultMaxResponseBytes, RetryBudget: NewRetryBudget(DefaultBudgetConfig())}
 }
 
 // callSettings returns the settings for one call: the client's own when
@@ -160,11 +173,15 @@ func callSettings[O any](c *Client, call *Call, opts []O) (*Settings, *attemptCl
 	s.cloned = false
 	s.TokenSourceSet = false
 	s.HTTPChanged = false
+	s.LoadSet = false
 	if err := Apply(&s, opts); err != nil {
 		return nil, nil, invalidCall(call, "options", strings.TrimPrefix(err.Error(), "memberplatform: "))
 	}
 	if s.TokenSourceSet {
 		return nil, nil, invalidCall(call, "options", "WithTokenSource and WithSigV4 apply to client.New, not to a single call")
+	}
+	if s.LoadSet {
+		return nil, nil, invalidCall(call, "options", clientWideLoadOptions)
 	}
 	if sameBaseURL(s.BaseURL, c.settings.BaseURL) {
 		s.BaseURL = c.settings.BaseURL

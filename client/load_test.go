@@ -1,0 +1,102 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/option"
+)
+
+// recordingLimiter counts its waits.
+type recordingLimiter struct{ waits atomic.Int32 }
+
+func (l *recordingLimiter) Wait(context.Context) error {
+	l.waits.Add(1)
+	return nil
+}
+
+// The SigV4 token call goes through a pipeline of its own, built from the
+// client's settings: it must share the client's budget and limiters, not
+// get copies.
+func TestTokenCallSharesBudgetAndLimiters(t *testing.T) {
+	var mu sync.Mutex
+	tokenOK := false
+	var tokenHits, apiHits atomic.Int32
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		tokenHits.Add(1)
+		mu.Lock()
+		ok := tokenOK
+		mu.Unlock()
+		if !ok {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		writeJSON(w, `{"access_token":"jwt-1"}`)
+	}, func(w http.ResponseWriter, r *http.Request) {
+		apiHits.Add(1)
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	lim := &recordingLimiter{}
+	c := newClientOpts(t, srv.URL, option.WithSigV4(testCreds(), "ap-southeast-2"),
+		option.WithRetryBudget(option.RetryBudget{Capacity: 20, ErrorCost: 10}),
+		option.WithRateLimiter(lim), option.WithAdaptiveRateLimit())
+
+	// The token call spends the 20 tokens on two retries, then the budget
+	// stops it: the client's budget, not a default one of 500.
+	err := updateUser(context.Background(), c)
+	var te *apierrors.TokenError
+	if !errors.As(err, &te) || !errors.Is(err, apierrors.ErrRetryBudgetExhausted) || tokenHits.Load() != 3 {
+		t.Fatalf("err = %v after %d token attempts; want a TokenError stopped by the budget after 3", err, tokenHits.Load())
+	}
+	if lim.waits.Load() != 3 {
+		t.Fatalf("%d limiter waits for 3 token attempts, want 3", lim.waits.Load())
+	}
+
+	// The API call finds the same budget empty: the token call's healthy
+	// answer put 1 back, not enough for a retry.
+	mu.Lock()
+	tokenOK = true
+	mu.Unlock()
+	err = updateUser(context.Background(), c)
+	if !errors.Is(err, apierrors.ErrRetryBudgetExhausted) || apiHits.Load() != 1 {
+		t.Fatalf("err = %v after %d API attempts; want the shared, empty budget to stop it after 1", err, apiHits.Load())
+	}
+	if want := int32(3 + 1 + 1); lim.waits.Load() != want {
+		t.Fatalf("%d limiter waits, want %d (every token and API attempt)", lim.waits.Load(), want)
+	}
+}
+
+func TestLoadOptionsRefusedPerCall(t *testing.T) {
+	srv := newTestServer(t, nil, func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("a call with a client-wide load option was sent")
+	})
+	c := newTestClient(t, srv.URL, nil)
+	for name, o := range map[string]option.RequestOption{
+		"WithRetryBudget":       option.WithRetryBudget(option.RetryBudget{Disabled: true}),
+		"WithRateLimiter":       option.WithRateLimiter(&recordingLimiter{}),
+		"WithAdaptiveRateLimit": option.WithAdaptiveRateLimit(),
+	} {
+		err := updateUser(context.Background(), c, o)
+		var ve *apierrors.ValidationError
+		if !errors.As(err, &ve) || !strings.Contains(err.Error(), "client.New") {
+			t.Errorf("%s per call: err = %v, want a ValidationError pointing to client.New", name, err)
+		}
+	}
+}
+
+func TestLoadOptionsValidation(t *testing.T) {
+	for name, o := range map[string]option.RequestOption{
+		"nil limiter":     option.WithRateLimiter(nil),
+		"negative budget": option.WithRetryBudget(option.RetryBudget{ErrorCost: -1}),
+	} {
+		if _, err := New(option.WithBaseURL("https://api.example.com"), o); !errors.Is(err, apierrors.ErrInvalidInput) {
+			t.Errorf("%s: New = %v, want ErrInvalidInput", name, err)
+		}
+	}
+}

@@ -1,0 +1,210 @@
+package core
+
+import (
+	"net/http"
+	"sync/atomic"
+
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+)
+
+// The retry budget keeps retries from multiplying the load on a service
+// that is already failing. Without it every call retries on its own: in a
+// full outage each call becomes 1+MaxRetries attempts. With it, the
+// client's calls share one pool of tokens: a retry spends tokens, an answer
+// from a healthy service puts a few back, and when the pool is empty calls
+// still make their first attempt but are not retried. In a sustained outage
+// the client therefore sends little more than one attempt per call; when
+// the service recovers, the first answers refill the pool and retries
+// resume.
+//
+// The reference is AWS SDK standard mode's retry quota: a pool of 500, a
+// retry costing 5 (10 after a timeout) before 2026, and, with the 2026
+// update, 5 after a throttling error and 14 after any other. The defaults
+// here take the same pool and order the costs by how much a retry adds to
+// the service's trouble (see DefaultBudgetConfig).
+
+// BudgetConfig sizes a retry budget, in tokens.
+type BudgetConfig struct {
+	// Capacity is the budget when full, and where it starts.
+	Capacity int
+	// ThrottleCost is what a retry after a rate-limited answer (429, or
+	// the contract's rate-limited problem) costs. The service is up and
+	// asked the client to slow down; the retry waits its Retry-After.
+	ThrottleCost int
+	// ErrorCost is what a retry after any other retriable error response
+	// (408, 500, 502, 503, 504) costs: the service is failing.
+	ErrorCost int
+	// TimeoutCost is what a retry after a connection failure or a timeout
+	// (no usable response) costs: the service is overloaded or
+	// unreachable, and the attempt held a connection, and perhaps the
+	// server's work, until it failed.
+	TimeoutCost int
+	// SuccessRefill is what a call whose first attempt got a healthy
+	// answer puts back. A retry that got a healthy answer gets its own cost
+	// back instead.
+	SuccessRefill int
+}
+
+// DefaultBudgetConfig returns the defaults: capacity 500; a retry costs 5
+// after a rate-limited answer, 10 after another error response, 15 after
+// a timeout or connection failure; a healthy answer puts 1 back (its own
+// cost, for a retry).
+//
+// What they mean: with no healthy answer in between, a client can make
+// 100 retries of throttled calls, 50 of failing ones or 33 after
+// timeouts, in total across all its calls, before it stops retrying. That
+// covers any short blip at any concurrency; in a long outage it bounds the
+// extra load to at most 100 attempts, so 4,000 failing calls cost about
+// 4,050 attempts instead of 16,000. After the budget is spent, every 10
+// healthy answers buy one retry of a failing call. A retry that gets a
+// healthy answer gets its cost back, so transient failures cost nothing in
+// the long run: only retries that fail again drain the budget.
+func DefaultBudgetConfig() BudgetConfig {
+	return BudgetConfig{Capacity: 500, ThrottleCost: 5, ErrorCost: 10, TimeoutCost: 15, SuccessRefill: 1}
+}
+
+// RetryBudget is a client's retry budget. It is safe for concurrent use;
+// the pipeline shares one among every call of a client.Client, and the
+// token call of its SigV4 source.
+type RetryBudget struct {
+	cfg    BudgetConfig
+	tokens atomic.Int64
+}
+
+// NewRetryBudget returns a full budget sized by cfg.
+func NewRetryBudget(cfg BudgetConfig) *RetryBudget {
+	b := &RetryBudget{cfg: cfg}
+	b.tokens.Store(int64(cfg.Capacity))
+	return b
+}
+
+// Config returns the budget's configuration.
+func (b *RetryBudget) Config() BudgetConfig { return b.cfg }
+
+// Tokens returns the tokens left.
+func (b *RetryBudget) Tokens() int { return int(b.tokens.Load()) }
+
+// take spends cost tokens when the budget holds that many, and reports
+// whether it did.
+func (b *RetryBudget) take(cost int) bool {
+	for {
+		t := b.tokens.Load()
+		if t < int64(cost) {
+			return false
+		}
+		if b.tokens.CompareAndSwap(t, t-int64(cost)) {
+			return true
+		}
+	}
+}
+
+// give puts n tokens back, up to the capacity. A full budget is only read,
+// never written, so a healthy client's calls do not contend on it.
+func (b *RetryBudget) give(n int) {
+	for {
+		t := b.tokens.Load()
+		if t >= int64(b.cfg.Capacity) || n <= 0 {
+			return
+		}
+		if b.tokens.CompareAndSwap(t, min(t+int64(n), int64(b.cfg.Capacity))) {
+			return
+		}
+	}
+}
+
+// clientWideLoadOptions is the error for a call given a load option: the
+// budget and the limiters bound the client's load as a whole.
+const clientWideLoadOptions = "WithRetryBudget, WithRateLimiter and WithAdaptiveRateLimit apply to client.New, not to a single call"
+
+// loadState is what the retry budget and the adaptive rate limiter keep
+// about one send, inside its callState.
+type loadState struct {
+	retryCost int    // what the last retry took from the budget, given back if it gets a healthy answer
+	epoch     uint64 // the adaptive limiter's epoch when the current attempt was let through
+}
+
+// spendRetry asks the budget for the retry the policy chose after an
+// attempt that ended with apiErr (an error response) or err (no usable
+// response). It reports whether the retry may go ahead. When it may not, a
+// final error response is marked as stopped by the budget (a transport
+// failure is marked by failure, which builds its error).
+func (state *callState) spendRetry(apiErr *apierrors.Error, err error) bool {
+	b := state.s.RetryBudget
+	if b == nil {
+		return true
+	}
+	var cost int
+	switch {
+	case err != nil:
+		cost = b.cfg.TimeoutCost
+	case rateLimited(apiErr):
+		cost = b.cfg.ThrottleCost
+	default:
+		cost = b.cfg.ErrorCost
+	}
+	if !b.take(cost) {
+		if apiErr != nil {
+			apiErr.Err = budgetStopped{}
+		}
+		return false
+	}
+	state.retryCost = cost
+	return true
+}
+
+// settleBudget runs when a send got its final answer, with apiErr the
+// decoded error response (nil for a 2xx). An answer a healthy service gives
+// (anything but 408, 429 and 5xx) refills the budget: by the cost of the
+// retry that got it, or by SuccessRefill when no retry was needed.
+func (state *callState) settleBudget(apiErr *apierrors.Error) {
+	b := state.s.RetryBudget
+	if b == nil || !healthyAnswer(apiErr) {
+		return
+	}
+	if state.retryCost > 0 {
+		b.give(state.retryCost)
+		return
+	}
+	b.give(b.cfg.SuccessRefill)
+}
+
+// rateLimited reports whether an error response says the client is sending
+// too fast: a 429, or the contract's "rate limited" problem at any status.
+func rateLimited(apiErr *apierrors.Error) bool {
+	return apiErr != nil && (apiErr.StatusCode == http.StatusTooManyRequests || apiErr.Is(apierrors.ErrRateLimited))
+}
+
+// healthyAnswer reports whether a final answer shows the service working:
+// a 2xx (apiErr nil), 3xx or a 4xx that is not Temporary (408, 429).
+func healthyAnswer(apiErr *apierrors.Error) bool {
+	return apiErr == nil || (apiErr.StatusCode < http.StatusInternalServerError && !apiErr.Temporary())
+}
+
+// budgetCause marks err, the cause of a send that ended without a response,
+// as stopped by the budget when it was.
+func (state *callState) budgetCause(err error) error {
+	if state.stop != StopBudget {
+		return err
+	}
+	return budgetStopped{cause: err}
+}
+
+// budgetStopped is the cause recorded on an error whose retry the budget
+// refused: the *errors.Error's Err, or the *errors.TransportError's Err
+// wrapping the transport's own cause. It matches
+// errors.ErrRetryBudgetExhausted.
+type budgetStopped struct{ cause error }
+
+func (e budgetStopped) Error() string {
+	const msg = "not retried: the client's retry budget is exhausted"
+	if e.cause == nil {
+		return msg
+	}
+	return e.cause.Error() + " (" + msg + ")"
+}
+
+// Unwrap returns the transport's cause, nil for an error response.
+func (e budgetStopped) Unwrap() error { return e.cause }
+
+// Is matches errors.ErrRetryBudgetExhausted.
+func (e budgetStopped) Is(target error) bool { return target == apierrors.ErrRetryBudgetExhausted }

@@ -1,0 +1,105 @@
+package core
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// okTransport answers every request in memory with a 200 and a small JSON
+// body, so that allocation counts are the pipeline's own.
+type okTransport struct{}
+
+func (okTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_ = r.Body.Close()
+	}
+	return &http.Response{
+		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": []string{"application/json"}},
+		Body:          io.NopCloser(strings.NewReader(`{"ok":true}`)),
+		ContentLength: 11, Request: r,
+	}, nil
+}
+
+// loadConfigs are the success-path variants of the load settings: each
+// must cost what the pipeline without any of them costs.
+var loadConfigs = []struct {
+	name string
+	set  func(*Settings)
+}{
+	{"none", func(s *Settings) { s.RetryBudget = nil }},
+	{"budget-full", func(s *Settings) {}},
+	{"budget-refilling", func(s *Settings) {
+		s.RetryBudget = NewRetryBudget(DefaultBudgetConfig())
+		s.RetryBudget.take(400) // every success now writes a refill
+	}},
+	{"adaptive-unengaged", func(s *Settings) { s.Adaptive = NewAdaptiveLimiter() }},
+	{"adaptive-engaged-no-wait", func(s *Settings) {
+		a := NewAdaptiveLimiter()
+		a.rate, a.next = 1e12, time.Now()
+		a.engaged.Store(true)
+		s.Adaptive = a
+	}},
+	{"x-time-rate-limiter", func(s *Settings) { s.RateLimiter = rate.NewLimiter(rate.Inf, 1) }},
+}
+
+func loadClient(tb testing.TB, set func(*Settings)) *Client {
+	tb.Helper()
+	s := DefaultSettings()
+	s.BaseURL, _ = url.Parse("http://api.example.test")
+	s.Transport = okTransport{}
+	set(&s)
+	c, err := New(s, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// TestLoadSuccessPathAllocs is the guard for the issue's budget: the retry
+// budget and the rate limiters add no allocation to a successful call.
+func TestLoadSuccessPathAllocs(t *testing.T) {
+	call := func(c *Client) func() {
+		return func() {
+			var out struct{ OK bool }
+			if err := c.do(context.Background(), &Call{Op: rtPutOp, PathParams: []string{"t-1"}, Result: &out}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	base := testing.AllocsPerRun(200, call(loadClient(t, loadConfigs[0].set)))
+	for _, cfg := range loadConfigs[1:] {
+		if got := testing.AllocsPerRun(200, call(loadClient(t, cfg.set))); got != base {
+			t.Errorf("%s: %v allocs per call, want %v as without it", cfg.name, got, base)
+		}
+	}
+}
+
+// BenchmarkLoadSuccessPath measures a successful call through the in-memory
+// pipeline under each load setting; compare each with "none".
+func BenchmarkLoadSuccessPath(b *testing.B) {
+	for _, cfg := range loadConfigs {
+		b.Run(cfg.name, func(b *testing.B) {
+			c := loadClient(b, cfg.set)
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					var out struct{ OK bool }
+					if err := c.do(ctx, &Call{Op: rtPutOp, PathParams: []string{"t-1"}, Result: &out}); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
