@@ -20,6 +20,9 @@
 //   - *TransportError: no HTTP response was received (connection refused,
 //     reset, timeout, cancelled context) after all attempts.
 //
+// ErrRetryBudgetExhausted additionally marks a call the client's retry
+// budget stopped retrying, whatever its error type (see its documentation).
+//
 // The sentinel kinds (ErrBadRequest, ErrNotFound, ErrRateLimited, ...) match
 // with errors.Is:
 //

@@ -43,7 +43,9 @@ type Error struct {
 	// (Retry-After or Retry-After-Ms), or 0 when it did not say.
 	RetryAfter time.Duration
 	// Err is an underlying cause, such as the JSON error for an undecodable
-	// 2xx body; nil for ordinary error responses.
+	// 2xx body, or ErrRetryBudgetExhausted for an error response the
+	// client's retry budget did not let it retry; nil for other error
+	// responses.
 	Err error
 
 	// other is what could be read from a body of neither format.

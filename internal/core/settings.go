@@ -15,9 +15,13 @@
 //	ratelimit.go   rate limiters waited on before each attempt; the
 //	               adaptive one learns the provider's rate
 //
-// tokens.go is the token cache, httpclient.go the *http.Client the attempts
-// use, baseurl.go the base-URL rules. Users reach all of it through the
-// public packages client and option.
+// Beside them: operation.go (Operation and Call, the data an area method
+// hands to Do), transport.go (the SDK's layer under the *http.Client:
+// middleware and credentials kept on the origin), middleware.go, redact.go
+// (secrets a server echoes back), tokens.go (the token cache),
+// httpclient.go (the *http.Client the attempts use), baseurl.go (the
+// base-URL rules), client.go and areas.go (how client.New wires it). Users
+// reach all of it through the public packages client and option.
 package core
 
 import (
