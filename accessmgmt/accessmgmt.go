@@ -122,7 +122,7 @@ func fill(dst *string, src *string) {
 // ^[a-z0-9:._*-]+$, whose characters need no JSON escaping, so the body is
 // written directly: a role with thousands of permissions then costs one copy
 // of them rather than a reflective encode of each.
-func rolePermissionsBody(permissions []string) core.EncodedJSON {
+func rolePermissionsBody(permissions []string) []byte {
 	size := len(`{"permissions":[]}`)
 	for _, p := range permissions {
 		size += len(p) + len(`"",`)
@@ -165,5 +165,5 @@ func (s *Service) ReplaceRolePermissions(ctx context.Context, organizationID, ro
 		return err
 	}
 	return core.Do(ctx, s.pipeline(), &core.Call{Op: &replaceRolePermissionsOp, PathParams: []string{organizationID, roleSlug},
-		Body: rolePermissionsBody(permissions)}, opts)
+		EncodedBody: rolePermissionsBody(permissions)}, opts)
 }

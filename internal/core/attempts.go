@@ -93,7 +93,7 @@ type outcome struct {
 // send makes the attempts of one request with token tok (nil for none). It
 // returns the final response, or the typed error that ended the call
 // without one (*errors.TransportError, *errors.TokenError).
-func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call *Call, req *request, tok *CachedToken, prior int) (*outcome, error) {
+func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call *Call, req *request, tok *CachedToken, prior int) (outcome, error) {
 	state := &callState{client: c, s: s, call: call, req: req, tok: tok, prior: prior}
 	ctx = context.WithValue(ctx, callStateKey{}, state)
 	state.ctx = ctx
@@ -109,23 +109,23 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 		if errors.As(err, &uerr) {
 			uerr.URL, _, _ = strings.Cut(uerr.URL, "?")
 		}
-		return nil, invalidCall(call, "url", err.Error())
+		return outcome{}, invalidCall(call, "url", err.Error())
 	}
 	c.setHeaders(rreq.Header, s, req.body != nil)
 	if err := state.waitTurn(ctx); err != nil {
-		return nil, state.failure(err)
+		return outcome{}, state.failure(err)
 	}
 	if err := state.authorizeAttempt(rreq.Request, false); err != nil {
-		return nil, state.failure(err)
+		return outcome{}, state.failure(err)
 	}
 	resp, err := ac.retry.Do(rreq)
 	if err != nil {
-		return nil, state.failure(err)
+		return outcome{}, state.failure(err)
 	}
 	if state.stop == StopRetryAfter || state.stop == StopDeadline || state.stop == StopExhausted || state.stop == StopBudget {
 		state.log(slog.LevelWarn, "giving up", resp, nil, slog.String("reason", state.stop.String()))
 	}
-	out := &outcome{resp: resp, body: state.body, attempts: prior + state.attempts, refused: state.refused}
+	out := outcome{resp: resp, body: state.body, attempts: prior + state.attempts, refused: state.refused}
 	if !success(resp.StatusCode) {
 		out.apiErr = state.lastErr
 		out.apiErr.Attempts = out.attempts

@@ -12,7 +12,7 @@ import (
 // dropped (a newer one is kept), a fresh one fetched, and the request sent
 // once more. When the source hands back the very token that was rejected (a
 // static token), resending cannot help: the 401 is returned.
-func (c *Client) authorize(ctx context.Context, s *Settings, ac *attemptClient, call *Call, req *request) (*outcome, error) {
+func (c *Client) authorize(ctx context.Context, s *Settings, ac *attemptClient, call *Call, req *request) (outcome, error) {
 	if !call.Op.Auth || c.tokens == nil {
 		return ac.send(ctx, c, s, call, req, nil, 0)
 	}
@@ -20,7 +20,7 @@ func (c *Client) authorize(ctx context.Context, s *Settings, ac *attemptClient, 
 	for resent := false; ; resent = true {
 		tok, err := c.tokens.Get(ctx)
 		if err != nil {
-			return nil, withOperation(err, call.Op.Name)
+			return outcome{}, withOperation(err, call.Op.Name)
 		}
 		out, err := ac.send(ctx, c, s, call, req, tok, prior)
 		if err != nil || out.resp.StatusCode != http.StatusUnauthorized || resent {
@@ -39,7 +39,7 @@ func (c *Client) authorize(ctx context.Context, s *Settings, ac *attemptClient, 
 		c.tokens.InvalidateRejected(out.resp.Request, tok)
 		fresh, err := c.tokens.Get(ctx)
 		if err != nil {
-			return nil, withOperation(err, call.Op.Name)
+			return outcome{}, withOperation(err, call.Op.Name)
 		}
 		if fresh.Header == sent {
 			return out, nil

@@ -66,7 +66,7 @@ func Do[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	if out.apiErr != nil {
 		return out.apiErr
 	}
-	return decodeResult(out, call, &req)
+	return decodeResult(&out, call, &req)
 }
 
 // invalidCall is the error for a call refused before anything was sent.

@@ -29,8 +29,12 @@ type Call struct {
 	Op         *Operation
 	PathParams []string
 	// Body is encoded to JSON once, before the first attempt; nil sends no
-	// body; an EncodedJSON is sent as it is.
+	// body.
 	Body any
+	// EncodedBody, when set, is sent instead of Body, as it is: an area
+	// that can encode its body without encoding/json's reflection does so
+	// (see accessmgmt's rolePermissionsBody).
+	EncodedBody []byte
 	// Result receives the decoded 2xx body; nil discards it. A *[]byte gets
 	// the raw bytes. An empty 2xx body leaves Result untouched.
 	Result any
@@ -40,8 +44,3 @@ type Call struct {
 	// Status, if set, receives the final HTTP status.
 	Status *int
 }
-
-// EncodedJSON is a request body an area has already encoded, because it
-// can do so without encoding/json's reflection (see
-// accessmgmt.rolePermissionsBody). It is sent as it is.
-type EncodedJSON []byte

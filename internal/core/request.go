@@ -19,8 +19,8 @@ type request struct {
 func newRequest(s *Settings, call *Call) (request, error) {
 	r := request{}
 	r.url, r.path = buildURL(s, call.Op.Path, call.PathParams)
-	if encoded, ok := call.Body.(EncodedJSON); ok {
-		r.body = encoded
+	if call.EncodedBody != nil {
+		r.body = call.EncodedBody
 	} else if call.Body != nil {
 		b, err := json.Marshal(call.Body)
 		if err != nil {
