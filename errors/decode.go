@@ -83,6 +83,9 @@ func Decode(status int, header http.Header, body []byte) *Error {
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(body), []byte("\xEF\xBB\xBF")))
 	d := decodeBody(mediaType, trimmed, 0)
 	e.Problem, e.CodeMessage, e.other = d.problem, d.codeMessage, d.other
+	// The retry policy, Is and Kind all ask for the kind the body's words
+	// name, and working it out normalises several strings: do it once.
+	e.bodyKind, e.bodyKindKnown = e.classifyBody(), true
 	return e
 }
 

@@ -50,6 +50,10 @@ type Error struct {
 
 	// other is what could be read from a body of neither format.
 	other *otherBody
+	// bodyKind is textKind worked out by Decode (bodyKindKnown), so that
+	// an *Error built another way still classifies itself.
+	bodyKind      error
+	bodyKindKnown bool
 }
 
 // Error returns one line: operation (or method and path), status, title or
@@ -201,6 +205,14 @@ func (e *Error) Kind() error {
 // only on a 429 or a 5xx, so that a 400 explaining "rate limit must be
 // positive" is not taken for one.
 func (e *Error) textKind() error {
+	if e.bodyKindKnown {
+		return e.bodyKind
+	}
+	return e.classifyBody()
+}
+
+// classifyBody is textKind without the value Decode kept.
+func (e *Error) classifyBody() error {
 	var strong, weak []string
 	switch {
 	case e.Problem != nil:

@@ -20,27 +20,22 @@ func (e *Error) Redact(secrets ...string) {
 	if e == nil {
 		return
 	}
-	var pairs []string
-	for _, s := range secrets {
-		if s != "" {
-			pairs = append(pairs, s, Redacted)
-		}
-	}
-	if len(pairs) == 0 {
-		return
-	}
-	r := strings.NewReplacer(pairs...)
+	// Most errors hold no secret: look before building a replacer.
+	var replacer *strings.Replacer
 	text := func(s string) string {
-		for i := 0; i < len(pairs); i += 2 {
-			if strings.Contains(s, pairs[i]) {
-				return r.Replace(s)
+		for _, secret := range secrets {
+			if secret != "" && strings.Contains(s, secret) {
+				if replacer == nil {
+					replacer = newRedactor(secrets)
+				}
+				return replacer.Replace(s)
 			}
 		}
 		return s
 	}
-	for i := 0; i < len(pairs); i += 2 {
-		if bytes.Contains(e.Body, []byte(pairs[i])) {
-			e.Body = []byte(r.Replace(string(e.Body)))
+	for _, secret := range secrets {
+		if secret != "" && bytes.Contains(e.Body, []byte(secret)) {
+			e.Body = []byte(text(string(e.Body)))
 			break
 		}
 	}
@@ -71,6 +66,17 @@ func (e *Error) Redact(secrets ...string) {
 			redactField(&o.fields[i], text)
 		}
 	}
+}
+
+// newRedactor returns a replacer of every non-empty secret by Redacted.
+func newRedactor(secrets []string) *strings.Replacer {
+	pairs := make([]string, 0, 2*len(secrets))
+	for _, s := range secrets {
+		if s != "" {
+			pairs = append(pairs, s, Redacted)
+		}
+	}
+	return strings.NewReplacer(pairs...)
 }
 
 func redactField(f *FieldError, text func(string) string) {

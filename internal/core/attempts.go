@@ -202,16 +202,17 @@ func (state *callState) readResponse(resp *http.Response) (*apierrors.Error, err
 	// secret's beginning left at the cut, then in the decoded texts, which
 	// may have spelled one with escapes the bytes did not match.
 	secrets := secretsSent(resp)
-	body = redactBody(body, secrets, false)
+	spellings := withEscapes(secrets)
+	body = redactBody(body, spellings, false)
 	if len(body) > apierrors.MaxBodySnippet {
 		body, truncated = body[:apierrors.MaxBodySnippet], true
 	}
 	if truncated {
-		body = redactBody(body, secrets, true)
+		body = redactBody(body, spellings, true)
 	}
 	state.body = body
 	e := apierrors.Decode(resp.StatusCode, resp.Header, body)
-	e.Redact(secrets...)
+	redactDecoded(e, body, secrets)
 	e.BodyTruncated = truncated
 	e.Operation, e.Method, e.Path, e.Attempts = state.call.Op.Name, state.call.Op.Method, state.req.path, state.prior+state.attempts
 	state.lastErr = e

@@ -59,7 +59,7 @@ func undecodable(out *outcome, call *Call, req *request, err error) error {
 		e.BodyTruncated = true
 	}
 	secrets := secretsSent(resp)
-	e.Body = redactBody(bytes.Clone(body), secrets, e.BodyTruncated)
+	e.Body = redactBody(bytes.Clone(body), withEscapes(secrets), e.BodyTruncated)
 	e.Redact(secrets...)
 	return e
 }
@@ -70,7 +70,7 @@ func undecodable(out *outcome, call *Call, req *request, err error) error {
 // Redacted, and so does any header that echoes one, so a caller logging the
 // response cannot leak the token or the signature.
 func responseForCaller(resp *http.Response) *http.Response {
-	secrets := secretsSent(resp)
+	secrets := withEscapes(secretsSent(resp))
 	cp := *resp
 	cp.Body = http.NoBody
 	cp.Header = resp.Header.Clone()

@@ -41,7 +41,7 @@ func secretsOf(h http.Header) []string {
 }
 
 // secretsSent returns the secrets of resp's request and of the requests
-// before it in a redirect chain, with their escaped spellings (withEscapes).
+// before it in a redirect chain.
 func secretsSent(resp *http.Response) []string {
 	var secrets []string
 	for req := resp.Request; req != nil; {
@@ -51,7 +51,7 @@ func secretsSent(resp *http.Response) []string {
 		}
 		req = req.Response.Request
 	}
-	return withEscapes(secrets)
+	return secrets
 }
 
 // escapes are the spellings JSON encoders and HTML pages use for the
@@ -138,4 +138,24 @@ func redactError(err error, secrets []string) error {
 		return &redactedError{err: err, text: redactText(text, secrets)}
 	}
 	return err
+}
+
+// redactDecoded replaces the secrets in what e holds from the response,
+// whose body has already been through redactBody. Unless the body spells
+// characters with escapes (JSON \u, HTML &), the texts decoded from it are
+// its own bytes and hold no secret any more: only the headers can.
+func redactDecoded(e *apierrors.Error, body []byte, secrets []string) {
+	if len(secrets) == 0 {
+		return
+	}
+	if bytes.IndexByte(body, '\\') >= 0 || bytes.IndexByte(body, '&') >= 0 {
+		e.Redact(secrets...)
+		return
+	}
+	for _, values := range e.Header {
+		for i, v := range values {
+			values[i] = redactText(v, secrets)
+		}
+	}
+	e.RequestID = redactText(e.RequestID, secrets)
 }
