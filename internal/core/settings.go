@@ -7,6 +7,7 @@
 //	authorize.go   bearer token from the cache; a 401 drops it and resends once
 //	attempts.go    the attempt loop on go-retryablehttp: backoff, Retry-After,
 //	               deadline, re-signing
+//	failure.go     the typed error for a send that got no final response
 //	retry.go       the pure retry decision (RetryPolicy.Decide)
 //	body.go        bounded reading of response bodies inside the attempt
 //	decode.go      the 2xx result (errors are decoded once, in attempts.go)
