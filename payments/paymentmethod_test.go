@@ -122,8 +122,9 @@ func TestPaymentMethodUnmarshalMatchesOld(t *testing.T) {
 }
 
 // TestPaymentMethodRoundTripsEveryField: every field of PaymentMethod, set
-// to a non-zero value, survives encoding and decoding, so a field added to
-// the type but not to the decoder's copy of it fails here.
+// to a non-zero value, survives encoding and decoding, by UnmarshalJSON and
+// by the operation's own decoding, so a field added to the type but not to
+// the decoder's copy of it fails here.
 func TestPaymentMethodRoundTripsEveryField(t *testing.T) {
 	var pm payments.PaymentMethod
 	v := reflect.ValueOf(&pm).Elem()
@@ -144,15 +145,23 @@ func TestPaymentMethodRoundTripsEveryField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got payments.PaymentMethod
-	if err := json.Unmarshal(b, &got); err != nil {
+	var unmarshalled payments.PaymentMethod
+	if err := json.Unmarshal(b, &unmarshalled); err != nil {
 		t.Fatal(err)
 	}
-	if !got.CreatedAt.Equal(pm.CreatedAt) || !got.UpdatedAt.Equal(pm.UpdatedAt) {
-		t.Errorf("dates %v, %v; want %v, %v", got.CreatedAt, got.UpdatedAt, pm.CreatedAt, pm.UpdatedAt)
+	decoded, err := payments.DecodeResponse(b)
+	if err != nil {
+		t.Fatal(err)
 	}
-	got.CreatedAt, got.UpdatedAt, pm.CreatedAt, pm.UpdatedAt = time.Time{}, time.Time{}, time.Time{}, time.Time{}
-	if got != pm {
-		t.Errorf("round trip lost a field:\n got %+v\nwant %+v", got, pm)
+	want := pm
+	want.CreatedAt, want.UpdatedAt = time.Time{}, time.Time{}
+	for name, got := range map[string]payments.PaymentMethod{"UnmarshalJSON": unmarshalled, "the operation": *decoded} {
+		if !got.CreatedAt.Equal(pm.CreatedAt) || !got.UpdatedAt.Equal(pm.UpdatedAt) {
+			t.Errorf("%s: dates %v, %v; want %v, %v", name, got.CreatedAt, got.UpdatedAt, pm.CreatedAt, pm.UpdatedAt)
+		}
+		got.CreatedAt, got.UpdatedAt = time.Time{}, time.Time{}
+		if got != want {
+			t.Errorf("%s lost a field:\n got %+v\nwant %+v", name, got, want)
+		}
 	}
 }
