@@ -156,7 +156,8 @@ func WithRateLimiter(l RateLimiter) RequestOption {
 // attempts answered 429. Without it, the retry budget refuses most retries
 // of the 429s and only about half the calls succeed, in about 25 s; with
 // neither (the SDK before both), 95% succeed in about 45 s, nearly half the
-// attempts answered 429. go run ./internal/cmd/loadtest reproduces these.
+// attempts answered 429 (the README's "Under load" section says how to
+// reproduce these figures).
 //
 // It suits a client throttled by a limit of its own (per API key or
 // tenant). Replicas that share one limit each learn a share of it
