@@ -197,19 +197,10 @@ func (state *callState) readResponse(resp *http.Response) (*apierrors.Error, err
 		return nil, nil
 	}
 	body, err := readBody(resp, apierrors.MaxBodySnippet)
-	truncated := err != nil
-	// Secrets are replaced in the bytes before the snippet is cut, then a
-	// secret's beginning left at the cut, then in the decoded texts, which
-	// may have spelled one with escapes the bytes did not match.
+	// Secrets are replaced in the bytes, then in the decoded texts, which
+	// may spell one with escapes the bytes did not match.
 	secrets := secretsSent(resp)
-	spellings := withEscapes(secrets)
-	body = redactBody(body, spellings, false)
-	if len(body) > apierrors.MaxBodySnippet {
-		body, truncated = body[:apierrors.MaxBodySnippet], true
-	}
-	if truncated {
-		body = redactBody(body, spellings, true)
-	}
+	body, truncated := redactSnippet(body, secrets, apierrors.MaxBodySnippet, err != nil)
 	state.body = body
 	e := apierrors.Decode(resp.StatusCode, resp.Header, body)
 	redactDecoded(e, body, secrets)

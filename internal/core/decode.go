@@ -50,17 +50,11 @@ func undecodable(out *outcome, call *Call, req *request, err error) error {
 	resp := out.resp
 	e := &apierrors.Error{Operation: call.Op.Name, Method: call.Op.Method, Path: req.path, StatusCode: resp.StatusCode,
 		Header: resp.Header, RequestID: httpx.RequestID(resp.Header), Attempts: out.attempts, Err: err}
-	body := out.body
-	if len(body) > apierrors.MaxBodySnippet {
-		body, e.BodyTruncated = body[:apierrors.MaxBodySnippet], true
-	}
 	var tooLong *bodyTooLong
-	if errors.As(err, &tooLong) {
-		e.BodyTruncated = true
-	}
 	secrets := secretsSent(resp)
-	e.Body = redactBody(bytes.Clone(body), withEscapes(secrets), e.BodyTruncated)
-	e.Redact(secrets...)
+	head := out.body[:min(len(out.body), apierrors.MaxBodySnippet+1)] // +1: more than the snippet was read
+	e.Body, e.BodyTruncated = redactSnippet(bytes.Clone(head), secrets, apierrors.MaxBodySnippet, errors.As(err, &tooLong))
+	redactDecoded(e, e.Body, secrets)
 	return e
 }
 
@@ -74,11 +68,7 @@ func responseForCaller(resp *http.Response) *http.Response {
 	cp := *resp
 	cp.Body = http.NoBody
 	cp.Header = resp.Header.Clone()
-	for _, values := range cp.Header {
-		for i, v := range values {
-			values[i] = redactText(v, secrets)
-		}
-	}
+	redactHeader(cp.Header, secrets)
 	cp.Request = redactedRequest(resp.Request)
 	return &cp
 }

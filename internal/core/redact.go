@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"net/http"
+	"slices"
 	"strings"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -73,7 +74,7 @@ var escapes = map[byte][]string{
 // an encoder writes them. Decoded texts are redacted separately, so an
 // escaping that mixes styles is still caught there.
 func withEscapes(secrets []string) []string {
-	out := secrets
+	out := slices.Clip(secrets) // appending must not write into the caller's array
 	for _, s := range secrets {
 		for c, spellings := range escapes {
 			if strings.IndexByte(s, c) < 0 {
@@ -106,6 +107,32 @@ func redactBody(body []byte, secrets []string, cut bool) []byte {
 		}
 	}
 	return body
+}
+
+// redactSnippet keeps at most limit bytes of an error body with no secret
+// left in them: the secrets, in every spelling, are replaced in all that was
+// read before the cut, then a secret's beginning left at the cut is removed.
+// truncated says the body was longer than what is returned, or its reading
+// failed.
+func redactSnippet(body []byte, secrets []string, limit int, truncated bool) ([]byte, bool) {
+	spellings := withEscapes(secrets)
+	body = redactBody(body, spellings, false)
+	if len(body) > limit {
+		body, truncated = body[:limit], true
+	}
+	if truncated {
+		body = redactBody(body, spellings, true)
+	}
+	return body, truncated
+}
+
+// redactHeader replaces every secret in h's values, in place.
+func redactHeader(h http.Header, secrets []string) {
+	for _, values := range h {
+		for i, v := range values {
+			values[i] = redactText(v, secrets)
+		}
+	}
 }
 
 // redactText replaces every secret in s.
@@ -141,7 +168,7 @@ func redactError(err error, secrets []string) error {
 }
 
 // redactDecoded replaces the secrets in what e holds from the response,
-// whose body has already been through redactBody. Unless the body spells
+// whose body has already been through redactSnippet. Unless the body spells
 // characters with escapes (JSON \u, HTML &), the texts decoded from it are
 // its own bytes and hold no secret any more: only the headers can.
 func redactDecoded(e *apierrors.Error, body []byte, secrets []string) {
@@ -152,10 +179,6 @@ func redactDecoded(e *apierrors.Error, body []byte, secrets []string) {
 		e.Redact(secrets...)
 		return
 	}
-	for _, values := range e.Header {
-		for i, v := range values {
-			values[i] = redactText(v, secrets)
-		}
-	}
+	redactHeader(e.Header, secrets)
 	e.RequestID = redactText(e.RequestID, secrets)
 }
