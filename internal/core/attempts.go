@@ -122,11 +122,16 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 	if err != nil {
 		return outcome{}, state.failure(err)
 	}
-	if state.stop == StopRetryAfter || state.stop == StopDeadline || state.stop == StopExhausted || state.stop == StopBudget {
+	if state.stop.givesUp() {
 		state.log(slog.LevelWarn, "giving up", resp, nil, slog.String("reason", state.stop.String()))
 	}
 	out := outcome{resp: resp, body: state.body, attempts: prior + state.attempts, refused: state.refused}
 	if !success(resp.StatusCode) {
+		if state.lastErr == nil || state.lastErr.StatusCode != resp.StatusCode {
+			// checkRetry reads every response; this only guards against a
+			// library that would hand one back unread.
+			_, _ = state.readResponse(resp)
+		}
 		out.apiErr = state.lastErr
 		out.apiErr.Attempts = out.attempts
 	}

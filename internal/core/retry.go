@@ -114,6 +114,10 @@ func (p *RetryPolicy) Decide(ctx context.Context, attempt int, idempotent bool, 
 	return Retry, wait
 }
 
+// givesUp reports whether d stopped a call the policy would otherwise have
+// retried: the case the give-up log record is for.
+func (d Decision) givesUp() bool { return d != Done && d != Retry }
+
 // String says why the attempts stopped, for the give-up log record.
 func (d Decision) String() string {
 	switch d {

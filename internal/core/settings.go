@@ -188,12 +188,11 @@ func callSettings[O any](c *Client, call *Call, opts []O) (*Settings, *attemptCl
 	if s.LoadSet {
 		return nil, nil, invalidCall(call, "options", clientWideLoadOptions)
 	}
-	if sameBaseURL(s.BaseURL, c.settings.BaseURL) {
-		s.BaseURL = c.settings.BaseURL
-	} else {
+	if !sameBaseURL(s.BaseURL, c.settings.BaseURL) {
 		// The client's token must never go to a host it was not built for.
 		return nil, nil, invalidCall(call, "options", "a per-call WithBaseURL must equal the client's base URL")
 	}
+	s.BaseURL = c.settings.BaseURL
 	if s.AllowInsecureBearer != c.settings.AllowInsecureBearer {
 		return nil, nil, invalidCall(call, "options", "WithInsecureBearerOverHTTP applies to client.New, not to a single call")
 	}
