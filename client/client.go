@@ -191,9 +191,9 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 
 // CloseIdleConnections closes the idle connections of the connection pool
 // the client created for itself (when no option.WithTransport or
-// option.WithHTTPClient transport was given). It never touches a transport you passed in. Call it
-// when you are done with a client that you will not reuse, as you would
-// with an http.Client.
+// option.WithHTTPClient transport was given). It never touches a transport
+// you passed in. Call it when you are done with a client that you will not
+// reuse, as you would with an http.Client.
 func (c *Client) CloseIdleConnections() {
 	if c.owned != nil {
 		c.owned.CloseIdleConnections()
@@ -235,7 +235,7 @@ func isNil(ts TokenSource) bool {
 		return true
 	}
 	switch v := reflect.ValueOf(ts); v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.Slice, reflect.Interface:
+	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.Slice:
 		return v.IsNil()
 	}
 	return false
