@@ -174,6 +174,7 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		return false, bodyErr
 	}
 	state.wait = wait
+	state.retryPending = true
 	if state.s.Retry.OnRetry != nil {
 		state.s.Retry.OnRetry(state.attempts, wait)
 	}
@@ -273,5 +274,7 @@ func returnLastError(resp *http.Response, err error, _ int) (*http.Response, err
 // attemptStarts is go-retryablehttp's RequestLogHook, called before each
 // attempt: it notes the start time for the attempt's log record.
 func attemptStarts(_ retryablehttp.Logger, req *http.Request, _ int) {
-	stateOf(req.Context()).start = time.Now()
+	state := stateOf(req.Context())
+	state.start = time.Now()
+	state.retryPending = false // the retry the budget paid for goes out
 }

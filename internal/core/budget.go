@@ -106,7 +106,12 @@ func (b *RetryBudget) give(n int) {
 		if t >= int64(b.cfg.Capacity) || n <= 0 {
 			return
 		}
-		if b.tokens.CompareAndSwap(t, min(t+int64(n), int64(b.cfg.Capacity))) {
+		full := int64(b.cfg.Capacity)
+		next := full // also when t+n would overflow: a capacity of math.MaxInt means "no limit"
+		if int64(n) < full-t {
+			next = t + int64(n)
+		}
+		if b.tokens.CompareAndSwap(t, next) {
 			return
 		}
 	}
@@ -119,8 +124,10 @@ const clientWideLoadOptions = "WithRetryBudget, WithRateLimiter and WithAdaptive
 // loadState is what the retry budget and the adaptive rate limiter keep
 // about one send, inside its callState.
 type loadState struct {
-	retryCost int    // what the last retry took from the budget, given back if it gets a healthy answer
-	epoch     uint64 // the adaptive limiter's epoch when the current attempt was let through
+	retryCost int // what the last retry took from the budget, given back if it gets a healthy answer
+	// retryPending says a retry was paid for and has not gone out yet.
+	retryPending bool
+	epoch        uint64 // the adaptive limiter's epoch when the current attempt was let through
 }
 
 // spendRetry asks the budget for the retry the policy chose after an
@@ -150,6 +157,16 @@ func (state *callState) spendRetry(apiErr *apierrors.Error, err error) bool {
 	}
 	state.retryCost = cost
 	return true
+}
+
+// refundRetry gives back what a retry took when it is not sent after all
+// (the context ended during its backoff, the limiter refused it, signing
+// failed): only retries that reach the service may drain the budget.
+func (state *callState) refundRetry() {
+	if b := state.s.RetryBudget; b != nil && state.retryPending {
+		b.give(state.retryCost)
+		state.retryPending, state.retryCost = false, 0
+	}
 }
 
 // settleBudget runs when a send got its final answer, with apiErr the

@@ -5,6 +5,7 @@ import (
 	"context"
 	stderrors "errors"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -299,5 +300,47 @@ func TestLoadOptionsAreClientWide(t *testing.T) {
 	var ve *apierrors.ValidationError
 	if !stderrors.As(err, &ve) || !strings.Contains(err.Error(), "client.New") || srv.hits() != 0 {
 		t.Fatalf("err = %v, %d hits; want a ValidationError before sending", err, srv.hits())
+	}
+}
+
+// A capacity of math.MaxInt means "no limit": refunds saturate at it
+// instead of wrapping into a negative budget that refuses every retry.
+func TestRetryBudgetRefundSaturatesAtAHugeCapacity(t *testing.T) {
+	b := NewRetryBudget(BudgetConfig{Capacity: math.MaxInt, ThrottleCost: 5, ErrorCost: 10, TimeoutCost: 15, SuccessRefill: 1})
+	if !b.take(15) {
+		t.Fatal("take(15) from a full budget failed")
+	}
+	for range 14 {
+		b.give(1)
+	}
+	b.give(15)
+	if got := b.Tokens(); got != math.MaxInt {
+		t.Fatalf("tokens = %d, want the capacity %d", got, math.MaxInt)
+	}
+	if !b.take(5) {
+		t.Fatal("the budget refuses retries after refunds")
+	}
+}
+
+// A retry that is never sent (the context ended during its backoff) gives
+// back what it took: only retries that reach the service drain the budget.
+func TestRetryBudgetRefundsARetryThatIsNotSent(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+		w.Header().Set("Retry-After", "5")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	budget := NewRetryBudget(DefaultBudgetConfig())
+	c := rtNewClient(t, srv.URL, func(s *Settings) {
+		s.RetryBudget = budget
+		s.Retry.OnRetry = func(int, time.Duration) { cancel() } // the backoff wait is cut short
+	})
+	err := c.do(ctx, rtCall(rtPutOp, nil))
+	if !stderrors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want the cancellation", err)
+	}
+	if got, want := budget.Tokens(), DefaultBudgetConfig().Capacity; got != want {
+		t.Fatalf("budget = %d after a retry that was never sent, want %d", got, want)
 	}
 }

@@ -11,6 +11,7 @@ import (
 // the SDK's typed error: a token or signing failure stays a TokenError;
 // anything else is a TransportError that keeps the server's last answer.
 func (state *callState) failure(err error) error {
+	state.refundRetry()
 	var te *apierrors.TokenError
 	if errors.As(err, &te) {
 		if state.lastErr == nil || te.Last != nil {

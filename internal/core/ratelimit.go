@@ -102,9 +102,7 @@ const (
 // rate limiter: unlimited until the first rate-limited answer, then a
 // multiplicative cut to 70% on each one and CUBIC growth on admitted
 // answers, never above twice the admitted rate. Five changes make it
-// converge faster and sit closer to the provider's limit, each found
-// wanting in a simulation of the loadtest's throttle scenario and then on
-// loopback:
+// converge faster and sit closer to the provider's limit:
 //
 //   - The first estimate is the rate of answers the provider admitted over
 //     the last second (it admitted at least that much), kept at least
@@ -122,8 +120,8 @@ const (
 //     again every cycle. After a second of pacing, the admitted rate is
 //     the better estimate (see throttled).
 //   - Attempts queue in order and each slot is timed when it comes, at the
-//     rate of the moment: a cut slows, and a rise speeds up, the attempts
-//     already waiting. A slot taken late is not lost, so timer and
+//     rate of the moment: a cut slows the attempts already waiting, and a
+//     rise speeds up all of them but the head, whose slot was set before. A slot taken late is not lost, so timer and
 //     hand-off latency do not shave the rate.
 //   - CUBIC's K is a fixed 2 s of sending (AWS derives it from the rate:
 //     about 5 s at 200/s), and the curve's clock advances 1/rate per
@@ -194,7 +192,7 @@ func (a *AdaptiveLimiter) wait(ctx context.Context) (uint64, error) {
 		return epoch, nil
 	}
 	if err := ctx.Err(); err != nil {
-		return 0, err
+		return 0, fmt.Errorf("waiting on the adaptive rate limit: %w", err)
 	}
 	a.mu.Lock()
 	now := a.now()
@@ -218,7 +216,7 @@ func (a *AdaptiveLimiter) wait(ctx context.Context) (uint64, error) {
 	case <-w.head:
 	case <-ctx.Done():
 		a.leave(w)
-		return 0, ctx.Err()
+		return 0, fmt.Errorf("waiting on the adaptive rate limit: %w", ctx.Err())
 	}
 	var timer *time.Timer
 	for {
@@ -247,7 +245,7 @@ func (a *AdaptiveLimiter) wait(ctx context.Context) (uint64, error) {
 		case <-timer.C:
 		case <-ctx.Done():
 			a.leave(w)
-			return 0, ctx.Err()
+			return 0, fmt.Errorf("waiting on the adaptive rate limit: %w", ctx.Err())
 		}
 	}
 }
