@@ -199,12 +199,13 @@ func (e *apiError) render(f errorFormat, path string) (string, []byte) {
 	return problemContentType, b
 }
 
-// fieldName turns "/permissions/2" into "permissions.2" and "" into "body".
+// fieldName names the field a JSON pointer points at, as the SDK reads it
+// ("/permissions/2" is "permissions[2]"), and "" as "body".
 func fieldName(pointer string) string {
 	if pointer == "" {
 		return "body"
 	}
-	return strings.ReplaceAll(strings.TrimPrefix(pointer, "/"), "/", ".")
+	return apierrors.FieldFromPointer(pointer)
 }
 
 // handlerFunc serves one operation: it returns the success status and
