@@ -122,3 +122,17 @@ func TestFaultFieldsIgnoredWithARawBody(t *testing.T) {
 		t.Errorf("status %d body %v", status, body)
 	}
 }
+
+// A field given only as a pointer into an array is named the way the SDK
+// reads the pointer back.
+func TestFaultFieldPointerIntoAnArray(t *testing.T) {
+	t.Parallel()
+	srv := sdktest.NewServer(t)
+	m := srv.AddMember("")
+	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpsertMemberAddress, Status: http.StatusBadRequest,
+		Fields: []apierrors.FieldError{{Pointer: "/lines/2", Message: "too long"}}})
+	_, _, body := rawCall(t, srv, "POST", "/customer/members/"+m+"/address", `{}`)
+	if got := pointers(body, "errors", "field"); !slices.Equal(got, []string{"lines[2]"}) {
+		t.Fatalf("errors[].field = %q, want [lines[2]]", got)
+	}
+}
