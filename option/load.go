@@ -137,27 +137,21 @@ func WithRateLimiter(l RateLimiter) RequestOption {
 // answer cuts the rate to 70% and admitted answers raise it again along a
 // CUBIC curve that regains, in about 2 s of sending, the rate the provider
 // admitted before the cut, and then probes above it; after a few seconds
-// of sending without a rate-limited answer the limiter lets go. Retry-After is still honoured by the retry
-// that follows a 429, and a wait for a slot never starts when it would end
-// after the context's deadline (the call then fails at once with an
+// of sending without a rate-limited answer the limiter lets go.
+// Retry-After is still honoured by the retry that follows a 429, and a wait
+// for a slot never starts when it would end after the context's deadline (the call then fails at once with an
 // *errors.TransportError that matches context.DeadlineExceeded).
 //
 // This is AWS SDK adaptive retry mode's client-side rate limiting, changed
 // to converge faster and to sit closer to the limit: estimates come from
 // the rate the provider admitted, not the client's own sending rate; one
 // congestion event (the answers to attempts sent before the cut) cuts the
-// rate once, not once per answer; and attempts already waiting follow
-// every change of rate at once. Each client built with this option learns
-// on its own.
-//
-// Against a provider admitting 200 requests per second (bursts of 20) and
-// answering 429 with Retry-After: 1 above that, 20 goroutines making 50
-// calls each all succeed in about 5.5 s (ideally 5 s), with 1–3% of
-// attempts answered 429. Without it, the retry budget refuses most retries
-// of the 429s and only about half the calls succeed, in about 25 s; with
-// neither (the SDK before both), 95% succeed in about 45 s, nearly half the
-// attempts answered 429 (the README's "Under load" section says how to
-// reproduce these figures).
+// rate once, not once per answer; and attempts already waiting follow a
+// change of rate from their next slot. Each client built with this option
+// learns on its own. Under throttling it lets nearly every call succeed
+// near the provider's rate, where the retry budget alone refuses the
+// retries of many 429s: the README's "Under load" section has the figures
+// and how to reproduce them.
 //
 // It suits a client throttled by a limit of its own (per API key or
 // tenant). Replicas that share one limit each learn a share of it

@@ -17,11 +17,10 @@ import (
 // the service recovers, the first answers refill the pool and retries
 // resume.
 //
-// The reference is AWS SDK standard mode's retry quota: a pool of 500, a
-// retry costing 5 (10 after a timeout) before 2026, and, with the 2026
-// update, 5 after a throttling error and 14 after any other. The defaults
-// here take the same pool and order the costs by how much a retry adds to
-// the service's trouble (see DefaultBudgetConfig).
+// The reference is AWS SDK standard mode's retry quota (a pool of 500, a
+// retry costing a few tokens); the defaults here take the same pool and
+// order the costs by how much a retry adds to the service's trouble (see
+// DefaultBudgetConfig).
 
 // BudgetConfig sizes a retry budget, in tokens.
 type BudgetConfig struct {
