@@ -251,7 +251,7 @@ func outage(ctx context.Context) bool {
 // budget nor limiter.
 func throttle(ctx context.Context, today bool, repeat int) bool {
 	const goroutines, perG, rate, burst = 20, 50, 200, 20
-	ideal := time.Duration(goroutines * perG / rate * float64(time.Second))
+	ideal := time.Duration(float64(goroutines*perG) / rate * float64(time.Second))
 	fmt.Printf("throttle: the server admits %d requests/s (burst %d), 429 + Retry-After: 1 above; %d goroutines × %d calls = %d calls per run (ideal %v)\n\n",
 		rate, burst, goroutines, perG, goroutines*perG, ideal)
 	fmt.Printf("  %-30s %9s %9s %11s %9s %8s\n", "client", "succeeded", "attempts", "429s", "wall", "× ideal")
@@ -265,7 +265,7 @@ func throttle(ctx context.Context, today bool, repeat int) bool {
 	if today {
 		configs = []config{{name: "no budget, no limiter (before)", opts: []option.RequestOption{noBudget}}}
 	} else {
-		for range max(repeat, 1) {
+		for range repeat {
 			configs = append(configs, config{"WithAdaptiveRateLimit()", []option.RequestOption{option.WithAdaptiveRateLimit()}, true})
 		}
 		configs = append(configs, config{name: "default options (budget)"})
