@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
@@ -99,4 +100,29 @@ func ExampleClient_Execute_rawBody() {
 	// {"contentType":"application/json","received":{"email":"bytes@example.com"}}
 	// {"contentType":"application/json","received":{"email":"string@example.com"}}
 	// {"contentType":"application/json","received":{"email":"map@example.com"}}
+}
+
+// RequestID reads a successful call's correlation ID from the headers the
+// errors read it from: here an API gateway's X-Amzn-RequestId.
+func ExampleRequestID() {
+	gateway := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("X-Amzn-RequestId", "c6af9ac6-7b61-11e6-9a41-93e8deadbeef")
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"user_1"}`)
+	}))
+	defer gateway.Close()
+	c, err := client.New(option.WithBaseURL(gateway.URL), option.WithTokenSource(nil))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.CloseIdleConnections()
+
+	var resp *http.Response
+	var user struct{ ID string }
+	if err := c.Execute(context.Background(), http.MethodGet, "/auth/access-management/users/user_1", nil, &user,
+		option.WithResponseInto(&resp)); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(user.ID, client.RequestID(resp))
+	// Output: user_1 c6af9ac6-7b61-11e6-9a41-93e8deadbeef
 }
