@@ -6,12 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"go.uber.org/goleak"
-
+	"github.com/memberplatform/memberplatform-go/internal/leakcheck"
 	"github.com/memberplatform/memberplatform-go/sdktest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.VerifyTestMain(m) }
 
 const wantFake = `MEMBERPLATFORM_BASE_URL is not set: running against an in-process sdktest fake platform.
 1. UpdateUser: user_01HZX3QK4B8P is now Ada Lovelace <ada@example.com>, mobile +61412345678
