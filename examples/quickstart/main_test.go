@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -94,5 +95,19 @@ func TestRunFailsOnUnexpectedError(t *testing.T) {
 	err := run(t.Context(), &out, os.Getenv)
 	if err == nil || !strings.Contains(err.Error(), "UpdateUser") {
 		t.Errorf("err = %v, want the UpdateUser failure", err)
+	}
+}
+
+// failingWriter fails every write, as a closed pipe does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errWrite }
+
+var errWrite = errors.New("write failed")
+
+// Output that cannot be written fails the program instead of vanishing.
+func TestRunReportsAWriteError(t *testing.T) {
+	if err := run(t.Context(), failingWriter{}, func(string) string { return "" }); !errors.Is(err, errWrite) {
+		t.Fatalf("run = %v, want the write error", err)
 	}
 }
