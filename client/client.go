@@ -61,11 +61,9 @@ package client
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
-	"reflect"
 	"strings"
 
 	"github.com/hashicorp/go-cleanhttp"
@@ -104,7 +102,11 @@ const (
 // New returns a Client configured from the environment (see the package
 // documentation) and then opts. It fails, before any network activity, on a
 // missing or invalid base URL, on an invalid option, and when a bearer token
-// would be sent over plain http to a non-loopback host.
+// would be sent over plain http to a non-loopback host. An option that takes
+// an interface or a pointer refuses a "typed nil" (an interface holding a
+// nil pointer or func, such as option.WithRateLimiter((*rate.Limiter)(nil))),
+// which would panic later; a plain nil keeps the meaning the option
+// documents.
 //
 // Its errors are *errors.ValidationError values (errors.Is(err,
 // apierrors.ErrInvalidInput)) whose single field, "config", says what is
@@ -124,6 +126,11 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 	}
 	if s.ResponseInto != nil {
 		return nil, errors.New("memberplatform: option.WithResponseInto applies to a single call, not to client.New")
+	}
+	if core.NilInside(s.RateLimiter) {
+		// Checked here rather than in the option: every attempt waits on
+		// the limiter first, so a typed nil would panic on every call.
+		return nil, core.TypedNilError("WithRateLimiter", s.RateLimiter, "pass a limiter, or leave the option out for none")
 	}
 	if !s.LoggerSet {
 		l, err := loggerFromEnv()
@@ -207,10 +214,12 @@ func tokenSourceFromSettings(s *core.Settings) (TokenSource, error) {
 		return NewSigV4TokenSource(SigV4Config{Credentials: s.SigV4.Credentials, Region: s.SigV4.Region})
 	}
 	if s.TokenSourceSet {
-		if isNil(s.TokenSource) {
-			if s.TokenSource != nil {
-				return nil, fmt.Errorf("memberplatform: option.WithTokenSource: a nil %T; pass nil itself to send no token", s.TokenSource)
-			}
+		if core.NilInside(s.TokenSource) {
+			// option.WithTokenSource refuses it already; never fall back
+			// to sending no token.
+			return nil, core.TypedNilError("WithTokenSource", s.TokenSource, "pass nil itself to send no token")
+		}
+		if s.TokenSource == nil {
 			return nil, nil
 		}
 		return s.TokenSource, nil
@@ -226,19 +235,6 @@ func tokenSourceFromSettings(s *core.Settings) (TokenSource, error) {
 		return src, nil
 	}
 	return nil, nil
-}
-
-// isNil reports whether ts is nil or a nil pointer, map, func or other
-// nillable value inside the interface, which would panic when called.
-func isNil(ts TokenSource) bool {
-	if ts == nil {
-		return true
-	}
-	switch v := reflect.ValueOf(ts); v.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.Slice:
-		return v.IsNil()
-	}
-	return false
 }
 
 // loggerFromEnv returns a text logger to stderr at the level

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/client"
@@ -60,4 +63,66 @@ func ExampleClient_Execute() {
 		map[string]string{"email": "ada@example.com"}, &created)
 	fmt.Println(created.ID, created.Email, err)
 	// Output: user_ada ada@example.com <nil>
+}
+
+// Execute sends a []byte, json.RawMessage, string or io.Reader as the JSON
+// text it holds, and encodes any other value with encoding/json.
+func ExampleClient_Execute_rawBody() {
+	srv := sdktest.Start()
+	defer srv.Close()
+	// An endpoint the SDK does not wrap that answers with what it received.
+	srv.HandleFunc("POST /auth/access-management/users", func(w http.ResponseWriter, r *http.Request) {
+		got, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		_, _ = fmt.Fprintf(w, `{"contentType":%q,"received":%s}`, r.Header.Get("Content-Type"), got)
+	})
+	c, err := srv.NewClient()
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	ctx := context.Background()
+	for _, body := range []any{
+		strings.NewReader(`{"email":"reader@example.com"}`), // read once; a retry resends the same bytes
+		[]byte(`{"email":"bytes@example.com"}`),
+		`{"email":"string@example.com"}`,
+		map[string]string{"email": "map@example.com"}, // encoded to JSON
+	} {
+		var echo []byte // a *[]byte receives the raw 2xx body
+		if err := c.Execute(ctx, http.MethodPost, "/auth/access-management/users", body, &echo); err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(string(echo))
+	}
+	// Output:
+	// {"contentType":"application/json","received":{"email":"reader@example.com"}}
+	// {"contentType":"application/json","received":{"email":"bytes@example.com"}}
+	// {"contentType":"application/json","received":{"email":"string@example.com"}}
+	// {"contentType":"application/json","received":{"email":"map@example.com"}}
+}
+
+// RequestID reads a successful call's correlation ID from the headers the
+// errors read it from: here an API gateway's X-Amzn-RequestId.
+func ExampleRequestID() {
+	gateway := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("X-Amzn-RequestId", "c6af9ac6-7b61-11e6-9a41-93e8deadbeef")
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"user_1"}`)
+	}))
+	defer gateway.Close()
+	c, err := client.New(option.WithBaseURL(gateway.URL), option.WithTokenSource(nil))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.CloseIdleConnections()
+
+	var resp *http.Response
+	var user struct{ ID string }
+	if err := c.Execute(context.Background(), http.MethodGet, "/auth/access-management/users/user_1", nil, &user,
+		option.WithResponseInto(&resp)); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(user.ID, client.RequestID(resp))
+	// Output: user_1 c6af9ac6-7b61-11e6-9a41-93e8deadbeef
 }

@@ -2,6 +2,9 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -25,11 +28,22 @@ import (
 // path with a query or fragment (use option.WithQuery), and a ".." segment
 // that would leave the base URL's path are refused before sending.
 //
-// body is encoded to JSON (a json.RawMessage is sent as it is; nil sends
-// no body). out receives the decoded 2xx body: a non-nil pointer to a
-// struct, map or any; a *[]byte gets the raw bytes; nil discards it. A
-// method that is not an upper-case token, or an out that is not a pointer,
-// is refused before sending.
+// body is sent as application/json. A []byte, a json.RawMessage, a string
+// and any io.Reader (strings.Reader, *bytes.Buffer, *os.File, ...) are the
+// JSON text itself and are sent as they are, unchecked: a string holding
+// `{"email":"a@b.c"}` sends exactly those bytes (to send a JSON string
+// value, pass json.Marshal's result or a struct field). Every other value
+// is encoded with encoding/json. nil, or one of the raw kinds holding no
+// bytes, sends no body. A reader is read to its end once, before the first
+// attempt, so that a retry or the resend after a 401 carries the same
+// bytes; it is closed afterwards when it is an io.Closer, as net/http
+// closes a request body. A reader that fails, or a nil pointer inside the
+// interface (a nil *bytes.Buffer), is refused before sending.
+//
+// out receives the decoded 2xx body: a non-nil pointer to a struct, map or
+// any; a *[]byte gets the raw bytes; nil discards it. A method that is not
+// an upper-case token, or an out that is not a pointer, is refused before
+// sending.
 //
 // Log records name the operation "client.Execute" and show path as given.
 //
@@ -53,7 +67,47 @@ func (c *Client) Execute(ctx context.Context, method, path string, body, out any
 		}
 	}
 	op.Path = clean
-	return core.Do(ctx, c.pipeline(), &core.Call{Op: op, Body: body, Result: out}, opts)
+	call := &core.Call{Op: op, Result: out}
+	if err := setExecuteBody(call, body); err != nil {
+		return err
+	}
+	return core.Do(ctx, c.pipeline(), call, opts)
+}
+
+// setExecuteBody puts body on call: the raw kinds as EncodedBody, sent as
+// they are, anything else as Body, for the pipeline to encode to JSON.
+func setExecuteBody(call *core.Call, body any) error {
+	var raw []byte
+	switch b := body.(type) {
+	case nil:
+		return nil
+	case []byte:
+		raw = b
+	case json.RawMessage:
+		raw = b
+	case string:
+		raw = []byte(b)
+	case io.Reader:
+		if v := reflect.ValueOf(b); v.Kind() == reflect.Pointer && v.IsNil() {
+			// Reading it would panic (a nil *bytes.Buffer does).
+			return invalidExecute("body", fmt.Sprintf("a nil %T; pass nil itself to send no body", b))
+		}
+		read, err := io.ReadAll(b)
+		if closer, ok := b.(io.Closer); ok {
+			_ = closer.Close()
+		}
+		if err != nil {
+			return invalidExecute("body", fmt.Sprintf("reading the %T: %v", b, err))
+		}
+		raw = read
+	default:
+		call.Body = body
+		return nil
+	}
+	if len(raw) > 0 {
+		call.EncodedBody = raw
+	}
+	return nil
 }
 
 // pipeline returns the client's pipeline; nil for a Client not built by

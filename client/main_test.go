@@ -3,10 +3,10 @@ package client
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/memberplatform/memberplatform-go/internal/leakcheck"
 )
 
 // TestMain fails the package's tests if any goroutine outlives them: every
 // test closes its servers and idle connections, and waits for the shared
 // token fetches it starts.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.VerifyTestMain(m) }

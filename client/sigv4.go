@@ -87,6 +87,9 @@ func NewSigV4TokenSource(cfg SigV4Config) (*SigV4TokenSource, error) {
 	var missing []apierrors.FieldError
 	if cfg.Credentials == nil {
 		missing = append(missing, apierrors.FieldError{Field: "Credentials", Message: "is required"})
+	} else if err := core.CheckCredentialsProvider(cfg.Credentials); err != nil {
+		// A typed nil would panic in the AWS SDK's fetch goroutine.
+		missing = append(missing, apierrors.FieldError{Field: "Credentials", Message: "is " + err.Error()})
 	}
 	if cfg.Region == "" {
 		missing = append(missing, apierrors.FieldError{Field: "Region", Message: "is required (or set AWS_REGION)"})

@@ -3,9 +3,9 @@ package errors
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/memberplatform/memberplatform-go/internal/leakcheck"
 )
 
 // TestMain fails the run if any test leaves a goroutine behind (httptest
 // servers, response bodies not closed, idle keep-alive connections).
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.VerifyTestMain(m) }

@@ -29,7 +29,8 @@ func WithBaseURL(rawURL string) RequestOption {
 // WithHTTPClient sends requests with hc's Transport, Jar, CheckRedirect and
 // Timeout (as the per-attempt timeout). The SDK never calls
 // hc.CloseIdleConnections. See WithTransport for how a transport sees the
-// SDK's requests.
+// SDK's requests. A nil hc, or one whose Transport or Jar is a nil pointer
+// or func inside the interface, is refused (it would panic on every call).
 //
 // Scope: client-wide and per call. Default: a pooled transport of the
 // client's own and a redirect policy that follows only same-origin
@@ -38,6 +39,12 @@ func WithHTTPClient(hc *http.Client) RequestOption {
 	return requestOption(func(s *core.Settings) error {
 		if hc == nil {
 			return errors.New("memberplatform: WithHTTPClient: nil *http.Client")
+		}
+		if core.NilInside(hc.Transport) {
+			return core.TypedNilError("WithHTTPClient", hc.Transport, "its Transport would panic on every request; leave Transport nil for the default")
+		}
+		if core.NilInside(hc.Jar) {
+			return core.TypedNilError("WithHTTPClient", hc.Jar, "its Jar would panic on every request; leave Jar nil for no cookies")
 		}
 		s.HTTPClient = hc
 		s.HTTPChanged = true
@@ -67,12 +74,18 @@ func WithHTTPClient(hc *http.Client) RequestOption {
 // otelhttp.WithSpanNameFormatter rather than the path. The SDK never closes
 // the transport's idle connections.
 //
+// A nil rt, or a nil pointer or func inside the interface (a nil
+// *http.Transport), is refused: it would panic on every call.
+//
 // Scope: client-wide and per call. Default: a pooled transport of the
 // client's own (see client.Client.CloseIdleConnections).
 func WithTransport(rt http.RoundTripper) RequestOption {
 	return requestOption(func(s *core.Settings) error {
 		if rt == nil {
 			return errors.New("memberplatform: WithTransport: nil RoundTripper")
+		}
+		if core.NilInside(rt) {
+			return core.TypedNilError("WithTransport", rt, "it would panic on every request")
 		}
 		s.Transport = rt
 		s.HTTPChanged = true

@@ -1,6 +1,7 @@
 package option
 
 import (
+	"errors"
 	"log/slog"
 
 	"github.com/memberplatform/memberplatform-go/internal/core"
@@ -13,12 +14,19 @@ import (
 // operation reaches the handler, so a trace-aware handler can correlate
 // records with spans.
 //
-// WithLogger(nil) turns logging off, MEMBERPLATFORM_LOG included.
+// WithLogger(nil) turns logging off, MEMBERPLATFORM_LOG included. A
+// *slog.Logger without a handler (a zero slog.Logger, or slog.New of a nil
+// handler pointer) is refused: it would panic on its first record.
 //
 // Scope: client-wide and per call. Default: no logging, unless
 // MEMBERPLATFORM_LOG names a level (see client.EnvLog).
 func WithLogger(l *slog.Logger) RequestOption {
 	return requestOption(func(s *core.Settings) error {
+		if l != nil && (l.Handler() == nil || core.NilInside(l.Handler())) {
+			// A zero slog.Logger, or one around a nil handler, panics on
+			// its first record: only nil means "no logging".
+			return errors.New("memberplatform: option.WithLogger: a *slog.Logger with a nil handler panics on its first record; build it with slog.New, or pass nil for no logging")
+		}
 		s.Logger, s.LoggerSet = l, true
 		return nil
 	})

@@ -3,10 +3,7 @@ package sdktest_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/memberplatform/memberplatform-go/internal/leakcheck"
 )
 
-func TestMain(m *testing.M) {
-	defineFormats()
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { leakcheck.VerifyTestMain(m) }

@@ -29,6 +29,7 @@ func main() {
 }
 
 func run(ctx context.Context, w io.Writer) error {
+	out := &report{w: w}
 	srv := sdktest.Start()
 	defer srv.Close()
 	srv.AddUser(sdktest.User{ID: "user_ada", Email: "ada@example.com"})
@@ -43,30 +44,30 @@ func run(ctx context.Context, w io.Writer) error {
 	if err := c.AccessMgmt.ReplaceRolePermissions(ctx, "org_acme", "org-support", []string{"tickets:read", "tickets:write"}); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "role updated; the provider created %v\n", srv.CreatedPermissions())
+	out.printf("role updated; the provider created %v\n", srv.CreatedPermissions())
 
 	// 1. Input the SDK refuses before sending: *apierrors.ValidationError.
 	err = c.AccessMgmt.ReplaceRolePermissions(ctx, "org_acme", "support", []string{"Tickets:Read"})
 	var ve *apierrors.ValidationError
 	if errors.As(err, &ve) {
 		for _, f := range ve.Fields {
-			fmt.Fprintf(w, "invalid input: %s: %s\n", f.Field, f.Message)
+			out.printf("invalid input: %s: %s\n", f.Field, f.Message)
 		}
 	}
 
 	// 2. A kind of failure: errors.Is with the Err* sentinels.
 	_, err = c.AccessMgmt.UpdateUser(ctx, "user_nobody", accessmgmt.UpdateUserParams{FirstName: new("N")})
 	if errors.Is(err, apierrors.ErrNotFound) {
-		fmt.Fprintln(w, "not found: create the user first")
+		out.println("not found: create the user first")
 	}
 
 	// 3. The platform's own details: errors.As to *apierrors.Error.
 	_, err = c.AccessMgmt.UpdateUser(ctx, "user_ada", accessmgmt.UpdateUserParams{Email: new("grace@example.com")})
 	var apiErr *apierrors.Error
 	if errors.As(err, &apiErr) && errors.Is(err, apierrors.ErrConflict) {
-		fmt.Fprintf(w, "conflict: status %d, serviceCode %s\n", apiErr.StatusCode, apiErr.Problem.ServiceCode)
+		out.printf("conflict: status %d, serviceCode %s\n", apiErr.StatusCode, apiErr.Problem.ServiceCode)
 		for _, f := range apiErr.FieldErrors() {
-			fmt.Fprintf(w, "  field %s (pointer %s): %s\n", f.Field, f.Pointer, f.Message)
+			out.printf("  field %s (pointer %s): %s\n", f.Field, f.Pointer, f.Message)
 		}
 	}
 
@@ -75,7 +76,7 @@ func run(ctx context.Context, w io.Writer) error {
 	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpdateUser, Status: http.StatusTooManyRequests, RetryAfter: time.Minute})
 	_, err = c.AccessMgmt.UpdateUser(ctx, "user_ada", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
 	if errors.As(err, &apiErr) && errors.Is(err, apierrors.ErrRateLimited) {
-		fmt.Fprintf(w, "rate limited: retry after %v (temporary: %t)\n", apiErr.RetryAfter, apiErr.Temporary())
+		out.printf("rate limited: retry after %v (temporary: %t)\n", apiErr.RetryAfter, apiErr.Temporary())
 	}
 
 	// A short Retry-After is honoured by the SDK itself: the call succeeds.
@@ -84,13 +85,33 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("expected the SDK to retry a short Retry-After: %w", err)
 	}
-	fmt.Fprintf(w, "retried after a short Retry-After: %s %s\n", u.ID, u.FirstName)
+	out.printf("retried after a short Retry-After: %s %s\n", u.ID, u.FirstName)
 
 	// 5. Configuration problems are not worth retrying.
 	srv.SetProviderConfigured(false)
 	_, err = c.AccessMgmt.UpdateUser(ctx, "user_ada", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
 	if errors.Is(err, apierrors.ErrProviderNotConfigured) && errors.As(err, &apiErr) {
-		fmt.Fprintf(w, "provider not configured: status %d after %d attempt(s), temporary: %t\n", apiErr.StatusCode, apiErr.Attempts, apiErr.Temporary())
+		out.printf("provider not configured: status %d after %d attempt(s), temporary: %t\n", apiErr.StatusCode, apiErr.Attempts, apiErr.Temporary())
 	}
-	return nil
+	return out.err
+}
+
+// report writes the program's output and keeps the first write error, which
+// run returns: output that could not be written (a closed pipe, a full
+// disk) is a failure, not something to ignore.
+type report struct {
+	w   io.Writer
+	err error
+}
+
+func (r *report) printf(format string, args ...any) {
+	if r.err == nil {
+		_, r.err = fmt.Fprintf(r.w, format, args...)
+	}
+}
+
+func (r *report) println(args ...any) {
+	if r.err == nil {
+		_, r.err = fmt.Fprintln(r.w, args...)
+	}
 }

@@ -2,12 +2,13 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/memberplatform/memberplatform-go/internal/leakcheck"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.VerifyTestMain(m) }
 
 func TestRun(t *testing.T) {
 	var out bytes.Buffer
@@ -26,5 +27,19 @@ provider not configured: status 503 after 1 attempt(s), temporary: false
 `
 	if out.String() != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+// failingWriter fails every write, as a closed pipe does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errWrite }
+
+var errWrite = errors.New("write failed")
+
+// Output that cannot be written fails the program instead of vanishing.
+func TestRunReportsAWriteError(t *testing.T) {
+	if err := run(t.Context(), failingWriter{}); !errors.Is(err, errWrite) {
+		t.Fatalf("run = %v, want the write error", err)
 	}
 }

@@ -56,6 +56,7 @@ type targets struct {
 
 // run is the whole program; getenv reads the environment.
 func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
+	out := &report{w: w}
 	var (
 		c   *client.Client
 		t   targets
@@ -65,25 +66,28 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 		srv := sdktest.Start(sdktest.WithClock(func() time.Time { return time.Date(2025, 6, 1, 9, 30, 0, 0, time.UTC) }))
 		defer srv.Close()
 		t = seed(srv)
-		fmt.Fprintln(w, "MEMBERPLATFORM_BASE_URL is not set: running against an in-process sdktest fake platform.")
+		out.println("MEMBERPLATFORM_BASE_URL is not set: running against an in-process sdktest fake platform.")
 		c, err = srv.NewClient(option.WithAppInfo("quickstart", "1.0"))
 	} else {
 		t = targets{
 			userID: getenv("MEMBERPLATFORM_USER_ID"), orgID: getenv("MEMBERPLATFORM_ORG_ID"), roleSlug: getenv("MEMBERPLATFORM_ROLE_SLUG"),
 			paymentMethodID: getenv("MEMBERPLATFORM_PAYMENT_METHOD_ID"), memberID: getenv("MEMBERPLATFORM_MEMBER_ID"),
 		}
-		fmt.Fprintf(w, "Running against %s.\n", getenv(client.EnvBaseURL))
+		out.printf("Running against %s.\n", getenv(client.EnvBaseURL))
 		c, err = client.New(option.WithAppInfo("quickstart", "1.0")) // base URL and credentials from the environment
 	}
 	if err != nil {
 		return fmt.Errorf("building the client: %w", err)
 	}
 
-	if err := demoOperations(ctx, w, c, t); err != nil {
+	if err := demoOperations(ctx, out, c, t); err != nil {
 		return err
 	}
-	demoValidationError(ctx, w, c)
-	return demoAPIError(ctx, w, c)
+	demoValidationError(ctx, out, c)
+	if err := demoAPIError(ctx, out, c); err != nil {
+		return err
+	}
+	return out.err
 }
 
 // seed fills the fake platform with the records the quickstart updates.
@@ -97,13 +101,13 @@ func seed(srv *sdktest.Server) targets {
 	return targets{userID: u.ID, orgID: "org_01HZX3R7Y2NM", roleSlug: "org-support", paymentMethodID: pm.ID, memberID: m}
 }
 
-func skip(w io.Writer, step, vars string) {
-	fmt.Fprintf(w, "%s: skipped (set %s)\n", step, vars)
+func skip(out *report, step, vars string) {
+	out.printf("%s: skipped (set %s)\n", step, vars)
 }
 
-func demoOperations(ctx context.Context, w io.Writer, c *client.Client, t targets) error {
+func demoOperations(ctx context.Context, out *report, c *client.Client, t targets) error {
 	if t.userID == "" {
-		skip(w, "1. UpdateUser", "MEMBERPLATFORM_USER_ID")
+		skip(out, "1. UpdateUser", "MEMBERPLATFORM_USER_ID")
 	} else {
 		u, err := c.AccessMgmt.UpdateUser(ctx, t.userID, accessmgmt.UpdateUserParams{
 			FirstName: new("Ada"), LastName: new("Lovelace"), MobileNumber: new("+61412345678"),
@@ -111,21 +115,21 @@ func demoOperations(ctx context.Context, w io.Writer, c *client.Client, t target
 		if err != nil {
 			return fmt.Errorf("UpdateUser: %w", err)
 		}
-		fmt.Fprintf(w, "1. UpdateUser: %s is now %s %s <%s>, mobile %s\n", u.ID, u.FirstName, u.LastName, u.Email, u.MobileNumber)
+		out.printf("1. UpdateUser: %s is now %s %s <%s>, mobile %s\n", u.ID, u.FirstName, u.LastName, u.Email, u.MobileNumber)
 	}
 
 	if t.orgID == "" || t.roleSlug == "" {
-		skip(w, "2. ReplaceRolePermissions", "MEMBERPLATFORM_ORG_ID and MEMBERPLATFORM_ROLE_SLUG")
+		skip(out, "2. ReplaceRolePermissions", "MEMBERPLATFORM_ORG_ID and MEMBERPLATFORM_ROLE_SLUG")
 	} else {
 		perms := []string{"members:read", "members:write", "reports:export"}
 		if err := c.AccessMgmt.ReplaceRolePermissions(ctx, t.orgID, t.roleSlug, perms); err != nil {
 			return fmt.Errorf("ReplaceRolePermissions: %w", err)
 		}
-		fmt.Fprintf(w, "2. ReplaceRolePermissions: role %s of %s now has exactly [%s]\n", t.roleSlug, t.orgID, strings.Join(perms, " "))
+		out.printf("2. ReplaceRolePermissions: role %s of %s now has exactly [%s]\n", t.roleSlug, t.orgID, strings.Join(perms, " "))
 	}
 
 	if t.paymentMethodID == "" {
-		skip(w, "3. UpdatePaymentMethod", "MEMBERPLATFORM_PAYMENT_METHOD_ID")
+		skip(out, "3. UpdatePaymentMethod", "MEMBERPLATFORM_PAYMENT_METHOD_ID")
 	} else {
 		pm, err := c.Payments.UpdatePaymentMethod(ctx, t.paymentMethodID, payments.UpdatePaymentMethodParams{
 			SetAsPrimary: new(true), ExpDate: new(payments.ExpDate(time.April, 2031)),
@@ -133,12 +137,12 @@ func demoOperations(ctx context.Context, w io.Writer, c *client.Client, t target
 		if err != nil {
 			return fmt.Errorf("UpdatePaymentMethod: %w", err)
 		}
-		fmt.Fprintf(w, "3. UpdatePaymentMethod: %s ending %s, expires %s, primary=%t, updated %s\n",
+		out.printf("3. UpdatePaymentMethod: %s ending %s, expires %s, primary=%t, updated %s\n",
 			pm.CardBrand, pm.LastFourDigits, pm.ExpDate, pm.Primary, pm.UpdatedAt.UTC().Format(time.RFC3339))
 	}
 
 	if t.memberID == "" {
-		skip(w, "4. UpsertMemberAddress", "MEMBERPLATFORM_MEMBER_ID")
+		skip(out, "4. UpsertMemberAddress", "MEMBERPLATFORM_MEMBER_ID")
 	} else {
 		a, err := c.Customer.UpsertMemberAddress(ctx, t.memberID, customer.UpsertMemberAddressParams{
 			AddressLineOne: "1 George Street", AddressLineTwo: nullable.NewNullableWithValue("Level 2"),
@@ -147,7 +151,7 @@ func demoOperations(ctx context.Context, w io.Writer, c *client.Client, t target
 		if err != nil {
 			return fmt.Errorf("UpsertMemberAddress: %w", err)
 		}
-		fmt.Fprintf(w, "4. UpsertMemberAddress: member %s lives at %s, %s, %s %s %s (tenant %s)\n", t.memberID,
+		out.printf("4. UpsertMemberAddress: member %s lives at %s, %s, %s %s %s (tenant %s)\n", t.memberID,
 			deref(a.AddressLineOne), deref(a.AddressLineTwo), deref(a.Suburb), deref(a.State), deref(a.Postcode), a.TenantID)
 	}
 	return nil
@@ -155,33 +159,33 @@ func demoOperations(ctx context.Context, w io.Writer, c *client.Client, t target
 
 // demoValidationError shows the SDK refusing bad input before sending it,
 // and listing every bad field at once.
-func demoValidationError(ctx context.Context, w io.Writer, c *client.Client) {
+func demoValidationError(ctx context.Context, out *report, c *client.Client) {
 	_, err := c.AccessMgmt.UpdateUser(ctx, "user_01HZX3QK4B8P", accessmgmt.UpdateUserParams{
 		MobileNumber: new("0412 345 678"), Email: new("ada at example.com"),
 	})
 	var ve *apierrors.ValidationError
 	if errors.As(err, &ve) {
-		fmt.Fprintf(w, "5. Validation error (nothing was sent), errors.Is(err, apierrors.ErrInvalidInput) = %t:\n", errors.Is(err, apierrors.ErrInvalidInput))
+		out.printf("5. Validation error (nothing was sent), errors.Is(err, apierrors.ErrInvalidInput) = %t:\n", errors.Is(err, apierrors.ErrInvalidInput))
 		for _, f := range ve.Fields {
-			fmt.Fprintf(w, "   - %s: %s\n", f.Field, f.Message)
+			out.printf("   - %s: %s\n", f.Field, f.Message)
 		}
 		return
 	}
-	fmt.Fprintf(w, "5. Validation error: unexpected result %v\n", err)
+	out.printf("5. Validation error: unexpected result %v\n", err)
 }
 
 // demoAPIError shows an error answered by the platform.
-func demoAPIError(ctx context.Context, w io.Writer, c *client.Client) error {
+func demoAPIError(ctx context.Context, out *report, c *client.Client) error {
 	_, err := c.AccessMgmt.UpdateUser(ctx, "user_does_not_exist", accessmgmt.UpdateUserParams{FirstName: new("Nobody")})
 	var apiErr *apierrors.Error
 	if !errors.As(err, &apiErr) {
 		return fmt.Errorf("expected an API error for an unknown user, got %v", err)
 	}
-	fmt.Fprintf(w, "6. API error: status %d, errors.Is(err, apierrors.ErrNotFound) = %t\n", apiErr.StatusCode, errors.Is(err, apierrors.ErrNotFound))
+	out.printf("6. API error: status %d, errors.Is(err, apierrors.ErrNotFound) = %t\n", apiErr.StatusCode, errors.Is(err, apierrors.ErrNotFound))
 	if p := apiErr.Problem; p != nil {
-		fmt.Fprintf(w, "   problem: title %q, serviceCode %s, detail %q\n", p.Title, p.ServiceCode, p.Detail)
+		out.printf("   problem: title %q, serviceCode %s, detail %q\n", p.Title, p.ServiceCode, p.Detail)
 	}
-	fmt.Fprintf(w, "   err.Error(): %v\n", err)
+	out.printf("   err.Error(): %v\n", err)
 	return nil
 }
 
@@ -190,4 +194,24 @@ func deref(s *string) string {
 		return "<null>"
 	}
 	return *s
+}
+
+// report writes the program's output and keeps the first write error, which
+// run returns: output that could not be written (a closed pipe, a full
+// disk) is a failure, not something to ignore.
+type report struct {
+	w   io.Writer
+	err error
+}
+
+func (r *report) printf(format string, args ...any) {
+	if r.err == nil {
+		_, r.err = fmt.Fprintf(r.w, format, args...)
+	}
+}
+
+func (r *report) println(args ...any) {
+	if r.err == nil {
+		_, r.err = fmt.Fprintln(r.w, args...)
+	}
 }

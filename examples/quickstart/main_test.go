@@ -2,16 +2,16 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"strings"
 	"testing"
 
-	"go.uber.org/goleak"
-
+	"github.com/memberplatform/memberplatform-go/internal/leakcheck"
 	"github.com/memberplatform/memberplatform-go/sdktest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.VerifyTestMain(m) }
 
 const wantFake = `MEMBERPLATFORM_BASE_URL is not set: running against an in-process sdktest fake platform.
 1. UpdateUser: user_01HZX3QK4B8P is now Ada Lovelace <ada@example.com>, mobile +61412345678
@@ -95,5 +95,19 @@ func TestRunFailsOnUnexpectedError(t *testing.T) {
 	err := run(t.Context(), &out, os.Getenv)
 	if err == nil || !strings.Contains(err.Error(), "UpdateUser") {
 		t.Errorf("err = %v, want the UpdateUser failure", err)
+	}
+}
+
+// failingWriter fails every write, as a closed pipe does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errWrite }
+
+var errWrite = errors.New("write failed")
+
+// Output that cannot be written fails the program instead of vanishing.
+func TestRunReportsAWriteError(t *testing.T) {
+	if err := run(t.Context(), failingWriter{}, func(string) string { return "" }); !errors.Is(err, errWrite) {
+		t.Fatalf("run = %v, want the write error", err)
 	}
 }

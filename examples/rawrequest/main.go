@@ -38,6 +38,7 @@ type newUser struct {
 }
 
 func run(ctx context.Context, w io.Writer) error {
+	out := &report{w: w}
 	srv := sdktest.Start()
 	defer srv.Close()
 	fakeCreateUser(srv)
@@ -52,7 +53,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "created %s <%s>\n", created.ID, created.Email)
+	out.printf("created %s <%s>\n", created.ID, created.Email)
 
 	// A GET of the new user: path segments are escaped by the caller.
 	var fetched accessmgmt.ProviderUser
@@ -61,22 +62,22 @@ func run(ctx context.Context, w io.Writer) error {
 	if err := c.Execute(ctx, http.MethodGet, path, nil, &fetched, option.WithResponseInto(&resp)); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "fetched %s (%s), status %d\n", fetched.ID, fetched.FirstName, resp.StatusCode)
+	out.printf("fetched %s (%s), status %d\n", fetched.ID, fetched.FirstName, resp.StatusCode)
 
 	// Errors are the SDK's typed errors, whatever the endpoint.
 	err = c.Execute(ctx, http.MethodPost, "/auth/access-management/users", newUser{}, nil)
 	var apiErr *apierrors.Error
 	if errors.Is(err, apierrors.ErrUnprocessableEntity) && errors.As(err, &apiErr) {
 		for _, f := range apierrors.FieldErrorsOf(err) {
-			fmt.Fprintf(w, "refused: %d %s: %s\n", apiErr.StatusCode, f.Field, f.Message)
+			out.printf("refused: %d %s: %s\n", apiErr.StatusCode, f.Field, f.Message)
 		}
 	}
 
 	// A path that would leave the base URL is refused before sending.
 	err = c.Execute(ctx, http.MethodGet, "/auth/../admin", nil, nil)
-	fmt.Fprintln(w, "invalid input:", errors.Is(err, apierrors.ErrInvalidInput))
-	fmt.Fprintln(w, "token requests:", srv.TokenRequests())
-	return nil
+	out.println("invalid input:", errors.Is(err, apierrors.ErrInvalidInput))
+	out.println("token requests:", srv.TokenRequests())
+	return out.err
 }
 
 // fakeCreateUser adds createUser and a user lookup to the fake platform.
@@ -104,4 +105,24 @@ func fakeCreateUser(srv *sdktest.Server) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(u)
 	})
+}
+
+// report writes the program's output and keeps the first write error, which
+// run returns: output that could not be written (a closed pipe, a full
+// disk) is a failure, not something to ignore.
+type report struct {
+	w   io.Writer
+	err error
+}
+
+func (r *report) printf(format string, args ...any) {
+	if r.err == nil {
+		_, r.err = fmt.Fprintf(r.w, format, args...)
+	}
+}
+
+func (r *report) println(args ...any) {
+	if r.err == nil {
+		_, r.err = fmt.Fprintln(r.w, args...)
+	}
 }

@@ -63,6 +63,7 @@ type callState struct {
 	waited   time.Duration
 	start    time.Time     // when the current attempt started
 	sent     *http.Request // the current attempt's request, as authorized
+	own      ownedHeaders  // the first attempt's header values (request.go)
 
 	lastStatus int
 	lastErr    *apierrors.Error // the last error response, decoded once
@@ -88,6 +89,7 @@ type outcome struct {
 	apiErr   *apierrors.Error // decoded when the final status is not 2xx
 	attempts int              // every attempt of the call so far
 	refused  error            // why a 2xx body will not be used, if so
+	tok      *CachedToken     // the token the final attempt carried, nil for none
 }
 
 // send makes the attempts of one request with token tok (nil for none). It
@@ -111,7 +113,7 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 		}
 		return outcome{}, invalidCall(call, "url", err.Error())
 	}
-	c.setHeaders(rreq.Header, s, req.body != nil)
+	c.setHeaders(rreq.Header, s, req.body != nil, &state.own)
 	if err := state.waitTurn(ctx); err != nil {
 		return outcome{}, state.failure(err)
 	}
@@ -125,7 +127,7 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 	if state.stop.givesUp() {
 		state.log(slog.LevelWarn, "giving up", resp, nil, slog.String("reason", state.stop.String()))
 	}
-	out := outcome{resp: resp, body: state.body, attempts: prior + state.attempts, refused: state.refused}
+	out := outcome{resp: resp, body: state.body, attempts: prior + state.attempts, refused: state.refused, tok: state.tok}
 	if !success(resp.StatusCode) {
 		if state.lastErr == nil || state.lastErr.StatusCode != resp.StatusCode {
 			// checkRetry reads every response; this only guards against a

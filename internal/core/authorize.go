@@ -36,12 +36,19 @@ func (c *Client) authorize(ctx context.Context, s *Settings, ac *attemptClient, 
 			// token cannot help, and resending would repeat the request.
 			return out, nil
 		}
-		c.tokens.InvalidateRejected(out.resp.Request, tok)
+		// Drop the token the SDK attached to the rejected attempt (a
+		// newer one is kept), whatever a middleware did to the header's
+		// bytes: it may rewrite them in place.
+		rejected := out.tok
+		if rejected == nil {
+			rejected = tok
+		}
+		c.tokens.Invalidate(rejected)
 		fresh, err := c.tokens.Get(ctx)
 		if err != nil {
 			return outcome{}, withOperation(err, call.Op.Name)
 		}
-		if fresh.Header == sent {
+		if fresh.Header == rejected.Header {
 			return out, nil
 		}
 		prior = out.attempts
@@ -60,7 +67,12 @@ func (state *callState) authorizeAttempt(req *http.Request, refresh bool) error 
 			}
 			state.tok = t
 		}
-		req.Header["Authorization"] = state.tok.headerValues()
+		if refresh {
+			// prepareRetry cloned the headers; the retry gets its own slice.
+			req.Header["Authorization"] = []string{state.tok.Header}
+		} else {
+			req.Header["Authorization"] = state.own.own(ownedAuthorization, state.tok.Header)
+		}
 	}
 	if state.call.Sign != nil {
 		if err := state.call.Sign(req, state.req.body); err != nil {

@@ -11,7 +11,7 @@ import (
 type Client struct {
 	settings  Settings
 	attempts  *attemptClient
-	userAgent []string // the User-Agent header value, shared by every request (never mutated)
+	userAgent string // the User-Agent header value
 	tokens    *TokenCache
 }
 
@@ -28,7 +28,7 @@ func New(s Settings, tokens *TokenCache) (*Client, error) {
 	return &Client{
 		settings:  s,
 		attempts:  newAttemptClient(buildHTTPClient(&s, nil)),
-		userAgent: []string{UserAgent(s.AppInfo)},
+		userAgent: UserAgent(s.AppInfo),
 		tokens:    tokens,
 	}, nil
 }

@@ -21,24 +21,14 @@ import (
 type TokenFetcher func(ctx context.Context) (value string, expiry time.Time, err error)
 
 // CachedToken is one token held by the cache. Header is the ready-made
-// Authorization value, so the hit path allocates nothing.
+// Authorization value, so the hit path allocates nothing; each attempt puts
+// it in a header slice of its own (ownedHeaders).
 type CachedToken struct {
 	Value  string
 	Header string
 	Expiry time.Time
 	softAt int64 // unix nanos: refresh early from here on (0: never)
 	hardAt int64 // unix nanos: must refresh from here on
-	// hdr is []string{Header}, built once so that attaching the token to
-	// a request allocates nothing. Requests share it: never mutate it.
-	hdr []string
-}
-
-// headerValues returns the Authorization header's values for t.
-func (t *CachedToken) headerValues() []string {
-	if t.hdr != nil {
-		return t.hdr
-	}
-	return []string{t.Header}
 }
 
 // newCachedToken computes the refresh points: the soft window is
@@ -56,7 +46,6 @@ func (t *CachedToken) headerValues() []string {
 // again on every call.
 func (c *TokenCache) newCachedToken(v string, exp time.Time) *CachedToken {
 	t := &CachedToken{Value: v, Header: "Bearer " + v, Expiry: exp}
-	t.hdr = []string{t.Header}
 	if !exp.IsZero() {
 		now := c.now()
 		life := exp.Sub(now)

@@ -1,4 +1,4 @@
-package sdktest_test
+package contracttest_test
 
 import (
 	"bytes"

@@ -1,0 +1,166 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jarcoal/httpmock"
+
+	"github.com/memberplatform/memberplatform-go/client"
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/areatest"
+	"github.com/memberplatform/memberplatform-go/option"
+)
+
+// closeCounter is a reader that records whether Execute closed it, as
+// net/http closes a request body.
+type closeCounter struct {
+	io.Reader
+	closed atomic.Int32
+}
+
+func (c *closeCounter) Close() error { c.closed.Add(1); return nil }
+
+// failingReader fails after its first bytes, as a broken pipe would.
+type failingReader struct{ sent bool }
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	if f.sent {
+		return 0, errors.New("pipe broke")
+	}
+	f.sent = true
+	return copy(p, `{"email"`), nil
+}
+
+// Execute sends []byte, json.RawMessage, string and every io.Reader as the
+// JSON text they hold, and encodes everything else; a retry carries the
+// same bytes. 0.2.0 sent a reader as {}, a []byte as a base64 string and a
+// string as a JSON string literal.
+func TestExecuteSendsRawBodiesAsTheyAre(t *testing.T) {
+	t.Parallel()
+	const payload = `{"email":"a@b.c"}`
+	tests := []struct {
+		name string
+		body func() any
+		want string // "" means no body and no Content-Type
+	}{
+		{"strings.Reader", func() any { return strings.NewReader(payload) }, payload},
+		{"bytes.Buffer", func() any { return bytes.NewBufferString(payload) }, payload},
+		{"bytes.Reader", func() any { return bytes.NewReader([]byte(payload)) }, payload},
+		{"reader only", func() any { return io.MultiReader(strings.NewReader(payload[:5]), strings.NewReader(payload[5:])) }, payload},
+		{"[]byte", func() any { return []byte(payload) }, payload},
+		{"json.RawMessage", func() any { return json.RawMessage(payload) }, payload},
+		{"string", func() any { return payload }, payload},
+		{"not compacted", func() any { return "{ \"email\" : \"a@b.c\" }\n" }, "{ \"email\" : \"a@b.c\" }\n"},
+		{"map", func() any { return map[string]string{"email": "a@b.c"} }, payload},
+		{"struct", func() any {
+			return struct {
+				Email string `json:"email"`
+			}{"a@b.c"}
+		}, payload},
+		{"named []byte is encoded", func() any { type blob []byte; return blob("hi") }, `"aGk="`},
+		{"nil", func() any { return nil }, ""},
+		{"empty []byte", func() any { return []byte{} }, ""},
+		{"empty reader", func() any { return strings.NewReader("") }, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := areatest.NewMock(t)
+			var n atomic.Int32
+			m.On(http.MethodPost, usersPath, func(r *http.Request) (*http.Response, error) {
+				if n.Add(1) == 1 {
+					return httpmock.NewStringResponse(http.StatusServiceUnavailable, ""), nil
+				}
+				return httpmock.NewStringResponse(http.StatusCreated, `{"id":"user_new"}`), nil
+			})
+			c := m.Client(option.WithMaxRetries(1), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
+			var out createdUser
+			if err := c.Execute(t.Context(), http.MethodPost, usersPath, tt.body(), &out, option.WithIdempotent()); err != nil {
+				t.Fatal(err)
+			}
+			reqs := m.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d requests, want 2 (one retry)", len(reqs))
+			}
+			for i, r := range reqs {
+				if string(r.Body) != tt.want {
+					t.Errorf("attempt %d sent %q, want %q", i+1, r.Body, tt.want)
+				}
+				ct := r.Header.Get("Content-Type")
+				if (tt.want != "") != (ct == "application/json") {
+					t.Errorf("attempt %d: Content-Type %q with body %q", i+1, ct, r.Body)
+				}
+			}
+		})
+	}
+}
+
+// The resend after a 401 (a refreshed token) carries a reader's bytes too,
+// and the reader is closed once, as net/http closes a request body.
+func TestExecuteReaderSurvivesTheResendAfter401(t *testing.T) {
+	t.Parallel()
+	const payload = `{"email":"a@b.c"}`
+	m := areatest.NewMock(t)
+	var n atomic.Int32
+	m.On(http.MethodPost, usersPath, func(r *http.Request) (*http.Response, error) {
+		if n.Add(1) == 1 {
+			return httpmock.NewStringResponse(http.StatusUnauthorized, ""), nil
+		}
+		return httpmock.NewStringResponse(http.StatusCreated, `{}`), nil
+	})
+	var tokens atomic.Int32
+	c := m.Client(option.WithTokenSource(client.TokenSourceFunc(func(context.Context) (client.Token, error) {
+		return client.Token{Value: fmt.Sprintf("tok-%d", tokens.Add(1))}, nil
+	})))
+	body := &closeCounter{Reader: strings.NewReader(payload)}
+	if err := c.Execute(t.Context(), http.MethodPost, usersPath, body, nil); err != nil {
+		t.Fatal(err)
+	}
+	reqs := m.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	for i, r := range reqs {
+		if string(r.Body) != payload {
+			t.Errorf("request %d sent %q", i+1, r.Body)
+		}
+	}
+	if got := body.closed.Load(); got != 1 {
+		t.Errorf("reader closed %d times, want 1", got)
+	}
+}
+
+// A reader that fails, or a nil pointer reader, is refused before anything
+// is sent.
+func TestExecuteRefusesBrokenReaders(t *testing.T) {
+	t.Parallel()
+	for name, body := range map[string]any{
+		"failing":            &failingReader{},
+		"nil bytes.Buffer":   (*bytes.Buffer)(nil),
+		"nil strings.Reader": (*strings.Reader)(nil),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := areatest.NewMock(t)
+			c := m.Client()
+			err := c.Execute(t.Context(), http.MethodPost, usersPath, body, nil)
+			var ve *apierrors.ValidationError
+			if !errors.As(err, &ve) || len(ve.Fields) != 1 || ve.Fields[0].Field != "body" {
+				t.Fatalf("err = %v, want a ValidationError on body", err)
+			}
+			if m.Calls() != 0 {
+				t.Fatalf("%d requests sent", m.Calls())
+			}
+		})
+	}
+}
