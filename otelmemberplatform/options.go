@@ -72,9 +72,9 @@ func (c config) merge(next config) config {
 // client.New build one instrumentation, and each client.New builds its own
 // even when the option values are reused.
 type part struct {
-	// Observer is never called: option.WithObserver calls Combine and
-	// keeps what it returns instead of the part.
-	observe.Observer
+	// Nop's methods are never called: option.WithObserver calls Combine
+	// and keeps what it returns instead of the part.
+	observe.Nop
 	cfg config
 }
 

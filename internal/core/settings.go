@@ -19,7 +19,8 @@
 // Beside them: operation.go (Operation and Call, the data an area method
 // hands to Do), transport.go (the SDK's layer under the *http.Client:
 // middleware and credentials kept on the origin), middleware.go, redact.go
-// (secrets a server echoes back), tokens.go (the token cache),
+// (secrets a server echoes back), tokens.go (the token cache), observe.go
+// (what the client's observer, option.WithObserver, is told),
 // httpclient.go (the *http.Client the attempts use), baseurl.go (the
 // base-URL rules), client.go and areas.go (how client.New wires it). Users
 // reach all of it through the public packages client and option.
