@@ -71,8 +71,7 @@ type callState struct {
 	// credential from another origin), nil when it will.
 	refused error
 
-	loadState    // retry budget and adaptive limiter bookkeeping (budget.go)
-	observeState // the observer's attempt in progress (observe.go)
+	loadState // retry budget and adaptive limiter bookkeeping (budget.go)
 }
 
 type callStateKey struct{}
@@ -169,7 +168,7 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		d = StopBudget
 	}
 	state.stop = d
-	state.observeAttempt(resp, apiErr, err, d, wait)
+	state.observeAttempt(ctx, resp, apiErr, err, d, wait)
 	if d != Retry {
 		// A non-nil error makes go-retryablehttp pass it to the
 		// ErrorHandler instead of returning the emptied response.

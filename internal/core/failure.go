@@ -12,7 +12,6 @@ import (
 // anything else is a TransportError that keeps the server's last answer.
 func (state *callState) failure(err error) error {
 	state.refundRetry()
-	state.abandonAttempt(err)
 	var te *apierrors.TokenError
 	if errors.As(err, &te) {
 		if state.lastErr == nil || te.Last != nil {

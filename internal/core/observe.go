@@ -18,10 +18,10 @@ import (
 // allocation. The call sites:
 //
 //	do.go        Do: observeCall around the whole call
-//	authorize.go authorizeAttempt: startAttempt, before signing
+//	authorize.go authorizeAttempt: startAttempt, before signing;
+//	             abandonAttempt when signing fails
 //	attempts.go  checkRetry: observeAttempt (the attempt's end, the retry
-//	             or the budget's refusal); callState embeds observeState
-//	failure.go   failure: abandonAttempt (an attempt that was not sent)
+//	             or the budget's refusal)
 //	ratelimit.go waitTurn: observeWait
 //	tokens.go    fetchShared: fetchObserved
 //	client.go    New: observeClient (the token cache's observer, gauges)
@@ -86,14 +86,6 @@ func combine(s *Settings, c observe.Combiner) observe.Observer {
 	}
 }
 
-// observeState is what a callState keeps for the observer: the attempt in
-// progress.
-type observeState struct {
-	attemptCtx  context.Context // the observer's context for the attempt
-	attempt     observe.Attempt
-	attemptOpen bool
-}
-
 // callInfo describes op to an observer.
 func callInfo(op *Operation) observe.Call {
 	info := observe.Call{Operation: op.Name, Method: op.Method, URLTemplate: op.Path, Token: op.Credential}
@@ -118,6 +110,25 @@ func observeCall[O any](ctx context.Context, c *Client, call *Call, opts []O) er
 	return err
 }
 
+// attemptState is what the pipeline keeps about an observed attempt. It
+// travels in the attempt's context, which becomes the request's (see
+// startAttempt), rather than in the callState, so that an unobserved
+// call's state is not one byte larger.
+type attemptState struct {
+	ctx     context.Context // the observer's context for the attempt
+	attempt observe.Attempt
+	open    bool
+}
+
+type attemptStateKey struct{}
+
+// attemptOf returns the observed attempt whose request, or request's
+// context, is given; nil when there is none.
+func attemptOf(ctx context.Context) *attemptState {
+	a, _ := ctx.Value(attemptStateKey{}).(*attemptState)
+	return a
+}
+
 // startAttempt tells the observer an attempt starts. It runs in
 // authorizeAttempt after the token is attached and before the signature,
 // so that propagation headers the observer adds are signed, not a change
@@ -129,20 +140,16 @@ func (state *callState) startAttempt(req *http.Request) {
 	if obs == nil {
 		return
 	}
-	state.abandonAttempt(nil)
-	state.attempt = observe.Attempt{Call: callInfo(state.call.Op), Request: req, Resend: state.prior + state.attempts}
-	state.attemptCtx = obs.StartAttempt(state.ctx, state.attempt)
-	state.attemptOpen = true
-	state.attempt.Request = nil // not kept past StartAttempt: the observer must not read it later
-	if state.attemptCtx != req.Context() {
-		*req = *req.WithContext(state.attemptCtx)
-	}
+	a := &attemptState{attempt: observe.Attempt{Call: callInfo(state.call.Op), Request: req, Resend: state.prior + state.attempts}, open: true}
+	a.ctx = obs.StartAttempt(state.ctx, a.attempt)
+	a.attempt.Request = nil // not kept past StartAttempt: the observer must not read it later
+	*req = *req.WithContext(context.WithValue(a.ctx, attemptStateKey{}, a))
 }
 
-// observeAttempt tells the observer how an attempt ended (resp, apiErr and
-// err as checkRetry has them) and what the policy decided: a retry after
-// wait, or the budget's refusal.
-func (state *callState) observeAttempt(resp *http.Response, apiErr *apierrors.Error, err error, d Decision, wait time.Duration) {
+// observeAttempt tells the observer how an attempt ended (ctx, resp,
+// apiErr and err as checkRetry has them) and what the policy decided: a
+// retry after wait, or the budget's refusal.
+func (state *callState) observeAttempt(ctx context.Context, resp *http.Response, apiErr *apierrors.Error, err error, d Decision, wait time.Duration) {
 	obs := state.s.Observer
 	if obs == nil {
 		return
@@ -154,13 +161,13 @@ func (state *callState) observeAttempt(resp *http.Response, apiErr *apierrors.Er
 	case apiErr != nil:
 		outcome = apiErr
 	}
-	if state.attemptOpen {
+	if a := attemptOf(ctx); a != nil && a.open {
 		result := observe.AttemptResult{Err: outcome}
 		if resp != nil {
 			result.StatusCode = resp.StatusCode
 		}
-		state.attemptOpen = false
-		obs.EndAttempt(state.attemptCtx, state.attempt, result)
+		a.open = false
+		obs.EndAttempt(a.ctx, a.attempt, result)
 	}
 	switch d {
 	case Retry:
@@ -170,17 +177,17 @@ func (state *callState) observeAttempt(resp *http.Response, apiErr *apierrors.Er
 	}
 }
 
-// abandonAttempt ends an attempt that was started but not sent (signing
-// failed), with err.
-func (state *callState) abandonAttempt(err error) {
-	if !state.attemptOpen {
-		return
+// abandonAttempt ends the attempt of req, started but not sent (signing
+// failed), with err, and returns err.
+func (state *callState) abandonAttempt(req *http.Request, err error) error {
+	if state.s.Observer == nil {
+		return err
 	}
-	state.attemptOpen = false
-	if err == nil {
-		err = context.Canceled // unreachable: an attempt is ended before the next starts
+	if a := attemptOf(req.Context()); a != nil && a.open {
+		a.open = false
+		state.s.Observer.EndAttempt(a.ctx, a.attempt, observe.AttemptResult{Err: err})
 	}
-	state.s.Observer.EndAttempt(state.attemptCtx, state.attempt, observe.AttemptResult{Err: err})
+	return err
 }
 
 // waitStarts returns when a wait for the rate limiters starts, or the zero
