@@ -75,6 +75,7 @@ type instrumentation struct {
 	pacerRate       metric.Float64ObservableGauge
 
 	stateOnce sync.Once
+	measures  measureSets
 }
 
 func newInstrumentation(cfg config) *instrumentation {
@@ -160,9 +161,9 @@ type fetchScope struct {
 
 // attemptScope is an HTTP attempt in progress.
 type attemptScope struct {
-	span  trace.Span
-	start time.Time
-	attrs []attribute.KeyValue // the request's semantic-convention attributes
+	span    trace.Span
+	start   time.Time
+	measure measureKey // the request's semantic-convention attributes
 }
 
 // StartCall starts the operation's span.
@@ -185,11 +186,9 @@ func (in *instrumentation) EndCall(ctx context.Context, call observe.Call, err e
 		return
 	}
 	end := time.Now()
-	op := AttrOperation.String(call.Operation)
 	errType := observe.ErrorType(err)
-	attrs := metric.WithAttributes(op)
+	attrs := in.measures.get(measureKey{operation: call.Operation, errorType: errType})
 	if errType != "" {
-		attrs = metric.WithAttributes(op, keyErrorType.String(errType))
 		in.callErrors.Add(ctx, 1, attrs)
 	}
 	in.callDuration.Record(ctx, end.Sub(scope.start).Seconds(), attrs)
@@ -211,30 +210,30 @@ func (in *instrumentation) StartAttempt(ctx context.Context, attempt observe.Att
 	if call, ok := ctx.Value(callKey{}).(*callScope); ok {
 		parent = trace.ContextWithSpan(ctx, call.span)
 	}
-	method := normalizeMethod(attempt.Call.Method)
+	measure := measureKey{method: normalizeMethod(attempt.Call.Method), urlTemplate: attempt.Call.URLTemplate}
 	attrs := make([]attribute.KeyValue, 0, 5)
-	attrs = append(attrs, keyMethod.String(method))
-	name := method
-	if attempt.Call.URLTemplate != "" {
-		attrs = append(attrs, keyURLTemplate.String(attempt.Call.URLTemplate))
-		name += " " + attempt.Call.URLTemplate
+	attrs = append(attrs, keyMethod.String(measure.method))
+	name := measure.method
+	if measure.urlTemplate != "" {
+		attrs = append(attrs, keyURLTemplate.String(measure.urlTemplate))
+		name += " " + measure.urlTemplate
 	}
 	if req := attempt.Request; req != nil && req.URL != nil {
-		attrs = append(attrs, keyServer.String(req.URL.Hostname()))
-		if port := serverPort(req); port > 0 {
-			attrs = append(attrs, keyPort.Int(port))
+		measure.serverHost, measure.serverPort = req.URL.Hostname(), serverPort(req)
+		attrs = append(attrs, keyServer.String(measure.serverHost))
+		if measure.serverPort > 0 {
+			attrs = append(attrs, keyPort.Int(measure.serverPort))
 		}
 	}
-	spanAttrs := attrs
 	if attempt.Resend > 0 {
-		spanAttrs = append(attrs[:len(attrs):len(attrs)], keyResend.Int(attempt.Resend))
+		attrs = append(attrs, keyResend.Int(attempt.Resend))
 	}
 	ctx, span := in.tracer.Start(parent, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(start),
-		trace.WithAttributes(spanAttrs...))
+		trace.WithAttributes(attrs...))
 	if attempt.Request != nil {
 		in.propagator().Inject(ctx, propagation.HeaderCarrier(attempt.Request.Header))
 	}
-	return context.WithValue(ctx, attemptKey{}, &attemptScope{span: span, start: start, attrs: attrs})
+	return context.WithValue(ctx, attemptKey{}, &attemptScope{span: span, start: start, measure: measure})
 }
 
 // EndAttempt records http.client.request.duration and the call's attempt
@@ -245,10 +244,6 @@ func (in *instrumentation) EndAttempt(ctx context.Context, attempt observe.Attem
 		return
 	}
 	end := time.Now()
-	attrs := scope.attrs
-	if result.StatusCode > 0 {
-		attrs = append(attrs, keyStatus.Int(result.StatusCode))
-	}
 	// The semantic conventions' error.type: the status code of an error
 	// response, else the failure's type.
 	var errType string
@@ -258,11 +253,10 @@ func (in *instrumentation) EndAttempt(ctx context.Context, attempt observe.Attem
 	case result.Err != nil:
 		errType = observe.ErrorType(result.Err)
 	}
-	if errType != "" {
-		attrs = append(attrs, keyErrorType.String(errType))
-	}
-	in.attemptDuration.Record(ctx, end.Sub(scope.start).Seconds(), metric.WithAttributes(attrs...))
-	in.callAttempts.Add(ctx, 1, metric.WithAttributes(AttrOperation.String(attempt.Call.Operation)))
+	measure := scope.measure
+	measure.statusCode, measure.errorType = result.StatusCode, errType
+	in.attemptDuration.Record(ctx, end.Sub(scope.start).Seconds(), in.measures.get(measure))
+	in.callAttempts.Add(ctx, 1, in.measures.get(measureKey{operation: attempt.Call.Operation}))
 	if result.StatusCode > 0 {
 		scope.span.SetAttributes(keyStatus.Int(result.StatusCode))
 	}
@@ -294,12 +288,10 @@ func (in *instrumentation) EndTokenFetch(ctx context.Context, err error) {
 	}
 	end := time.Now()
 	errType := observe.ErrorType(err)
+	in.fetchDuration.Record(ctx, end.Sub(scope.start).Seconds(), in.measures.get(measureKey{errorType: errType}))
 	if errType != "" {
-		in.fetchDuration.Record(ctx, end.Sub(scope.start).Seconds(), metric.WithAttributes(keyErrorType.String(errType)))
 		scope.span.SetAttributes(keyErrorType.String(errType))
 		scope.span.SetStatus(codes.Error, errType)
-	} else {
-		in.fetchDuration.Record(ctx, end.Sub(scope.start).Seconds())
 	}
 	scope.span.End(trace.WithTimestamp(end))
 }
