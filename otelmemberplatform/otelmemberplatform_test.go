@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/client"
@@ -409,4 +408,28 @@ func traceparent(s sdktrace.ReadOnlySpan) string {
 	return carrier.Get("traceparent")
 }
 
-var _ = time.Second
+// TestFailedTokenFetch: a token call the platform refuses fails the fetch
+// span and the call, with token_unavailable.
+func TestFailedTokenFetch(t *testing.T) {
+	tel := newTelemetry(t)
+	srv, c := newServer(t, tel)
+	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpToken, Status: http.StatusForbidden})
+	if err := updateUser(t, c); !errors.Is(err, apierrors.ErrTokenUnavailable) {
+		t.Fatalf("err = %v, want a token error", err)
+	}
+	fetch := tel.only(t, tokenSpan)
+	if fetch.Status().Code != codes.Error || fetch.Status().Description != "token_unavailable" {
+		t.Errorf("fetch span status %v, want Error token_unavailable", fetch.Status())
+	}
+	op := tel.only(t, userSpan)
+	if op.Status().Description != "token_unavailable" {
+		t.Errorf("operation status %v", op.Status())
+	}
+	if n := len(tel.named(userAttempt)); n != 0 {
+		t.Errorf("%d API attempts without a token", n)
+	}
+	rm := tel.collect(t)
+	if n, _ := histogram(t, rm, "memberplatform.client.token.fetch.duration", map[string]string{"error.type": "token_unavailable"}); n != 1 {
+		t.Errorf("token.fetch.duration{token_unavailable} count %d, want 1", n)
+	}
+}
