@@ -170,6 +170,7 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		d = StopBudget
 	}
 	state.stop = d
+	state.observeAttempt(ctx, resp, apiErr, err, d, wait)
 	if d != Retry {
 		// A non-nil error makes go-retryablehttp pass it to the
 		// ErrorHandler instead of returning the emptied response.

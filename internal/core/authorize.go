@@ -74,9 +74,10 @@ func (state *callState) authorizeAttempt(req *http.Request, refresh bool) error 
 			req.Header["Authorization"] = state.own.own(ownedAuthorization, state.tok.Header)
 		}
 	}
+	state.startAttempt(req) // observe.go: before signing, so propagation headers are signed
 	if state.call.Sign != nil {
 		if err := state.call.Sign(req, state.req.body); err != nil {
-			return &apierrors.TokenError{Reason: "signing the request", Err: err}
+			return state.abandonAttempt(req, &apierrors.TokenError{Reason: "signing the request", Err: err}) // observe.go
 		}
 	}
 	state.sent = req

@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	memberplatform "github.com/memberplatform/memberplatform-go"
+	"github.com/memberplatform/memberplatform-go/observe"
 )
 
 // Client runs calls through the pipeline. It is safe for concurrent use.
@@ -13,6 +14,7 @@ type Client struct {
 	attempts  *attemptClient
 	userAgent string // the User-Agent header value
 	tokens    *TokenCache
+	observed  *observe.State // the gauges' readers, kept alive with the client (observe.go)
 }
 
 // New returns a Client for settings s. tokens may be nil (no Authorization).
@@ -25,12 +27,14 @@ func New(s Settings, tokens *TokenCache) (*Client, error) {
 			return nil, err
 		}
 	}
-	return &Client{
+	c := &Client{
 		settings:  s,
 		attempts:  newAttemptClient(buildHTTPClient(&s, nil)),
 		userAgent: UserAgent(s.AppInfo),
 		tokens:    tokens,
-	}, nil
+	}
+	observeClient(c)
+	return c, nil
 }
 
 // Tokens returns the client's token cache, or nil.

@@ -32,6 +32,14 @@ func Do[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	if ctx == nil {
 		return invalidCall(call, "ctx", "must not be nil (use context.Background())")
 	}
+	if c.settings.Observer != nil {
+		return observeCall(ctx, c, call, opts) // observe.go: doCall between the observer's StartCall and EndCall
+	}
+	return doCall(ctx, c, call, opts)
+}
+
+// doCall is Do once the client and the context are known to be there.
+func doCall[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	s, ac, err := callSettings(c, call, opts)
 	if err != nil {
 		return err

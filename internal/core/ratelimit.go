@@ -27,6 +27,7 @@ type RateLimiter interface {
 // attempt of a send and after the backoff of each retry, before the
 // attempt is signed, so a long wait cannot stale a signature.
 func (state *callState) waitTurn(ctx context.Context) error {
+	defer state.observeWait(state.waitStarts())
 	if a := state.s.Adaptive; a != nil {
 		epoch, err := a.wait(ctx)
 		if err != nil {

@@ -19,7 +19,8 @@
 // Beside them: operation.go (Operation and Call, the data an area method
 // hands to Do), transport.go (the SDK's layer under the *http.Client:
 // middleware and credentials kept on the origin), middleware.go, redact.go
-// (secrets a server echoes back), tokens.go (the token cache),
+// (secrets a server echoes back), tokens.go (the token cache), observe.go
+// (what the client's observer, option.WithObserver, is told),
 // httpclient.go (the *http.Client the attempts use), baseurl.go (the
 // base-URL rules), client.go and areas.go (how client.New wires it). Users
 // reach all of it through the public packages client and option.
@@ -36,6 +37,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	memberplatform "github.com/memberplatform/memberplatform-go"
+	"github.com/memberplatform/memberplatform-go/observe"
 )
 
 // Settings is everything an option can change. The Client holds the
@@ -92,6 +94,12 @@ type Settings struct {
 	RateLimiter RateLimiter
 	Adaptive    *AdaptiveLimiter
 	LoadSet     bool
+
+	// Observer sees the client's calls, attempts, waits and decisions
+	// (observe.go); nil observes nothing, at no cost. Client-wide only:
+	// ObserverSet says an option set it.
+	Observer    observe.Observer
+	ObserverSet bool
 
 	cloned bool // Header/Query are private copies, safe to mutate
 }
@@ -179,6 +187,7 @@ func callSettings[O any](c *Client, call *Call, opts []O) (*Settings, *attemptCl
 	s.TokenSourceSet = false
 	s.HTTPChanged = false
 	s.LoadSet = false
+	s.ObserverSet = false
 	if err := Apply(&s, opts); err != nil {
 		return nil, nil, invalidCall(call, "options", strings.TrimPrefix(err.Error(), "memberplatform: "))
 	}
@@ -187,6 +196,9 @@ func callSettings[O any](c *Client, call *Call, opts []O) (*Settings, *attemptCl
 	}
 	if s.LoadSet {
 		return nil, nil, invalidCall(call, "options", clientWideLoadOptions)
+	}
+	if s.ObserverSet {
+		return nil, nil, invalidCall(call, "options", clientWideObserver)
 	}
 	if !sameBaseURL(s.BaseURL, c.settings.BaseURL) {
 		// The client's token must never go to a host it was not built for.

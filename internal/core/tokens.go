@@ -13,6 +13,7 @@ import (
 	"time"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/observe"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -147,6 +148,7 @@ type TokenCache struct {
 	fetches    atomic.Int64
 
 	expiredWarned atomic.Bool
+	observer      observe.Observer // set by New (observe.go)
 }
 
 // NewTokenCache returns a cache around fetch with the default windows.
@@ -218,7 +220,7 @@ func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*Cache
 		}
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
-		v, exp, err := c.fetchRecovering(fctx)
+		v, exp, err := c.fetchObserved(fctx)
 		if err != nil {
 			return nil, err
 		}

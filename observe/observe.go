@@ -1,0 +1,210 @@
+// Package observe is the SDK's extension point for telemetry. An Observer,
+// given to client.New with option.WithObserver, sees what a client does:
+// every operation call, every HTTP attempt, every token fetch, each retry
+// decision, each wait for a rate limiter and each retry the retry budget
+// refused. It can also read the client's load-control state for gauges
+// (StateObserver).
+//
+// The OpenTelemetry adapter, module
+// github.com/memberplatform/memberplatform-go/otelmemberplatform, is built
+// on this package alone; the SDK's root module depends on no telemetry
+// library. Write an Observer only to feed another telemetry system.
+//
+// # What is called, and when
+//
+// For each call of an operation (accessmgmt.UpdateUser, client.Execute,
+// the SigV4 token call auth.Token...), in this order:
+//
+//	StartCall
+//	  StartTokenFetch ... EndTokenFetch   when the call needs a fresh token;
+//	                                      a SigV4 fetch is itself a call
+//	                                      (auth.Token, Call.Token set) nested here
+//	  RateLimitWait                       before an attempt, when a limiter is in play
+//	  StartAttempt ... EndAttempt         once per HTTP attempt
+//	  Retry | BudgetRefused               after an attempt the policy would retry
+//	  ... more waits and attempts ...
+//	EndCall
+//
+// Each Start method returns the context the SDK then uses for what happens
+// inside (the returned context must derive from the one given); the
+// matching End method gets that context back. The other methods get the
+// call's context, or one derived from it.
+//
+// # Cost
+//
+// With no observer the SDK calls nothing and allocates nothing for
+// observation. With one, the methods run on the call's goroutine (a token
+// fetch runs on the fetch's own goroutine), inside the call's latency:
+// they must be fast, safe for concurrent use, and must not panic.
+//
+// # Stability
+//
+// Observer will not gain methods: new events come as new optional
+// interfaces (as StateObserver and Combiner are), checked with a type
+// assertion, and as new fields of the event structs. Reading a struct's
+// fields by name keeps an Observer compiling across releases.
+//
+// # Secrets
+//
+// No event carries a token, a signature, a body, a query string or a path
+// parameter: Call.URLTemplate is the path template with its {placeholders}.
+// Attempt.Request is the one exception, the request itself; an Observer
+// must not record its URL (path IDs, query values) or its credential
+// headers.
+package observe
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// Observer receives a client's events. See the package documentation for
+// the order of the calls and what each context is.
+type Observer interface {
+	// StartCall is called when a call of an operation starts, before
+	// anything is sent, and returns the call's context.
+	StartCall(ctx context.Context, call Call) context.Context
+	// EndCall is called when the call returns, with the error it returns
+	// (nil on success).
+	EndCall(ctx context.Context, call Call, err error)
+
+	// StartAttempt is called before an HTTP attempt is signed and sent,
+	// and returns the attempt's context, which becomes the request's: a
+	// transport or middleware under the SDK sees it. It may add
+	// propagation headers (traceparent...) to attempt.Request.Header:
+	// they are set before the SigV4 signature, which covers them. It must
+	// change nothing else of the request.
+	StartAttempt(ctx context.Context, attempt Attempt) context.Context
+	// EndAttempt is called when the attempt's response has been read, or
+	// when it failed without one.
+	EndAttempt(ctx context.Context, attempt Attempt, result AttemptResult)
+
+	// StartTokenFetch is called when the client's token cache asks its
+	// token source for a fresh token (once for all the callers that wait
+	// for it), and returns the fetch's context. ctx is the context of the
+	// call that triggered the fetch.
+	StartTokenFetch(ctx context.Context) context.Context
+	// EndTokenFetch is called when the fetch returns, with its error.
+	EndTokenFetch(ctx context.Context, err error)
+
+	// Retry is called when the policy decided to retry an attempt, before
+	// the client waits retry.Delay.
+	Retry(ctx context.Context, retry Retry)
+	// RateLimitWait is called after the client waited its turn to send an
+	// attempt, on the adaptive pacer or the limiter of
+	// option.WithRateLimiter. It is not called while neither is in play
+	// (no limiter, and the pacer dormant).
+	RateLimitWait(ctx context.Context, wait Wait)
+	// BudgetRefused is called when the policy would have retried an
+	// attempt but the client's retry budget was too low: the call ends
+	// with the attempt's error.
+	BudgetRefused(ctx context.Context, refusal Refusal)
+}
+
+// Call describes one call of an operation.
+type Call struct {
+	// Operation is the operation's name: "accessmgmt.UpdateUser",
+	// "client.Execute", "auth.Token" (the SigV4 token call).
+	Operation string
+	// Method is the HTTP method.
+	Method string
+	// URLTemplate is the operation's path template, such as
+	// "/auth/access-management/users/{userId}", without the base URL's
+	// path prefix. It is empty when the SDK does not know a template:
+	// client.Execute's path is the caller's own and may hold IDs.
+	URLTemplate string
+	// Token says the call fetches the client's bearer token: it runs
+	// inside StartTokenFetch and EndTokenFetch.
+	Token bool
+}
+
+// Attempt describes one HTTP attempt of a call.
+type Attempt struct {
+	Call Call
+	// Request is the request the attempt sends (see
+	// Observer.StartAttempt); it is set for StartAttempt only, nil for
+	// EndAttempt. Its URL holds path IDs and query values and its headers
+	// the credentials: never record them.
+	Request *http.Request
+	// Resend counts the attempts of the call before this one: 0 for the
+	// first, 1 for the first retry (or the resend after a 401), and so on.
+	Resend int
+}
+
+// AttemptResult is how an attempt ended.
+type AttemptResult struct {
+	// StatusCode is the response's status, 0 when none arrived.
+	StatusCode int
+	// Err is nil for a 2xx; the decoded *errors.Error for an error
+	// status; otherwise the failure that left the attempt without a usable
+	// response (a timeout, a reset connection, a body cut short). Its text
+	// may quote the URL: classify it (ErrorType), do not record it.
+	Err error
+}
+
+// Retry is a decision to retry an attempt.
+type Retry struct {
+	// Attempt is the number of the attempt that will be retried (1 for
+	// the first attempt of the call).
+	Attempt int
+	// Reason is the ErrorType of the attempt's outcome: "rate_limited",
+	// "service_unavailable", "timeout", "transport"...
+	Reason string
+	// Delay is how long the client waits before the retry: the backoff,
+	// or the server's Retry-After.
+	Delay time.Duration
+}
+
+// Wait is a wait for a rate limiter before an attempt.
+type Wait struct {
+	// Duration is the time the attempt waited for its turn.
+	Duration time.Duration
+}
+
+// Refusal is a retry the client's retry budget refused.
+type Refusal struct {
+	// Attempt is the number of the attempt that was not retried.
+	Attempt int
+	// Reason is the ErrorType of the attempt's outcome.
+	Reason string
+}
+
+// State reads a client's load-control state, for gauges. The SDK builds
+// one per client and hands it to a StateObserver. Both functions are safe
+// for concurrent use and cheap; neither blocks.
+type State struct {
+	// RetryBudget returns the tokens left in the client's retry budget;
+	// ok is false when the client has none (option.WithRetryBudget with
+	// Disabled).
+	RetryBudget func() (tokens int, ok bool)
+	// PacerRate returns the rate, in requests per second, at which the
+	// client's adaptive pacer lets attempts out: 0 while it is dormant
+	// (until the first throttle, and again after a few quiet seconds). ok
+	// is false when the client has no pacer.
+	PacerRate func() (perSecond float64, ok bool)
+}
+
+// StateObserver is an Observer that also reads the client's State: client.New
+// calls ObserveState once it has built the client. The client keeps state
+// alive as long as it lives itself; an observer that registers a callback
+// reading it for the life of the process should hold it through a weak
+// pointer (package weak), so that a client that is no longer used can be
+// collected.
+type StateObserver interface {
+	Observer
+	ObserveState(state *State)
+}
+
+// Combiner is an Observer built from several options, such as the
+// OpenTelemetry adapter's WithTracerProvider and WithMeterProvider, which
+// configure one instrumentation together. option.WithObserver never keeps a
+// Combiner itself: it calls Combine with each observer the options before
+// it set (nil when there is none) until one merges. Combine returns the
+// observer that stands for both, and merged true, when it can merge with
+// prev; otherwise the observer that stands for the Combiner alone, and
+// merged false, which is then called after the others.
+type Combiner interface {
+	Observer
+	Combine(prev Observer) (o Observer, merged bool)
+}

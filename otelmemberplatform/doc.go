@@ -1,0 +1,83 @@
+// Package otelmemberplatform instruments a memberplatform-go client with
+// OpenTelemetry: a span for every operation call, HTTP attempt and token
+// fetch, events for every retry decision, rate-limit wait and retry-budget
+// refusal, and the metrics below. Give any of its options to client.New:
+//
+//	c, err := client.New(
+//		option.WithBaseURL("https://api.example.com"),
+//		otelmemberplatform.WithTracerProvider(tp), // nil: otel.GetTracerProvider()
+//		otelmemberplatform.WithMeterProvider(mp),  // nil: otel.GetMeterProvider()
+//		otelmemberplatform.WithPropagator(propagation.TraceContext{}), // nil: otel.GetTextMapPropagator()
+//	)
+//
+// The options build one instrumentation per client; the providers and the
+// propagator not given are the global ones. It is a module of its own, so
+// that the SDK's root module, and programs that do not import this package,
+// carry no OpenTelemetry dependency. It is built on the SDK's extension
+// point, package github.com/memberplatform/memberplatform-go/observe.
+//
+// # Spans
+//
+//   - One span per operation call, kind INTERNAL, named by the operation
+//     (accessmgmt.UpdateUser, client.Execute...), with attribute
+//     memberplatform.operation. It is the parent of everything the call
+//     does. When the call fails its status is Error, with the error.type
+//     (below) as description and attribute.
+//   - One span per HTTP attempt, kind CLIENT, named "{method} {url.template}"
+//     ("PUT /auth/access-management/users/{userId}"; just the method for
+//     client.Execute, whose path may hold IDs), with the HTTP client
+//     semantic conventions' http.request.method, server.address,
+//     server.port, url.template, http.response.status_code,
+//     http.request.resend_count (on a resend: 1 for the first retry or the
+//     resend after a 401, 2 for the next...) and, on failure, error.type
+//     (the status code of an error response, else the failure's type) and
+//     status Error. The attempt's context is injected into the request with
+//     the propagator, before the SigV4 signature, which then covers it.
+//   - One span per token fetch, kind INTERNAL, named auth.Token, under the
+//     call that triggered it. With a SigV4 token source the token call's
+//     attempts are its children.
+//   - Events on the operation span (or the token fetch span, for the token
+//     call): memberplatform.retry (memberplatform.retry.attempt,
+//     memberplatform.retry.reason, memberplatform.retry.delay in seconds),
+//     memberplatform.ratelimit.wait (memberplatform.ratelimit.wait.duration
+//     in seconds) and memberplatform.retry_budget.refused
+//     (memberplatform.retry.attempt, memberplatform.retry.reason).
+//
+// # Metrics
+//
+//	memberplatform.client.call.duration            histogram s         memberplatform.operation, error.type when it failed
+//	memberplatform.client.call.attempts            counter {attempt}   memberplatform.operation
+//	memberplatform.client.call.errors              counter {error}     memberplatform.operation, error.type
+//	http.client.request.duration                   histogram s         per attempt: http.request.method, server.address,
+//	                                                                   server.port, url.template, http.response.status_code,
+//	                                                                   error.type
+//	memberplatform.client.token.fetch.duration     histogram s         error.type when it failed
+//	memberplatform.client.ratelimit.wait.duration  histogram s         time an attempt waited for the pacer or the
+//	                                                                   limiter of option.WithRateLimiter
+//	memberplatform.client.retry_budget.available   gauge {token}       tokens left in the retry budget
+//	memberplatform.client.ratelimit.rate           gauge {request}/s   the adaptive pacer's rate; 0 while it is dormant
+//
+// The gauges are read at collection time from the client; each client
+// reports its own, and a client that is no longer used stops reporting
+// once it is garbage collected.
+//
+// # error.type
+//
+// On operation spans and the memberplatform.* metrics, error.type is the
+// failure's kind (observe.ErrorType): rate_limited, canceled, timeout,
+// invalid_input, token_unavailable, transport, provider_not_configured,
+// bad_request, unauthorized, forbidden, not_found, conflict,
+// unprocessable_entity, internal, not_implemented, service_unavailable,
+// unexpected_response_body, or the status code of an error response of
+// no known kind ("418"). On attempt spans and http.client.request.duration
+// it follows the HTTP semantic conventions: the status code of an error
+// response ("503"), else timeout, canceled or transport.
+//
+// # What is never recorded
+//
+// No span name, attribute, event or status and no metric attribute holds a
+// token, a SigV4 signature or secret, a session token, a URL (so no query
+// value and no path ID: url.template has the {placeholders}), a request or
+// response body, or an error's text. Attributes stay low-cardinality: no
+// user, member, role or payment method ID.
+package otelmemberplatform

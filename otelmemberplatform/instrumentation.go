@@ -1,0 +1,381 @@
+package otelmemberplatform
+
+import (
+	"context"
+	"net/http"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+	"weak"
+
+	"github.com/memberplatform/memberplatform-go/observe"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	memberplatform "github.com/memberplatform/memberplatform-go"
+)
+
+// ScopeName is the instrumentation scope of the tracer and the meter.
+const ScopeName = "github.com/memberplatform/memberplatform-go/otelmemberplatform"
+
+// Attribute keys of this package's own (the others are OpenTelemetry
+// semantic conventions).
+const (
+	AttrOperation    = attribute.Key("memberplatform.operation")
+	AttrRetryAttempt = attribute.Key("memberplatform.retry.attempt")
+	AttrRetryReason  = attribute.Key("memberplatform.retry.reason")
+	AttrRetryDelay   = attribute.Key("memberplatform.retry.delay")             // seconds
+	AttrWaitDuration = attribute.Key("memberplatform.ratelimit.wait.duration") // seconds
+)
+
+// Span event names.
+const (
+	EventRetry         = "memberplatform.retry"
+	EventRateLimitWait = "memberplatform.ratelimit.wait"
+	EventBudgetRefused = "memberplatform.retry_budget.refused"
+)
+
+// TokenFetchSpanName names the span of a token fetch.
+const TokenFetchSpanName = "auth.Token"
+
+// Semantic-convention attribute keys.
+const (
+	keyMethod      = attribute.Key("http.request.method")
+	keyServer      = attribute.Key("server.address")
+	keyPort        = attribute.Key("server.port")
+	keyURLTemplate = attribute.Key("url.template")
+	keyStatus      = attribute.Key("http.response.status_code")
+	keyResend      = attribute.Key("http.request.resend_count")
+	keyErrorType   = attribute.Key("error.type")
+)
+
+// durationBuckets are the semantic conventions' advice for
+// http.client.request.duration, in seconds, used by every duration here.
+var durationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10}
+
+// instrumentation is the observe.Observer the options build: it turns the
+// SDK's events into spans and metrics.
+type instrumentation struct {
+	cfg    config
+	tracer trace.Tracer
+	meter  metric.Meter
+
+	callDuration    metric.Float64Histogram
+	callAttempts    metric.Int64Counter
+	callErrors      metric.Int64Counter
+	attemptDuration metric.Float64Histogram
+	fetchDuration   metric.Float64Histogram
+	waitDuration    metric.Float64Histogram
+	budgetAvailable metric.Int64ObservableGauge
+	pacerRate       metric.Float64ObservableGauge
+
+	stateOnce sync.Once
+	measures  measureSets
+}
+
+func newInstrumentation(cfg config) *instrumentation {
+	tp, mp := cfg.tracerProvider, cfg.meterProvider
+	if tp == nil {
+		tp = otel.GetTracerProvider()
+	}
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	in := &instrumentation{cfg: cfg,
+		tracer: tp.Tracer(ScopeName, trace.WithInstrumentationVersion(memberplatform.Version)),
+		meter:  mp.Meter(ScopeName, metric.WithInstrumentationVersion(memberplatform.Version)),
+	}
+	// An instrument that cannot be created comes back as a no-op one with
+	// the error: the error goes to OpenTelemetry's handler, the calls go on.
+	var err error
+	seconds := metric.WithExplicitBucketBoundaries(durationBuckets...)
+	in.callDuration, err = in.meter.Float64Histogram("memberplatform.client.call.duration", metric.WithUnit("s"), seconds,
+		metric.WithDescription("Duration of an operation call, retries and waits included."))
+	handle(err)
+	in.callAttempts, err = in.meter.Int64Counter("memberplatform.client.call.attempts", metric.WithUnit("{attempt}"),
+		metric.WithDescription("HTTP attempts made by operation calls."))
+	handle(err)
+	in.callErrors, err = in.meter.Int64Counter("memberplatform.client.call.errors", metric.WithUnit("{error}"),
+		metric.WithDescription("Operation calls that returned an error, by error.type."))
+	handle(err)
+	in.attemptDuration, err = in.meter.Float64Histogram("http.client.request.duration", metric.WithUnit("s"), seconds,
+		metric.WithDescription("Duration of HTTP client requests."))
+	handle(err)
+	in.fetchDuration, err = in.meter.Float64Histogram("memberplatform.client.token.fetch.duration", metric.WithUnit("s"), seconds,
+		metric.WithDescription("Duration of a bearer token fetch."))
+	handle(err)
+	in.waitDuration, err = in.meter.Float64Histogram("memberplatform.client.ratelimit.wait.duration", metric.WithUnit("s"), seconds,
+		metric.WithDescription("Time an attempt waited for the adaptive pacer or the user's rate limiter."))
+	handle(err)
+	in.budgetAvailable, err = in.meter.Int64ObservableGauge("memberplatform.client.retry_budget.available", metric.WithUnit("{token}"),
+		metric.WithDescription("Tokens left in the client's retry budget."))
+	handle(err)
+	in.pacerRate, err = in.meter.Float64ObservableGauge("memberplatform.client.ratelimit.rate", metric.WithUnit("{request}/s"),
+		metric.WithDescription("Rate at which the adaptive pacer lets attempts out; 0 while it is dormant."))
+	handle(err)
+	return in
+}
+
+func handle(err error) {
+	if err != nil {
+		otel.Handle(err)
+	}
+}
+
+// propagator is the configured propagator, or the global one at the time
+// of the attempt.
+func (in *instrumentation) propagator() propagation.TextMapPropagator {
+	if in.cfg.propagator != nil {
+		return in.cfg.propagator
+	}
+	return otel.GetTextMapPropagator()
+}
+
+// Context keys of the scopes the SDK's contexts carry.
+type (
+	callKey    struct{}
+	fetchKey   struct{}
+	attemptKey struct{}
+)
+
+// callScope is an operation call in progress.
+type callScope struct {
+	span  trace.Span
+	start time.Time
+	// inFetch says the call is the SigV4 token call of a fetch: its
+	// attempts and events go on the fetch's span, which the fetch ends.
+	inFetch bool
+}
+
+// fetchScope is a token fetch in progress.
+type fetchScope struct {
+	span    trace.Span
+	start   time.Time
+	hasCall bool // the token call has taken the fetch's span
+}
+
+// attemptScope is an HTTP attempt in progress.
+type attemptScope struct {
+	span    trace.Span
+	start   time.Time
+	measure measureKey // the request's semantic-convention attributes
+}
+
+// StartCall starts the operation's span.
+func (in *instrumentation) StartCall(ctx context.Context, call observe.Call) context.Context {
+	start := time.Now()
+	if f, ok := ctx.Value(fetchKey{}).(*fetchScope); ok && call.Token && !f.hasCall {
+		f.hasCall = true
+		return context.WithValue(ctx, callKey{}, &callScope{span: f.span, start: start, inFetch: true})
+	}
+	ctx, span := in.tracer.Start(ctx, call.Operation, trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(start),
+		trace.WithAttributes(AttrOperation.String(call.Operation)))
+	return context.WithValue(ctx, callKey{}, &callScope{span: span, start: start})
+}
+
+// EndCall records the call's metrics and ends its span, with status Error
+// and the error's type when it failed.
+func (in *instrumentation) EndCall(ctx context.Context, call observe.Call, err error) {
+	scope, ok := ctx.Value(callKey{}).(*callScope)
+	if !ok {
+		return
+	}
+	end := time.Now()
+	errType := observe.ErrorType(err)
+	attrs := in.measures.get(measureKey{operation: call.Operation, errorType: errType})
+	if errType != "" {
+		in.callErrors.Add(ctx, 1, attrs)
+	}
+	in.callDuration.Record(ctx, end.Sub(scope.start).Seconds(), attrs)
+	if scope.inFetch {
+		return
+	}
+	if errType != "" {
+		scope.span.SetAttributes(keyErrorType.String(errType))
+		scope.span.SetStatus(codes.Error, errType)
+	}
+	scope.span.End(trace.WithTimestamp(end))
+}
+
+// StartAttempt starts the attempt's CLIENT span under the call's and
+// injects its context into the request's headers.
+func (in *instrumentation) StartAttempt(ctx context.Context, attempt observe.Attempt) context.Context {
+	start := time.Now()
+	parent := ctx
+	if call, ok := ctx.Value(callKey{}).(*callScope); ok {
+		parent = trace.ContextWithSpan(ctx, call.span)
+	}
+	measure := measureKey{method: normalizeMethod(attempt.Call.Method), urlTemplate: attempt.Call.URLTemplate}
+	attrs := make([]attribute.KeyValue, 0, 5)
+	attrs = append(attrs, keyMethod.String(measure.method))
+	name := measure.method
+	if measure.urlTemplate != "" {
+		attrs = append(attrs, keyURLTemplate.String(measure.urlTemplate))
+		name += " " + measure.urlTemplate
+	}
+	if req := attempt.Request; req != nil && req.URL != nil {
+		measure.serverHost, measure.serverPort = req.URL.Hostname(), serverPort(req)
+		attrs = append(attrs, keyServer.String(measure.serverHost))
+		if measure.serverPort > 0 {
+			attrs = append(attrs, keyPort.Int(measure.serverPort))
+		}
+	}
+	if attempt.Resend > 0 {
+		attrs = append(attrs, keyResend.Int(attempt.Resend))
+	}
+	ctx, span := in.tracer.Start(parent, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(start),
+		trace.WithAttributes(attrs...))
+	if attempt.Request != nil {
+		in.propagator().Inject(ctx, propagation.HeaderCarrier(attempt.Request.Header))
+	}
+	return context.WithValue(ctx, attemptKey{}, &attemptScope{span: span, start: start, measure: measure})
+}
+
+// EndAttempt records http.client.request.duration and the call's attempt
+// count, and ends the attempt's span.
+func (in *instrumentation) EndAttempt(ctx context.Context, attempt observe.Attempt, result observe.AttemptResult) {
+	scope, ok := ctx.Value(attemptKey{}).(*attemptScope)
+	if !ok {
+		return
+	}
+	end := time.Now()
+	// The semantic conventions' error.type: the status code of an error
+	// response, else the failure's type.
+	var errType string
+	switch {
+	case result.StatusCode >= http.StatusBadRequest:
+		errType = strconv.Itoa(result.StatusCode)
+	case result.Err != nil:
+		errType = observe.ErrorType(result.Err)
+	}
+	measure := scope.measure
+	measure.statusCode, measure.errorType = result.StatusCode, errType
+	in.attemptDuration.Record(ctx, end.Sub(scope.start).Seconds(), in.measures.get(measure))
+	in.callAttempts.Add(ctx, 1, in.measures.get(measureKey{operation: attempt.Call.Operation}))
+	if result.StatusCode > 0 {
+		scope.span.SetAttributes(keyStatus.Int(result.StatusCode))
+	}
+	if errType != "" {
+		scope.span.SetAttributes(keyErrorType.String(errType))
+		scope.span.SetStatus(codes.Error, errType)
+	}
+	scope.span.End(trace.WithTimestamp(end))
+}
+
+// StartTokenFetch starts the fetch's span under the call that triggered it.
+func (in *instrumentation) StartTokenFetch(ctx context.Context) context.Context {
+	start := time.Now()
+	if call, ok := ctx.Value(callKey{}).(*callScope); ok {
+		// A refresh before a retry gets the previous attempt's context:
+		// the fetch belongs to the call, not to that attempt.
+		ctx = trace.ContextWithSpan(ctx, call.span)
+	}
+	ctx, span := in.tracer.Start(ctx, TokenFetchSpanName, trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(start),
+		trace.WithAttributes(AttrOperation.String(TokenFetchSpanName)))
+	return context.WithValue(ctx, fetchKey{}, &fetchScope{span: span, start: start})
+}
+
+// EndTokenFetch records the fetch's duration and ends its span.
+func (in *instrumentation) EndTokenFetch(ctx context.Context, err error) {
+	scope, ok := ctx.Value(fetchKey{}).(*fetchScope)
+	if !ok {
+		return
+	}
+	end := time.Now()
+	errType := observe.ErrorType(err)
+	in.fetchDuration.Record(ctx, end.Sub(scope.start).Seconds(), in.measures.get(measureKey{errorType: errType}))
+	if errType != "" {
+		scope.span.SetAttributes(keyErrorType.String(errType))
+		scope.span.SetStatus(codes.Error, errType)
+	}
+	scope.span.End(trace.WithTimestamp(end))
+}
+
+// Retry adds a retry event, with its reason and delay, to the call's span.
+func (in *instrumentation) Retry(ctx context.Context, retry observe.Retry) {
+	if call, ok := ctx.Value(callKey{}).(*callScope); ok {
+		call.span.AddEvent(EventRetry, trace.WithAttributes(AttrRetryAttempt.Int(retry.Attempt),
+			AttrRetryReason.String(retry.Reason), AttrRetryDelay.Float64(retry.Delay.Seconds())))
+	}
+}
+
+// RateLimitWait records the wait and adds an event to the call's span.
+func (in *instrumentation) RateLimitWait(ctx context.Context, wait observe.Wait) {
+	in.waitDuration.Record(ctx, wait.Duration.Seconds())
+	if call, ok := ctx.Value(callKey{}).(*callScope); ok {
+		call.span.AddEvent(EventRateLimitWait, trace.WithAttributes(AttrWaitDuration.Float64(wait.Duration.Seconds())))
+	}
+}
+
+// BudgetRefused adds a refusal event to the call's span.
+func (in *instrumentation) BudgetRefused(ctx context.Context, refusal observe.Refusal) {
+	if call, ok := ctx.Value(callKey{}).(*callScope); ok {
+		call.span.AddEvent(EventBudgetRefused, trace.WithAttributes(AttrRetryAttempt.Int(refusal.Attempt),
+			AttrRetryReason.String(refusal.Reason)))
+	}
+}
+
+// ObserveState registers the gauges' callback for the client's state. The
+// callback holds the state weakly and is unregistered once the client is
+// collected, so clients built and dropped do not pile up callbacks.
+func (in *instrumentation) ObserveState(state *observe.State) {
+	// The client and its SigV4 token pipeline share one instrumentation
+	// and one budget and pacer: the first state is enough.
+	in.stateOnce.Do(func() {
+		ref := weak.Make(state)
+		budget, rate := in.budgetAvailable, in.pacerRate
+		reg, err := in.meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+			state := ref.Value()
+			if state == nil {
+				return nil
+			}
+			if tokens, ok := state.RetryBudget(); ok {
+				o.ObserveInt64(budget, int64(tokens))
+			}
+			if perSecond, ok := state.PacerRate(); ok {
+				o.ObserveFloat64(rate, perSecond)
+			}
+			return nil
+		}, budget, rate)
+		if err != nil {
+			otel.Handle(err)
+			return
+		}
+		runtime.AddCleanup(state, func(reg metric.Registration) { _ = reg.Unregister() }, reg)
+	})
+}
+
+// normalizeMethod returns method when the semantic conventions know it,
+// else "_OTHER", as they ask (a method is not a free-form attribute).
+func normalizeMethod(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	}
+	return "_OTHER"
+}
+
+// serverPort returns the port the request goes to: the URL's, or the
+// scheme's default.
+func serverPort(req *http.Request) int {
+	if p := req.URL.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		if err == nil {
+			return n
+		}
+		return 0
+	}
+	switch req.URL.Scheme {
+	case "https":
+		return 443
+	case "http":
+		return 80
+	}
+	return 0
+}
