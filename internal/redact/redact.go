@@ -49,7 +49,7 @@ const minCut = MinLen / 2
 // Set is a set of secrets to find. The nil *Set holds none and leaves every
 // text as it is.
 type Set struct {
-	raw   []string // the secrets, none holding another
+	raw   []string // the secrets
 	cores []string // base64 characters that depend only on a secret's bytes
 }
 
@@ -65,16 +65,6 @@ func New(secrets ...string) *Set {
 	if len(raw) == 0 {
 		return nil
 	}
-	// A secret that holds another ("Bearer <token>" holds the token) is
-	// found wherever the other is, in every spelling: keep the shorter.
-	raw = slices.DeleteFunc(raw, func(s string) bool {
-		for _, other := range raw {
-			if other != s && strings.Contains(s, other) {
-				return true
-			}
-		}
-		return false
-	})
 	set := &Set{raw: raw}
 	for _, s := range raw {
 		for align := range 3 {
