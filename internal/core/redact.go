@@ -66,8 +66,12 @@ func redactSnippet(body []byte, secrets []string, limit int, truncated bool) ([]
 
 // redactDecoded replaces the secrets in what e holds from the response:
 // header names and values, the request ID and the decoded texts and keys.
-func redactDecoded(e *apierrors.Error, _ []byte, secrets []string) {
+// body, e.Body, has been through redactSnippet already: it is left out so
+// that a large snippet is not searched twice.
+func redactDecoded(e *apierrors.Error, body []byte, secrets []string) {
+	e.Body = nil
 	e.Redact(secrets...)
+	e.Body = body
 }
 
 // redactHeader replaces every secret in h's names and values, in place.

@@ -26,8 +26,10 @@ package redact
 import (
 	"encoding/base64"
 	"html"
+	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -47,15 +49,28 @@ const maxLayers = 3
 const minCut = MinLen / 2
 
 // Set is a set of secrets to find. The nil *Set holds none and leaves every
-// text as it is.
+// text as it is. A Set is immutable, so it may be shared.
 type Set struct {
+	in    []string // the secrets New was given, to reuse the set
 	raw   []string // the secrets
 	cores []string // base64 characters that depend only on a secret's bytes
+	// shortest is the length of the shortest raw secret or core: no
+	// shorter text can hold a secret in any spelling (escaping and
+	// encoding never make a spelling shorter than these).
+	shortest int
 }
+
+// last is the set New built last. A client sends the same credentials on
+// call after call, so the error path of each reuses it instead of encoding
+// the secrets again.
+var last atomic.Pointer[Set]
 
 // New returns the set of the secrets at least MinLen bytes long, or nil
 // when there is none.
 func New(secrets ...string) *Set {
+	if prev := last.Load(); prev != nil && slices.Equal(prev.in, secrets) {
+		return prev
+	}
 	var raw []string
 	for _, s := range secrets {
 		if len(s) >= MinLen && !slices.Contains(raw, s) {
@@ -65,16 +80,48 @@ func New(secrets ...string) *Set {
 	if len(raw) == 0 {
 		return nil
 	}
-	set := &Set{raw: raw}
+	set := &Set{in: slices.Clone(secrets), raw: raw, shortest: math.MaxInt}
 	for _, s := range raw {
+		set.shortest = min(set.shortest, len(s))
+		if holdsAnother(s, raw) {
+			// ("Bearer <token>"): the base64 of the token inside it is
+			// found already, and the raw text is still replaced whole.
+			continue
+		}
 		for align := range 3 {
 			core := base64Core(s, align)
-			url := strings.NewReplacer("+", "-", "/", "_").Replace(core)
 			set.cores = appendNew(set.cores, core)
-			set.cores = appendNew(set.cores, url)
+			set.cores = appendNew(set.cores, toURLAlphabet(core))
+			set.shortest = min(set.shortest, len(core))
 		}
 	}
+	last.Store(set)
 	return set
+}
+
+func holdsAnother(s string, secrets []string) bool {
+	for _, other := range secrets {
+		if other != s && strings.Contains(s, other) {
+			return true
+		}
+	}
+	return false
+}
+
+func toURLAlphabet(s string) string {
+	if !strings.ContainsAny(s, "+/") {
+		return s
+	}
+	b := []byte(s)
+	for i, c := range b {
+		switch c {
+		case '+':
+			b[i] = '-'
+		case '/':
+			b[i] = '_'
+		}
+	}
+	return string(b)
 }
 
 func appendNew(list []string, s string) []string {
@@ -100,7 +147,7 @@ func base64Core(secret string, align int) string {
 // String returns s with every secret, in every spelling, replaced by
 // Redacted. It returns s itself when there is none.
 func (set *Set) String(s string) string {
-	if set == nil || len(s) < MinLen {
+	if set == nil || len(s) < set.shortest {
 		return s
 	}
 	spans := set.find(s, false)
@@ -113,7 +160,7 @@ func (set *Set) String(s string) string {
 // Bytes is String for a byte slice. It returns b itself when b holds no
 // secret, and never writes into b.
 func (set *Set) Bytes(b []byte) []byte {
-	if set == nil || len(b) < MinLen {
+	if set == nil || len(b) < set.shortest {
 		return b
 	}
 	s := unsafe.String(unsafe.SliceData(b), len(b)) // read only, not kept
@@ -141,7 +188,7 @@ func (set *Set) Cut(b []byte) []byte {
 
 // Contains reports whether s holds a secret in any spelling.
 func (set *Set) Contains(s string) bool {
-	return set != nil && len(s) >= MinLen && len(set.find(s, false)) > 0
+	return set != nil && len(s) >= set.shortest && len(set.find(s, false)) > 0
 }
 
 // span is a range [from, to) of the original text that spells a secret.
