@@ -6,8 +6,9 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/redact"
 )
 
-// Redacted is what Redact puts in place of a secret.
-const Redacted = redact.Redacted
+// Redacted is what Redact puts in place of a secret (the same text as the
+// SDK's internal redaction writes; a test holds the two together).
+const Redacted = "[REDACTED]"
 
 // Redact replaces each secret with Redacted in all the error holds from the
 // response: the raw Body, header names and values, the request ID and every

@@ -215,7 +215,7 @@ func (set *Set) find(s string, atEnd bool) []span {
 	v := view{text: s}
 	spans := set.findIn(&v, atEnd, nil)
 	for range maxLayers {
-		if strings.IndexAny(v.text, `\&%`) < 0 {
+		if !strings.ContainsAny(v.text, `\&%`) {
 			break
 		}
 		next, changed := unescape(&v)
