@@ -25,6 +25,7 @@ package redact
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"html"
 	"math"
 	"slices"
@@ -51,9 +52,12 @@ const minCut = MinLen / 2
 // Set is a set of secrets to find. The nil *Set holds none and leaves every
 // text as it is. A Set is immutable, so it may be shared.
 type Set struct {
-	in    []string // the secrets New was given, to reuse the set
-	raw   []string // the secrets
-	cores []string // base64 characters that depend only on a secret's bytes
+	in []string // the secrets New was given, to reuse the set
+	// patterns are the secrets and the base64 characters that depend only
+	// on a secret's bytes (its cores); filter has the bit of each one's
+	// anchor set.
+	patterns []pattern
+	filter   [64]uint64
 	// shortest is the length of the shortest raw secret or core: no
 	// shorter text can hold a secret in any spelling (escaping and
 	// encoding never make a spelling shorter than these).
@@ -80,9 +84,11 @@ func New(secrets ...string) *Set {
 	if len(raw) == 0 {
 		return nil
 	}
-	set := &Set{in: slices.Clone(secrets), raw: raw, shortest: math.MaxInt}
+	set := &Set{in: slices.Clone(secrets), shortest: math.MaxInt}
 	for _, s := range raw {
-		set.shortest = min(set.shortest, len(s))
+		set.add(s, false)
+	}
+	for _, s := range raw {
 		if holdsAnother(s, raw) {
 			// ("Bearer <token>"): the base64 of the token inside it is
 			// found already, and the raw text is still replaced whole.
@@ -90,9 +96,8 @@ func New(secrets ...string) *Set {
 		}
 		for align := range 3 {
 			core := base64Core(s, align)
-			set.cores = appendNew(set.cores, core)
-			set.cores = appendNew(set.cores, toURLAlphabet(core))
-			set.shortest = min(set.shortest, len(core))
+			set.add(core, true)
+			set.add(toURLAlphabet(core), true)
 		}
 	}
 	last.Store(set)
@@ -122,13 +127,6 @@ func toURLAlphabet(s string) string {
 		}
 	}
 	return string(b)
-}
-
-func appendNew(list []string, s string) []string {
-	if slices.Contains(list, s) {
-		return list
-	}
-	return append(list, s)
 }
 
 // base64Core returns the characters of the standard base64 encoding of
@@ -215,7 +213,7 @@ func (set *Set) find(s string, atEnd bool) []span {
 	v := view{text: s}
 	spans := set.findIn(&v, atEnd, nil)
 	for range maxLayers {
-		if !strings.ContainsAny(v.text, `\&%`) {
+		if !hasEscape(v.text) {
 			break
 		}
 		next, changed := unescape(&v)
@@ -228,53 +226,46 @@ func (set *Set) find(s string, atEnd bool) []span {
 	return spans
 }
 
+// findIn appends the ranges of the original text that v spells a secret
+// in. It reads v once: each 8-byte window is looked up in set.filter, and
+// only a window that starts some pattern is compared with it, so the cost
+// does not grow with the number of patterns (strings.Index per pattern
+// would read the text once each, and falls back to Rabin-Karp for
+// patterns longer than 64 bytes, as credentials are).
 func (set *Set) findIn(v *view, atEnd bool, spans []span) []span {
 	t := v.text
-	for _, secret := range set.raw {
-		for at := 0; ; {
-			i := strings.Index(t[at:], secret)
-			if i < 0 {
-				break
-			}
-			i += at
-			spans = append(spans, v.origin(i, i+len(secret)))
-			at = i + len(secret)
+	b := unsafe.Slice(unsafe.StringData(t), len(t)) // read only
+	for i := 0; i+8 <= len(b); i++ {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if h := hash(w); set.filter[h>>6]&(1<<(h&63)) == 0 {
+			continue
 		}
-		if atEnd {
-			for n := min(len(secret)-1, len(t)); n >= minCut; n-- {
-				if strings.HasSuffix(t, secret[:n]) {
-					spans = append(spans, v.origin(len(t)-n, len(t)))
-					break
+		for _, p := range set.patterns {
+			if p.anchor != w || !strings.HasPrefix(t[i:], p.text) {
+				continue
+			}
+			from, to := i, i+len(p.text)
+			if p.core {
+				// The characters beside the core hold bits of the
+				// secret too (and bits of its neighbours): replace
+				// them as well, and the padding after it.
+				if from > 0 && isBase64(t[from-1]) {
+					from--
+				}
+				if to < len(t) && isBase64(t[to]) {
+					to++
+				}
+				for to < len(t) && t[to] == '=' {
+					to++
 				}
 			}
+			spans = append(spans, v.origin(from, to))
 		}
 	}
-	for _, core := range set.cores {
-		for at := 0; ; {
-			i := strings.Index(t[at:], core)
-			if i < 0 {
-				break
-			}
-			i += at
-			j := i + len(core)
-			at = j
-			// The characters beside the core hold bits of the secret
-			// too (and bits of its neighbours): replace them as well,
-			// and the padding after it.
-			if i > 0 && isBase64(t[i-1]) {
-				i--
-			}
-			if j < len(t) && isBase64(t[j]) {
-				j++
-			}
-			for j < len(t) && t[j] == '=' {
-				j++
-			}
-			spans = append(spans, v.origin(i, j))
-		}
-		if atEnd {
-			for n := min(len(core)-1, len(t)); n >= minCut; n-- {
-				if strings.HasSuffix(t, core[:n]) {
+	if atEnd {
+		for _, p := range set.patterns {
+			for n := min(len(p.text)-1, len(t)); n >= minCut; n-- {
+				if strings.HasSuffix(t, p.text[:n]) {
 					spans = append(spans, v.origin(len(t)-n, len(t)))
 					break
 				}
@@ -282,6 +273,35 @@ func (set *Set) findIn(v *view, atEnd bool, spans []span) []span {
 		}
 	}
 	return spans
+}
+
+// pattern is a text to find: a secret, or the base64 core of one.
+type pattern struct {
+	text   string
+	anchor uint64 // its first 8 bytes, little-endian
+	core   bool
+}
+
+func (set *Set) add(text string, core bool) {
+	for _, p := range set.patterns {
+		if p.text == text {
+			return
+		}
+	}
+	anchor := binary.LittleEndian.Uint64([]byte(text[:8]))
+	set.patterns = append(set.patterns, pattern{text: text, anchor: anchor, core: core})
+	h := hash(anchor)
+	set.filter[h>>6] |= 1 << (h & 63)
+	set.shortest = min(set.shortest, len(text))
+}
+
+// hash maps an 8-byte window to one of the filter's 4,096 bits.
+func hash(w uint64) uint64 { return (w * 0x9E3779B97F4A7C15) >> 52 }
+
+// hasEscape reports whether t may hold an escape (three IndexByte calls
+// are much faster than strings.ContainsAny on a long text).
+func hasEscape(t string) bool {
+	return strings.IndexByte(t, '\\') >= 0 || strings.IndexByte(t, '&') >= 0 || strings.IndexByte(t, '%') >= 0
 }
 
 func isBase64(c byte) bool {
