@@ -702,7 +702,7 @@ func TestEchoInErrorsByMeaning(t *testing.T) {
 
 // TestEchoInCapturedResponsesByMeaning: through option.WithResponseInto,
 // in the final response's headers and trailers and in every response of
-// the redirect chain.
+// the redirect chain; and in the successful call's debug log record.
 func TestEchoInCapturedResponsesByMeaning(t *testing.T) {
 	t.Parallel()
 	for _, sp := range spellings {
@@ -725,7 +725,8 @@ func TestEchoInCapturedResponsesByMeaning(t *testing.T) {
 				_, _ = io.WriteString(w, `{"id":"user_01E4ZCR3C56J083X43JQXF3JK5","email":"a@b.c"}`)
 				w.Header().Set("X-Trail", "trailer "+spelled)
 			})
-			c := meaningClient(t, srv, transport)
+			logs := newLogCapture(slog.LevelDebug)
+			c := meaningClient(t, srv, transport, option.WithLogger(slog.New(logs)))
 			var resp *http.Response
 			if err := updateFirstName(t.Context(), c, option.WithResponseInto(&resp)); err != nil {
 				t.Fatal(err)
@@ -734,7 +735,7 @@ func TestEchoInCapturedResponsesByMeaning(t *testing.T) {
 				t.Fatal("the redirect chain is not in the captured response")
 			}
 			hop := resp.Request.Response
-			seen := fmt.Sprintf("%v\n%v\n%v\n%v\n%v", resp.Header, resp.Trailer, hop.Header, hop.Trailer, resp.Request.Header)
+			seen := fmt.Sprintf("%v\n%v\n%v\n%v\n%v\n", resp.Header, resp.Trailer, hop.Header, hop.Trailer, resp.Request.Header) + logs.rendered()
 			if left := leaks(seen, spelled); len(left) > 0 {
 				t.Fatalf("%q left in:\n%s", left, seen)
 			}
