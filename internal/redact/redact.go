@@ -57,7 +57,9 @@ type Set struct {
 	// on a secret's bytes (its cores); filter has the bit of each one's
 	// anchor set.
 	patterns []pattern
-	filter   [64]uint64
+	anchors  map[uint64][]anchor
+	filter   [1 << filterBits / 64]uint64
+	stride   int
 	// shortest is the length of the shortest raw secret or core: no
 	// shorter text can hold a secret in any spelling (escaping and
 	// encoding never make a spelling shorter than these).
@@ -100,6 +102,7 @@ func New(secrets ...string) *Set {
 			set.add(toURLAlphabet(core), true)
 		}
 	}
+	set.index()
 	last.Store(set)
 	return set
 }
@@ -227,24 +230,28 @@ func (set *Set) find(s string, atEnd bool) []span {
 }
 
 // findIn appends the ranges of the original text that v spells a secret
-// in. It reads v once: each 8-byte window is looked up in set.filter, and
-// only a window that starts some pattern is compared with it, so the cost
-// does not grow with the number of patterns (strings.Index per pattern
-// would read the text once each, and falls back to Rabin-Karp for
-// patterns longer than 64 bytes, as credentials are).
+// in. It reads v once, and only one 8-byte window in every set.stride: a
+// pattern at least stride+7 bytes long covers one such window whatever its
+// position, at an offset below stride, and set.anchors holds the pattern's
+// windows at those offsets. Windows whose bit is clear in set.filter, nearly
+// all of them, cost a load and a multiplication. (strings.Index per pattern
+// would read the text once each, and falls back to Rabin-Karp for patterns
+// longer than 64 bytes, as credentials are.)
 func (set *Set) findIn(v *view, atEnd bool, spans []span) []span {
 	t := v.text
 	b := unsafe.Slice(unsafe.StringData(t), len(t)) // read only
-	for i := 0; i+8 <= len(b); i++ {
+	for i := 0; i+8 <= len(b); i += set.stride {
 		w := binary.LittleEndian.Uint64(b[i:])
 		if h := hash(w); set.filter[h>>6]&(1<<(h&63)) == 0 {
 			continue
 		}
-		for _, p := range set.patterns {
-			if p.anchor != w || !strings.HasPrefix(t[i:], p.text) {
+		for _, a := range set.anchors[w] {
+			p := set.patterns[a.pattern]
+			from := i - a.offset
+			if from < 0 || !strings.HasPrefix(t[from:], p.text) {
 				continue
 			}
-			from, to := i, i+len(p.text)
+			to := from + len(p.text)
 			if p.core {
 				// The characters beside the core hold bits of the
 				// secret too (and bits of its neighbours): replace
@@ -277,10 +284,15 @@ func (set *Set) findIn(v *view, atEnd bool, spans []span) []span {
 
 // pattern is a text to find: a secret, or the base64 core of one.
 type pattern struct {
-	text   string
-	anchor uint64 // its first 8 bytes, little-endian
-	core   bool
+	text string
+	core bool
 }
+
+// anchor is the 8-byte window of a pattern at offset.
+type anchor struct{ pattern, offset int }
+
+// maxStride bounds how far apart the windows findIn reads are.
+const maxStride = 32
 
 func (set *Set) add(text string, core bool) {
 	for _, p := range set.patterns {
@@ -288,15 +300,30 @@ func (set *Set) add(text string, core bool) {
 			return
 		}
 	}
-	anchor := binary.LittleEndian.Uint64([]byte(text[:8]))
-	set.patterns = append(set.patterns, pattern{text: text, anchor: anchor, core: core})
-	h := hash(anchor)
-	set.filter[h>>6] |= 1 << (h & 63)
+	set.patterns = append(set.patterns, pattern{text: text, core: core})
 	set.shortest = min(set.shortest, len(text))
 }
 
-// hash maps an 8-byte window to one of the filter's 4,096 bits.
-func hash(w uint64) uint64 { return (w * 0x9E3779B97F4A7C15) >> 52 }
+// index fills the anchors and the filter once every pattern is added.
+func (set *Set) index() {
+	set.stride = min(maxStride, set.shortest-7)
+	set.anchors = make(map[uint64][]anchor)
+	for k, p := range set.patterns {
+		for offset := range set.stride {
+			w := binary.LittleEndian.Uint64([]byte(p.text[offset : offset+8]))
+			set.anchors[w] = append(set.anchors[w], anchor{pattern: k, offset: offset})
+			h := hash(w)
+			set.filter[h>>6] |= 1 << (h & 63)
+		}
+	}
+}
+
+// hash maps an 8-byte window to one of the filter's bits.
+func hash(w uint64) uint64 { return (w * 0x9E3779B97F4A7C15) >> (64 - filterBits) }
+
+// filterBits is log2 of the filter's size in bits: 16,384 bits, so that
+// even 300 anchors (10 patterns of 32) leave 98 % of them clear.
+const filterBits = 14
 
 // hasEscape reports whether t may hold an escape (three IndexByte calls
 // are much faster than strings.ContainsAny on a long text).
