@@ -208,3 +208,20 @@ func decodings(s string) []string {
 	}
 	return out
 }
+
+// TestEveryPosition: findIn reads one window per stride; a secret is found
+// wherever it starts, in a text of any length around it.
+func TestEveryPosition(t *testing.T) {
+	long := strings.Repeat("k", 200) + "/+=" // a stride of 32
+	for _, secret := range []string{"12345678", token, long} {
+		set := New(secret)
+		for before := range 70 {
+			for _, after := range []int{0, 1, 7, 40} {
+				text := strings.Repeat("x", before) + secret + strings.Repeat("y", after)
+				if got, want := set.String(text), strings.Repeat("x", before)+Redacted+strings.Repeat("y", after); got != want {
+					t.Fatalf("secret of %d bytes at %d: got %q", len(secret), before, got)
+				}
+			}
+		}
+	}
+}
