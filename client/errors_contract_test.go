@@ -399,3 +399,35 @@ func TestRealBodiesThroughSDK(t *testing.T) {
 		t.Errorf("served %d files, want %d", n, len(serve))
 	}
 }
+
+// TestFieldErrorsInAnyCase: member names match as encoding/json matches
+// them ({"Detail", "Pointer"}, {"FIELD", "Message"}), so such items still
+// give field errors through both formats.
+func TestFieldErrorsInAnyCase(t *testing.T) {
+	for _, tc := range []struct {
+		op   ecOp
+		ct   string
+		body string
+	}{
+		{ecUpdateUser, "application/problem+json", `{"Type":"about:blank","Title":"UNPROCESSABLE_ENTITY","Status":422,"serviceCode":"42200001",` +
+			`"ServiceErrors":[{"Detail":"must be an email address","Pointer":"/email"}]}`},
+		{ecUpsertMemberAddress, "application/json", `{"Code":"VALIDATION_ERROR","Message":"invalid","Errors":[{"FIELD":"email","Message":"must be an email address"}]}`},
+	} {
+		t.Run(tc.op.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", tc.ct)
+				w.WriteHeader(http.StatusUnprocessableEntity)
+				_, _ = io.WriteString(w, tc.body)
+			}))
+			defer srv.Close()
+			err := tc.op.call(context.Background(), ecClient(t, srv.URL))
+			fs := apierrors.FieldErrorsOf(err)
+			if len(fs) != 1 || fs[0].Field != "email" || fs[0].Message != "must be an email address" {
+				t.Fatalf("FieldErrorsOf = %+v (%v)", fs, err)
+			}
+			if !strings.Contains(err.Error(), "[email: must be an email address]") || !stderrors.Is(err, apierrors.ErrUnprocessableEntity) {
+				t.Errorf("Error() = %q", err.Error())
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -540,5 +541,225 @@ func TestWithLoggerNilKeepsTheEnvironmentOut(t *testing.T) {
 	srv := sdktest.NewServer(t)
 	if _, err := srv.NewClient(); err != nil {
 		t.Fatalf("sdktest clients must not read MEMBERPLATFORM_LOG: %v", err)
+	}
+}
+
+// Redaction by meaning: the token a request carried is recognised however a
+// server spells it, in every place the SDK hands text back. meaningToken
+// holds the characters encoders escape.
+const meaningToken = "tok/echo+0123456789=abcdef"
+
+// spelling writes s the way some server might: each returns the spelled
+// text and the parts of it that must not survive.
+type spelling struct {
+	name  string
+	spell func(s string) string
+	// header reports whether the spelling is a valid header field name
+	// part (no '/', '=', ';', '\\'; base64 is not: net/http changes the
+	// case of a header name's letters).
+	header bool
+}
+
+func perChar(s string, f func(i int, c byte) string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		b.WriteString(f(i, s[i]))
+	}
+	return b.String()
+}
+
+func escapeSpecials(s string, f func(c byte) string) string {
+	return perChar(s, func(_ int, c byte) string {
+		if strings.IndexByte("/+=", c) >= 0 {
+			return f(c)
+		}
+		return string(c)
+	})
+}
+
+var htmlNames = map[byte]string{'/': "&sol;", '+': "&plus;", '=': "&equals;"}
+
+var spellings = []spelling{
+	{name: "raw", spell: func(s string) string { return s }},
+	{name: "json \\u every character", spell: func(s string) string {
+		return perChar(s, func(i int, c byte) string {
+			if i%2 == 0 {
+				return fmt.Sprintf(`\u%04x`, c)
+			}
+			return fmt.Sprintf(`\u%04X`, c)
+		})
+	}},
+	{name: "json \\/", spell: func(s string) string { return strings.ReplaceAll(s, "/", `\/`) }},
+	{name: "html named", spell: func(s string) string { return escapeSpecials(s, func(c byte) string { return htmlNames[c] }) }},
+	{name: "html decimal", spell: func(s string) string {
+		return escapeSpecials(s, func(c byte) string { return fmt.Sprintf("&#%d;", c) })
+	}},
+	{name: "html hex", spell: func(s string) string {
+		return escapeSpecials(s, func(c byte) string { return fmt.Sprintf("&#x%X;", c) })
+	}},
+	{name: "percent upper", header: true, spell: func(s string) string {
+		return escapeSpecials(s, func(c byte) string { return fmt.Sprintf("%%%02X", c) })
+	}},
+	{name: "percent lower", header: true, spell: func(s string) string {
+		return escapeSpecials(s, func(c byte) string { return fmt.Sprintf("%%%02x", c) })
+	}},
+	{name: "mixed", spell: func(s string) string {
+		return perChar(s, func(i int, c byte) string {
+			switch i % 5 {
+			case 0:
+				return fmt.Sprintf(`\u%04X`, c)
+			case 1:
+				return fmt.Sprintf("&#%d;", c)
+			case 2:
+				return fmt.Sprintf("%%%02x", c)
+			case 3:
+				return fmt.Sprintf("&#X%02x;", c)
+			}
+			return string(c)
+		})
+	}},
+	{name: "json-escaped html", spell: func(s string) string {
+		return escapeSpecials(s, func(c byte) string { return fmt.Sprintf(`\u0026#%d;`, c) })
+	}},
+	{name: "base64 std padded, offset 1", spell: func(s string) string { return base64.StdEncoding.EncodeToString([]byte("x" + s)) }},
+	{name: "base64 url unpadded, offset 2", spell: func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte("xy" + s + "z")) }},
+	{name: "base64 std inside a longer run", spell: func(s string) string {
+		return base64.StdEncoding.EncodeToString([]byte(`{"session":"` + s + `","n":1}`))
+	}},
+}
+
+// leaks returns what of the spelled token is left in seen: the token, its
+// spelling, or (for base64) the middle of its spelling.
+func leaks(seen, spelled string) []string {
+	var out []string
+	for _, s := range []string{meaningToken, spelled, spelled[len(spelled)/3 : 2*len(spelled)/3]} {
+		if strings.Contains(seen, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func meaningClient(t *testing.T, srv *httptest.Server, transport option.RequestOption, opts ...option.RequestOption) *client.Client {
+	t.Helper()
+	c, err := client.New(append([]option.RequestOption{option.WithBaseURL(srv.URL), transport,
+		option.WithTokenSource(client.StaticToken(meaningToken)), option.WithMaxRetries(0)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func jsonString(s string) string { // s already holds its own JSON escapes
+	return `"` + s + `"`
+}
+
+// TestEchoInErrorsByMeaning: in a problem's detail, a field error's detail
+// and pointer, serviceMeta and extension KEYS and values, the request ID,
+// a header's value and name, the body snippet and the log records.
+func TestEchoInErrorsByMeaning(t *testing.T) {
+	t.Parallel()
+	for _, sp := range spellings {
+		t.Run(sp.name, func(t *testing.T) {
+			t.Parallel()
+			var spelled string
+			srv, transport := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				spelled = sp.spell(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+				w.Header().Set("X-Request-Id", "req-"+spelled)
+				w.Header().Set("X-Echo", "value "+spelled)
+				if sp.header {
+					w.Header().Set("X-Echo-0"+spelled, "name")
+				}
+				w.Header().Set("Content-Type", "application/problem+json")
+				w.WriteHeader(http.StatusForbidden)
+				_, _ = io.WriteString(w, `{"title":"FORBIDDEN","detail":`+jsonString("token "+spelled+" refused")+
+					`,"serviceErrors":[{"detail":`+jsonString(spelled)+`,"pointer":`+jsonString("/"+spelled)+`}]`+
+					`,"serviceMeta":{`+jsonString(spelled)+`:`+jsonString(spelled)+`}`+
+					`,`+jsonString(spelled)+`:{"errors":{`+jsonString(spelled)+`:"x"}}}`)
+			})
+			logs := newLogCapture(slog.LevelDebug)
+			c := meaningClient(t, srv, transport, option.WithLogger(slog.New(logs)))
+			err := updateFirstName(t.Context(), c)
+			var apiErr *apierrors.Error
+			if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusForbidden {
+				t.Fatalf("err = %v, want the 403", err)
+			}
+			seen := everything(err) + fmt.Sprintf("%v %#v %#v", apiErr.Header, apiErr.Problem.ServiceMeta, apiErr.Problem.Extensions) + logs.rendered()
+			if left := leaks(seen, spelled); len(left) > 0 {
+				t.Fatalf("%q left in:\n%s", left, seen)
+			}
+			// (A base64 spelling keeps the characters around the token's.)
+			if !strings.HasPrefix(apiErr.Detail(), "token ") || !strings.Contains(apiErr.Detail(), redactedValue) || !strings.HasSuffix(apiErr.Detail(), " refused") ||
+				!strings.HasPrefix(apiErr.RequestID, "req-") || !strings.Contains(apiErr.RequestID, redactedValue) {
+				t.Errorf("Detail = %q, RequestID = %q: the rest of the text must stay", apiErr.Detail(), apiErr.RequestID)
+			}
+			if sp.header && apiErr.Header.Get("X-Echo-0"+redactedValue) != "name" {
+				t.Errorf("the header named after the token is not renamed: %v", apiErr.Header)
+			}
+		})
+	}
+}
+
+// TestEchoInCapturedResponsesByMeaning: through option.WithResponseInto,
+// in the final response's headers and trailers and in every response of
+// the redirect chain; and in the successful call's debug log record.
+func TestEchoInCapturedResponsesByMeaning(t *testing.T) {
+	t.Parallel()
+	for _, sp := range spellings {
+		t.Run(sp.name, func(t *testing.T) {
+			t.Parallel()
+			var spelled string
+			srv, transport := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				spelled = sp.spell(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+				if !strings.HasSuffix(r.URL.Path, "/final") {
+					w.Header().Set("X-Hop", "hop "+spelled)
+					if sp.header {
+						w.Header().Set("X-Hop-0"+spelled, "name")
+					}
+					http.Redirect(w, r, r.URL.Path+"/final", http.StatusTemporaryRedirect)
+					return
+				}
+				w.Header().Set("Trailer", "X-Trail")
+				w.Header().Set("X-Request-Id", spelled)
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, `{"id":"user_01E4ZCR3C56J083X43JQXF3JK5","email":"a@b.c"}`)
+				w.Header().Set("X-Trail", "trailer "+spelled)
+			})
+			logs := newLogCapture(slog.LevelDebug)
+			c := meaningClient(t, srv, transport, option.WithLogger(slog.New(logs)))
+			var resp *http.Response
+			if err := updateFirstName(t.Context(), c, option.WithResponseInto(&resp)); err != nil {
+				t.Fatal(err)
+			}
+			if resp.Request == nil || resp.Request.Response == nil {
+				t.Fatal("the redirect chain is not in the captured response")
+			}
+			hop := resp.Request.Response
+			seen := fmt.Sprintf("%v\n%v\n%v\n%v\n%v\n", resp.Header, resp.Trailer, hop.Header, hop.Trailer, resp.Request.Header) + logs.rendered()
+			if left := leaks(seen, spelled); len(left) > 0 {
+				t.Fatalf("%q left in:\n%s", left, seen)
+			}
+			if !strings.HasPrefix(resp.Trailer.Get("X-Trail"), "trailer ") || !strings.Contains(resp.Trailer.Get("X-Trail"), redactedValue) ||
+				!strings.HasPrefix(hop.Header.Get("X-Hop"), "hop ") || !strings.Contains(hop.Header.Get("X-Hop"), redactedValue) {
+				t.Errorf("want the token replaced and the rest kept:\n%s", seen)
+			}
+		})
+	}
+}
+
+// TestRedactByMeaning: (*errors.Error).Redact with a caller's own secret
+// reaches keys, field names and every spelling.
+func TestRedactByMeaning(t *testing.T) {
+	t.Parallel()
+	for _, sp := range spellings {
+		spelled := sp.spell(meaningToken)
+		body := `{"code":"VALIDATION_ERROR","message":` + jsonString("no "+spelled) + `,"errors":[{"field":` + jsonString(spelled) + `,"message":"bad"}],` +
+			`"details":{` + jsonString(spelled) + `:"x"}}`
+		e := apierrors.Decode(http.StatusBadRequest, http.Header{"X-Request-Id": {spelled}, "X-" + spelled: {"v"}}, []byte(body))
+		e.Redact(meaningToken)
+		seen := e.Error() + string(e.Body) + fmt.Sprintf("%v %#v", e.Header, e.CodeMessage) + e.RequestID
+		if left := leaks(seen, spelled); len(left) > 0 {
+			t.Errorf("%s: %q left in:\n%s", sp.name, left, seen)
+		}
 	}
 }

@@ -181,7 +181,7 @@ func TestKindsAndTemporary(t *testing.T) {
 
 func TestSDKErrors(t *testing.T) {
 	ve := &ValidationError{Operation: "customer.UpsertMemberAddress", Fields: []FieldError{{Field: "postcode", Message: "is required"}, {Field: "state", Message: "is required"}}}
-	var err error = fmt.Errorf("wrap: %w", ve)
+	err := fmt.Errorf("wrap: %w", ve)
 	var gotVE *ValidationError
 	if !stderrors.Is(err, ErrInvalidInput) || !stderrors.As(err, &gotVE) || len(gotVE.FieldErrors()) != 2 {
 		t.Error("ValidationError Is/As")

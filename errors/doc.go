@@ -36,15 +36,18 @@
 //
 // FromResponse reads at most MaxBodySnippet (64 KiB) of an error body,
 // drains a bounded further amount and closes it, so the connection can be
-// reused. The decoder never fails and never panics: a problem document is
-// recognised by its media type (application/problem+json, any parameters) or
-// its members, a code/message body by code or message, and anything else (an
-// HTML page from a proxy, plain text, an empty body, a JSON array, an API
-// gateway's {"message": ...}, an {"error": {...}} wrapper, truncated JSON)
-// still yields an *Error with the status, headers and body snippet, and
-// where possible a readable Title and Detail and field errors. Members that
-// are missing or of the wrong type are left at their zero value and kept in
-// Extensions; the HTTP status is authoritative over a status in the body.
+// reused. The decoder never fails and never panics. It reads the contract's
+// two formats: a problem document (RFC 9457: type, title, status, detail,
+// instance, serviceCode, serviceMeta, serviceErrors[{detail, pointer}]),
+// recognised by its media type (application/problem+json, any parameters)
+// or its members, and a code/message body (code, message,
+// errors[{field, message}]). Member names match as encoding/json matches
+// them to struct fields, so "Detail" or "POINTER" count. Anything else (an
+// HTML page from a proxy, plain text, an empty body, another API's JSON,
+// truncated JSON) still yields an *Error with the status, headers, request
+// ID, Retry-After and a bounded Body snippet. Members that are missing or
+// of the wrong type are left at their zero value and kept in Extensions;
+// the HTTP status is authoritative over a status in the body.
 //
 // # Kinds
 //
@@ -65,6 +68,6 @@
 // Kind returns the single most specific kind.
 //
 // No error string produced by this package contains a bearer token, an
-// Authorization header, AWS credentials or a SigV4 signature: they never
-// reach it.
+// Authorization header, AWS credentials or a SigV4 signature: the SDK
+// redacts them, in every spelling, from what a server echoes (see Redact).
 package errors

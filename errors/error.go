@@ -2,7 +2,6 @@ package errors
 
 import (
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -48,8 +47,6 @@ type Error struct {
 	// responses.
 	Err error
 
-	// other is what could be read from a body of neither format.
-	other *otherBody
 	// bodyKind is textKind worked out by Decode (bodyKindKnown), so that
 	// an *Error built another way still classifies itself.
 	bodyKind      error
@@ -87,8 +84,8 @@ func (e *Error) Error() string {
 		b.WriteString(": " + oneLine(e.Err.Error(), 300))
 	}
 	if fs := e.FieldErrors(); len(fs) > 0 {
-		// Skip the list when the detail already says it all (API Platform
-		// writes "title: This value should not be blank." in both places).
+		// Skip the list when the detail already says it all (a single
+		// field error whose message is the detail).
 		sum := summarizeFields(fs)
 		if sum != detail && (len(fs) > 1 || oneLine(fs[0].Message, 300) != detail) {
 			b.WriteString(" [" + sum + "]")
@@ -140,24 +137,20 @@ func (e *Error) headline() (title, detail string) {
 		return title, e.Problem.Detail
 	case e.CodeMessage != nil:
 		return e.CodeMessage.Code, e.CodeMessage.Message
-	case e.other != nil:
-		return e.other.code, e.other.message
 	}
 	return "", ""
 }
 
-// Title returns the problem's title, the code/message body's code, or the
-// code found in a body of neither format (such as OAuth's "error"); "" if
-// none.
+// Title returns the problem's title (or its type when it has none, followed
+// by the service code) or the code/message body's code; "" for a body of
+// neither format.
 func (e *Error) Title() string {
 	t, _ := e.headline()
 	return t
 }
 
-// Detail returns the problem's detail, the code/message body's message, or
-// a readable message found in a body of neither format: a JSON message or
-// detail member, an HTML page's title, an XML Message, the first line of
-// plain text; "" if none.
+// Detail returns the problem's detail or the code/message body's message;
+// "" for a body of neither format (its text is in Body).
 func (e *Error) Detail() string {
 	_, d := e.headline()
 	return d
@@ -221,9 +214,6 @@ func (e *Error) classifyBody() error {
 	case e.CodeMessage != nil:
 		strong = []string{e.CodeMessage.Code}
 		weak = []string{e.CodeMessage.Message}
-	case e.other != nil:
-		strong = []string{e.other.code}
-		weak = []string{e.other.message}
 	}
 	for _, s := range strong {
 		if k := classifyText(s); k != nil {
@@ -251,8 +241,6 @@ func (e *Error) nameKind() error {
 		return kindForName(e.Problem.Title)
 	case e.CodeMessage != nil:
 		return kindForName(e.CodeMessage.Code)
-	case e.other != nil:
-		return kindForName(e.other.code)
 	}
 	return nil
 }
@@ -265,8 +253,6 @@ func (e *Error) FieldErrors() []FieldError {
 		return e.Problem.FieldErrors()
 	case e.CodeMessage != nil:
 		return e.CodeMessage.FieldErrors()
-	case e.other != nil:
-		return e.other.fields
 	}
 	return nil
 }
@@ -284,13 +270,4 @@ func (e *Error) Temporary() bool {
 		return true
 	}
 	return false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/redact"
 )
 
 func TestFieldErrorsOfAndRetryAfterOf(t *testing.T) {
@@ -65,5 +66,11 @@ func TestTransportAndTokenErrorsKeepTheirOwnKind(t *testing.T) {
 	tok := &apierrors.TokenError{Err: context.DeadlineExceeded, Last: throttled}
 	if !stderrors.Is(tok, apierrors.ErrTokenUnavailable) || !stderrors.Is(tok, context.DeadlineExceeded) || !stderrors.Is(tok, apierrors.ErrRateLimited) {
 		t.Fatal("a TokenError with Last must be ErrTokenUnavailable, wrap its cause and reach Last")
+	}
+}
+
+func TestRedactedIsTheSDKsReplacement(t *testing.T) {
+	if apierrors.Redacted != redact.Redacted {
+		t.Fatalf("errors.Redacted = %q, internal/redact writes %q", apierrors.Redacted, redact.Redacted)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/memberplatform/memberplatform-go/internal/jsonscan"
 )
 
 // Problem is an RFC 9457 problem details document, the error format of the
@@ -36,50 +38,46 @@ type ServiceError struct {
 	Pointer string `json:"pointer"`
 }
 
-// FieldErrors returns the problem's field-level errors: serviceErrors, plus
-// the common shapes other services use for the same thing (invalid-params,
-// errors, violations, validation_messages, a detail that is a list, ACME
-// subproblems) when present in Extensions.
+// FieldErrors returns the problem's field-level errors: its serviceErrors.
 func (p *Problem) FieldErrors() []FieldError {
-	if p == nil {
+	if p == nil || len(p.ServiceErrors) == 0 {
 		return nil
 	}
-	var out []FieldError
+	out := make([]FieldError, 0, len(p.ServiceErrors))
 	for _, se := range p.ServiceErrors {
 		out = append(out, FieldError{Field: FieldFromPointer(se.Pointer), Pointer: se.Pointer, Message: se.Detail})
-	}
-	for _, k := range []string{"invalid-params", "invalid_params", "errors", "violations", "validation_messages", "detail", "subproblems"} {
-		if v, ok := p.Extensions[k]; ok {
-			out = append(out, fieldErrorsFromValue(v)...)
-		}
 	}
 	return out
 }
 
-// decodeProblem decodes the members of obj into a Problem, never failing.
-func decodeProblem(obj *object) *Problem {
+// decodeProblem decodes members into a Problem, never failing. Members are
+// read in order, as encoding/json reads them into a struct: a later member
+// of the same name (in any case) overrides an earlier one, and a member of
+// the wrong type leaves the field as it was and is kept in Extensions.
+func decodeProblem(members []jsonscan.Member) *Problem {
 	p := &Problem{}
-	for _, m := range obj.members {
-		ok := true
-		switch raw := m.raw; string(m.name) {
-		case "type":
+	for _, m := range members {
+		var ok bool
+		switch raw := m.Value; memberOf(m.Name) {
+		case mType:
 			ok = decodeString(raw, &p.Type)
-		case "title":
+		case mTitle:
 			ok = decodeString(raw, &p.Title)
-		case "detail":
+		case mDetail:
 			ok = decodeString(raw, &p.Detail)
-		case "instance":
+		case mInstance:
 			ok = decodeString(raw, &p.Instance)
-		case "status":
+		case mStatus:
 			ok = decodeInt(raw, &p.Status)
-		case "serviceCode":
+		case mServiceCode:
 			ok = decodeStringOrNumber(raw, &p.ServiceCode)
-		case "serviceMeta":
+		case mServiceMeta:
 			ok = json.Unmarshal(raw, &p.ServiceMeta) == nil && p.ServiceMeta != nil
-		case "serviceErrors":
-			ok = decodeServiceErrors(raw, &p.ServiceErrors)
-		default:
-			ok = false
+		case mServiceErrors:
+			p.ServiceErrors = nil
+			ok = decodeItems(raw, "detail", "pointer", func(detail, pointer string) {
+				p.ServiceErrors = append(p.ServiceErrors, ServiceError{Detail: detail, Pointer: pointer})
+			})
 		}
 		if !ok {
 			p.Extensions = addExtension(p.Extensions, m)
@@ -90,55 +88,52 @@ func decodeProblem(obj *object) *Problem {
 
 // addExtension decodes m as a generic JSON value into ext, which it
 // allocates when nil.
-func addExtension(ext map[string]any, m member) map[string]any {
+func addExtension(ext map[string]any, m jsonscan.Member) map[string]any {
 	var v any
-	if json.Unmarshal(m.raw, &v) == nil {
+	if json.Unmarshal(m.Value, &v) == nil {
 		if ext == nil {
 			ext = make(map[string]any)
 		}
-		ext[string(m.name)] = v
+		ext[string(m.Name)] = v
 	}
 	return ext
 }
 
-// decodeServiceErrors reads the items of serviceErrors, accepting field and
-// message in place of pointer and detail (names match exactly, in case as
-// well). It returns false, so the raw value is kept in Extensions as well,
-// when the member is not an array or any item could not be read.
-func decodeServiceErrors(raw []byte, dst *[]ServiceError) bool {
+// decodeItems reads an array of field-error objects, each with two string
+// members (detail and pointer, or field and message) matched as
+// encoding/json matches names, and calls add with each item that has
+// either. null is an empty list. It returns false, so the raw value is kept
+// in Extensions as well, when the value is not an array or an item could
+// not be read (not an object, a member of the wrong type, neither member).
+func decodeItems(raw []byte, first, second string, add func(first, second string)) bool {
 	if string(raw) == "null" {
 		return true // as encoding/json reads null into a slice: no items
 	}
-	if len(raw) == 0 || raw[0] != '[' {
+	if raw[0] != '[' {
 		return false
 	}
 	all := true
-	end := elements(raw, 0, func(i int) int {
+	end := jsonscan.Elements(raw, 0, func(i int) int {
 		if raw[i] != '{' {
 			all = false
-			return scanValue(raw, i, 0)
+			return jsonscan.Value(raw, i, 0)
 		}
-		var detail, message, pointer, field []byte
-		end := members(raw, i, func(name, v []byte) {
-			switch string(name) {
-			case "detail":
-				detail = v
-			case "message":
-				message = v
-			case "pointer":
-				pointer = v
-			case "field":
-				field = v
+		var a, b string
+		readable := true
+		end := jsonscan.Members(raw, i, func(name, v []byte) {
+			switch {
+			case jsonscan.Match(name, first):
+				readable = decodeString(v, &a) && readable
+			case jsonscan.Match(name, second):
+				readable = decodeString(v, &b) && readable
 			}
 		})
-		var se ServiceError
-		_ = decodeString(detail, &se.Detail) || decodeString(message, &se.Detail)
-		_ = decodeString(pointer, &se.Pointer) || decodeString(field, &se.Pointer)
-		if se.Detail == "" && se.Pointer == "" {
-			all = false
+		if a == "" && b == "" {
+			readable = false
 		} else {
-			*dst = append(*dst, se)
+			add(a, b)
 		}
+		all = all && readable
 		return end
 	})
 	return all && end >= 0
@@ -152,7 +147,7 @@ func decodeString(raw []byte, dst *string) bool {
 	case len(raw) == 0:
 		return false
 	case raw[0] == '"':
-		*dst = unquote(raw)
+		*dst = jsonscan.Unquote(raw)
 		return true
 	}
 	return string(raw) == "null"
@@ -163,7 +158,7 @@ func decodeStringOrNumber(raw []byte, dst *string) bool {
 	if decodeString(raw, dst) {
 		return true
 	}
-	if len(raw) > 0 && (raw[0] == '-' || isDigit(raw[0])) {
+	if len(raw) > 0 && (raw[0] == '-' || jsonscan.IsDigit(raw[0])) {
 		*dst = string(raw)
 		return true
 	}
@@ -200,126 +195,10 @@ func smallUint(raw []byte) (int, bool) {
 	}
 	n := 0
 	for _, c := range raw {
-		if !isDigit(c) {
+		if !jsonscan.IsDigit(c) {
 			return 0, false
 		}
 		n = n*10 + int(c-'0')
 	}
 	return n, true
-}
-
-// Members of a field-error item naming the field, and the message, in order
-// of preference.
-var (
-	itemFieldKeys   = [...]string{"pointer", "field", "name", "propertyPath", "property", "location", "path", "param", "loc", "fields"}
-	itemMessageKeys = [...]string{"message", "detail", "reason", "description", "msg", "title", "error", "code"}
-)
-
-// fieldErrorsFromValue reads the field-error shapes seen in the wild:
-// arrays of objects naming the field (pointer, field, name, propertyPath,
-// location, FastAPI's loc path array, Salesforce's fields list...) and the
-// message (message, detail, reason, msg..., else GitHub's code); arrays of
-// plain strings; and objects mapping a field to a message, a list of
-// messages, or an object of messages (ASP.NET Core, Laminas).
-func fieldErrorsFromValue(v any) []FieldError {
-	var out []FieldError
-	switch t := v.(type) {
-	case []any:
-		for _, it := range t {
-			switch item := it.(type) {
-			case string:
-				out = append(out, FieldError{Message: item})
-			case map[string]any:
-				fe := FieldError{}
-				for _, k := range itemFieldKeys {
-					if f := fieldName(item[k]); f != "" {
-						fe = newFieldError(f, "")
-						break
-					}
-				}
-				for _, k := range itemMessageKeys {
-					if s, ok := item[k].(string); ok && s != "" {
-						fe.Message = s
-						break
-					}
-				}
-				if fe.Field != "" || fe.Message != "" {
-					out = append(out, fe)
-				}
-			}
-		}
-	case map[string]any:
-		for _, field := range sortedKeys(t) {
-			for _, msg := range messagesOf(t[field]) {
-				out = append(out, newFieldError(field, msg))
-			}
-		}
-	}
-	return out
-}
-
-// fieldName reads a field named by a string, or by a path array such as
-// FastAPI's ["body", "items", 0] ("body.items[0]"), or a list of field
-// names such as Salesforce's ["Name", "Email"] ("Name, Email").
-func fieldName(v any) string {
-	switch t := v.(type) {
-	case string:
-		return t
-	case []any:
-		var b strings.Builder
-		allStrings := true
-		for _, el := range t {
-			if _, ok := el.(string); !ok {
-				allStrings = false
-			}
-		}
-		for i, el := range t {
-			switch x := el.(type) {
-			case string:
-				if i > 0 {
-					if allStrings && len(t) > 1 && !looksLikeLocation(t) {
-						b.WriteString(", ")
-					} else {
-						b.WriteByte('.')
-					}
-				}
-				b.WriteString(x)
-			case float64:
-				b.WriteString("[" + strconv.FormatFloat(x, 'f', -1, 64) + "]")
-			}
-		}
-		return b.String()
-	}
-	return ""
-}
-
-// looksLikeLocation reports whether a list of names is a path whose first
-// element is a request location (FastAPI, Pydantic) rather than a list of
-// fields.
-func looksLikeLocation(t []any) bool {
-	switch t[0] {
-	case "body", "query", "path", "header", "cookie":
-		return true
-	}
-	return false
-}
-
-func messagesOf(v any) []string {
-	switch t := v.(type) {
-	case string:
-		return []string{t}
-	case []any:
-		var out []string
-		for _, it := range t {
-			out = append(out, messagesOf(it)...)
-		}
-		return out
-	case map[string]any:
-		var out []string
-		for _, k := range sortedKeys(t) {
-			out = append(out, messagesOf(t[k])...)
-		}
-		return out
-	}
-	return nil
 }

@@ -69,7 +69,6 @@ var realBodies = []realBody{
 		}},
 	{file: "03-rfc7807-invalid-params.json", ct: "application/problem+json", status: 400,
 		kind: ErrBadRequest, problem: true, title: "Your request parameters didn't validate.",
-		fields: []FieldError{{Field: "age", Message: "must be a positive integer"}, {Field: "color", Message: "must be 'green', 'red' or 'blue'"}},
 		check: func(t *testing.T, e *Error) {
 			eq(t, "type", e.Problem.Type, "https://example.net/validation-error")
 			if _, ok := e.Problem.Extensions["invalid-params"]; !ok {
@@ -78,14 +77,12 @@ var realBodies = []realBody{
 		}},
 	{file: "05-api-platform-violations-422.json", ct: "application/problem+json; charset=utf-8", status: 422,
 		kind: ErrUnprocessableEntity, problem: true, title: "An error occurred", detail: "title: This value should not be blank.",
-		fields: []FieldError{{Field: "title", Message: "This value should not be blank."}},
 		check: func(t *testing.T, e *Error) {
 			eq(t, "status", e.Problem.Status, 422)
 			eq(t, "type", e.Problem.Type, "/validation_errors/c1051bb4-d103-4f74-8988-acbcafc7fdc3")
 		}},
 	{file: "07-huma-422-errors-location-value.json", ct: "application/problem+json", status: 422, header: map[string]string{"Link": `</schemas/ErrorModel.json>; rel="describedBy"`},
 		kind: ErrUnprocessableEntity, problem: true, title: "Unprocessable Entity", detail: "validation failed",
-		fields: []FieldError{{Field: "body.title", Message: "expected string"}, {Field: "body.reviews", Message: "unexpected property"}},
 		check: func(t *testing.T, e *Error) {
 			eq(t, "$schema", e.Problem.Extensions["$schema"], any("https://api.rest.sh/schemas/ErrorModel.json"))
 			eq(t, "type", e.Problem.Type, "")
@@ -114,21 +111,14 @@ var realBodies = []realBody{
 		}},
 	{file: "13-aspnetcore-400-validation-instance-traceid.json", ct: "application/problem+json; charset=utf-8", status: 400, header: map[string]string{"Server": "Kestrel"},
 		kind: ErrBadRequest, problem: true, title: "One or more validation errors occurred.",
-		fields: []FieldError{{Field: "size", Message: "Invalid size for male shirt. Minimum size is 8."}},
 		check: func(t *testing.T, e *Error) {
 			eq(t, "instance", e.Problem.Instance, "/api/shirts/18")
 			eq(t, "traceId", e.Problem.Extensions["traceId"], any("00-08e7305c11eded02554599f186c93598-14005217aa88c42f-00"))
 		}},
 	{file: "15-fakerestapi-400-json-path-errors.json", ct: "application/problem+json; charset=utf-8", status: 400, header: map[string]string{"Server": "Kestrel"},
-		kind: ErrBadRequest, problem: true, title: "One or more validation errors occurred.",
-		fields: []FieldError{{Field: "$", Message: "The JSON object contains a trailing comma at the end which is not supported in this mode. Change the reader options. Path: $ | LineNumber: 3 | BytePositionInLine: 0."}}},
+		kind: ErrBadRequest, problem: true, title: "One or more validation errors occurred."},
 	{file: "17-laminas-422-validation-messages-map.json", ct: "application/problem+json", status: 422,
-		kind: ErrUnprocessableEntity, problem: true, title: "Unprocessable Entity", detail: "Failed Validation",
-		fields: []FieldError{
-			{Field: "age", Message: "The input must contain only digits"},
-			{Field: "age", Message: "The input is not less than '120'"},
-			{Field: "email", Message: "Value is required and can't be empty"},
-		}},
+		kind: ErrUnprocessableEntity, problem: true, title: "Unprocessable Entity", detail: "Failed Validation"},
 	// README: content type not stated; Swedbank Pay problems follow RFC 7807.
 	{file: "19-swedbankpay-403-problems-suspension.json", ct: "application/problem+json", status: 403,
 		kind: ErrForbidden, problem: true, title: "SuspensionWarning. The card might be blocked.", detail: "5 attempts left before the card is blocked.",
@@ -148,8 +138,7 @@ var realBodies = []realBody{
 			}
 		}},
 	{file: "23-huma-406-errors-message-only.json", ct: "application/problem+json", status: 406,
-		kind: nil, problem: true, title: "Not Acceptable", detail: "unable to marshal response",
-		fields: []FieldError{{Message: "unknown accept content type"}}},
+		kind: nil, problem: true, title: "Not Acceptable", detail: "unable to marshal response"},
 	// README: library fixture, no status; served with 500 to prove the
 	// HTTP status is authoritative over the body's 666.
 	{file: "25-zalando-problem-status-666.json", ct: "application/problem+json", status: 500,
@@ -161,7 +150,6 @@ var realBodies = []realBody{
 		}},
 	{file: "27-acme-rfc8555-403-subproblems-urn-type.json", ct: "application/problem+json", status: 403, header: map[string]string{"Link": `<https://example.com/acme/directory>;rel="index"`},
 		kind: ErrForbidden, problem: true, title: "urn:ietf:params:acme:error:malformed", detail: "Some of the identifiers requested were rejected",
-		fields: []FieldError{{Message: `Invalid underscore in DNS name "_example.org"`}, {Message: `This CA will not issue for "example.net"`}},
 		check: func(t *testing.T, e *Error) {
 			eq(t, "title", e.Problem.Title, "")
 			if _, ok := e.Problem.Extensions["subproblems"]; !ok {
@@ -177,10 +165,10 @@ var realBodies = []realBody{
 		}},
 	{file: "31-workos-400-code-message-errors-strings.json", ct: "application/json", status: 400, header: map[string]string{"X-Request-Id": "req_01HYGGEB6FYMWQNWF3XDZG7VV3"},
 		kind: ErrBadRequest, codeMsg: true, title: "invalid_audit_logs", detail: "Invalid Audit",
-		fields:   []FieldError{{Message: "another_error"}},
-		errorHas: []string{"(request id req_01HYGGEB6FYMWQNWF3XDZG7VV3)", "[another_error]"},
+		errorHas: []string{"(request id req_01HYGGEB6FYMWQNWF3XDZG7VV3)"},
 		check: func(t *testing.T, e *Error) {
 			eq(t, "RequestID", e.RequestID, "req_01HYGGEB6FYMWQNWF3XDZG7VV3")
+			eq(t, "errors (strings, not the contract's items) kept", e.CodeMessage.Extensions["errors"], any([]any{"another_error"}))
 		}},
 	{file: "32-workos-422-email-verification-required.json", ct: "application/json", status: 422,
 		kind: ErrUnprocessableEntity, codeMsg: true, title: "email_verification_required", detail: "Email ownership must be verified before authentication.",
@@ -194,23 +182,23 @@ var realBodies = []realBody{
 			}
 		}},
 	{file: "33-workos-400-oauth-invalid-grant.json", ct: "application/json", status: 400,
-		kind: ErrBadRequest, title: "invalid_grant", detail: "The code has expired."},
+		kind: ErrBadRequest},
 	{file: "35-github-422-live-recording.json", ct: "application/json; charset=utf-8", status: 422, header: map[string]string{"Server": "GitHub.com"},
 		kind: ErrUnprocessableEntity, codeMsg: true, title: "", detail: "Validation Failed",
-		fields: []FieldError{{Field: "color", Message: "invalid"}},
+		fields: []FieldError{{Field: "color"}},
 		check: func(t *testing.T, e *Error) {
 			eq(t, "documentation_url", e.CodeMessage.Extensions["documentation_url"], any("https://docs.github.com/rest/reference/issues#create-a-label"))
 			eq(t, "body length", len(e.Body), 179)
 		}},
 	{file: "37-envoy-503-upstream-connect-error.txt", ct: "text/plain", status: 503, header: map[string]string{"Server": "envoy"},
-		kind: ErrServiceUnavailable, detail: "upstream connect error or disconnect/reset before headers. reset reason: connection failure",
+		kind: ErrServiceUnavailable,
 		check: func(t *testing.T, e *Error) {
 			if !e.Temporary() {
 				t.Error("envoy 503 should be Temporary")
 			}
 		}},
 	{file: "39-cloudflare-403-attention-required.html", ct: "text/html; charset=UTF-8", status: 403, header: map[string]string{"Server": "cloudflare"},
-		kind: ErrForbidden, detail: "Attention Required! | Cloudflare",
+		kind: ErrForbidden,
 		check: func(t *testing.T, e *Error) {
 			eq(t, "body length", len(e.Body), 12372)
 			eq(t, "truncated", e.BodyTruncated, false)
@@ -226,11 +214,12 @@ var realBodies = []realBody{
 			eq(t, "Error()", e.Error(), "memberplatform: GET /41-empty-body.txt: 403 Forbidden")
 		}},
 	{file: "43-salesforce-400-top-level-array.json", ct: "application/json", status: 400,
-		kind: ErrBadRequest, title: "REQUIRED_FIELD_MISSING", detail: "Required fields are missing: [Name]",
-		fields: []FieldError{{Field: "Name", Message: "Required fields are missing: [Name]"}}},
+		kind: ErrBadRequest},
 	{file: "45-fastapi-404-detail-only.json", ct: "application/json", status: 404,
-		kind: ErrNotFound, detail: "Item not found",
-		errorHas: []string{"404 Not Found: Item not found"}},
+		kind: ErrNotFound,
+		check: func(t *testing.T, e *Error) {
+			eq(t, "Error()", e.Error(), "memberplatform: GET /45-fastapi-404-detail-only.json: 404 Not Found")
+		}},
 }
 
 // TestRealErrorBodies serves every file of the shared real-world corpus

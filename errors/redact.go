@@ -1,105 +1,96 @@
 package errors
 
 import (
-	"bytes"
-	"strings"
+	"net/http"
+
+	"github.com/memberplatform/memberplatform-go/internal/redact"
 )
 
-// Redacted is what Redact puts in place of a secret.
+// Redacted is what Redact puts in place of a secret (the same text as the
+// SDK's internal redaction writes; a test holds the two together).
 const Redacted = "[REDACTED]"
 
-// Redact replaces every occurrence of each secret with Redacted in all the
-// error holds from the response: the raw Body, the headers, the request ID
-// and every decoded text (problem, code/message, field errors, extensions,
-// service metadata). The SDK calls it with the credentials each request
-// carried, so a server that echoes a token, even JSON- or HTML-escaped,
-// cannot leak it through an error or a log record. Call it with secrets of
-// your own (an API key added with option.WithHeader, say) before logging an
-// error. Empty secrets are ignored.
+// Redact replaces each secret with Redacted in all the error holds from the
+// response: the raw Body, header names and values, the request ID and every
+// decoded text (problem, code/message, field errors, extensions and service
+// metadata, their keys included). It finds a secret in any spelling the
+// README lists (raw; JSON escapes; HTML character references; percent-
+// encoding; base64, either alphabet, at any alignment), mixed or nested.
+// The SDK calls it with the credentials each request carried, so a server
+// that echoes a token cannot leak it through an error or a log record. Call
+// it with secrets of your own (an API key added with option.WithHeader, say)
+// before logging an error. Secrets shorter than 8 bytes are ignored: no
+// credential is that short, and replacing a short string everywhere would
+// garble the rest of the text.
 func (e *Error) Redact(secrets ...string) {
-	if e == nil {
+	set := redact.New(secrets...)
+	if e == nil || set == nil {
 		return
 	}
-	// Most errors hold no secret: look before building a replacer.
-	var replacer *strings.Replacer
-	text := func(s string) string {
-		for _, secret := range secrets {
-			if secret != "" && strings.Contains(s, secret) {
-				if replacer == nil {
-					replacer = newRedactor(secrets)
-				}
-				return replacer.Replace(s)
-			}
-		}
-		return s
+	if e.BodyTruncated {
+		e.Body = set.Cut(e.Body)
+	} else {
+		e.Body = set.Bytes(e.Body)
 	}
-	for _, secret := range secrets {
-		if secret != "" && bytes.Contains(e.Body, []byte(secret)) {
-			e.Body = []byte(text(string(e.Body)))
-			break
-		}
-	}
-	for _, values := range e.Header {
-		for i, v := range values {
-			values[i] = text(v)
-		}
-	}
-	e.RequestID = text(e.RequestID)
+	e.Header = redactHeader(set, e.Header)
+	e.RequestID = set.String(e.RequestID)
 	if p := e.Problem; p != nil {
-		p.Type, p.Title, p.Detail, p.Instance, p.ServiceCode = text(p.Type), text(p.Title), text(p.Detail), text(p.Instance), text(p.ServiceCode)
-		for i := range p.ServiceErrors {
-			p.ServiceErrors[i].Detail, p.ServiceErrors[i].Pointer = text(p.ServiceErrors[i].Detail), text(p.ServiceErrors[i].Pointer)
+		for _, s := range []*string{&p.Type, &p.Title, &p.Detail, &p.Instance, &p.ServiceCode} {
+			*s = set.String(*s)
 		}
-		redactValues(p.ServiceMeta, text)
-		redactValues(p.Extensions, text)
+		for i := range p.ServiceErrors {
+			p.ServiceErrors[i].Detail, p.ServiceErrors[i].Pointer = set.String(p.ServiceErrors[i].Detail), set.String(p.ServiceErrors[i].Pointer)
+		}
+		p.ServiceMeta = redactMap(set, p.ServiceMeta)
+		p.Extensions = redactMap(set, p.Extensions)
 	}
 	if cm := e.CodeMessage; cm != nil {
-		cm.Code, cm.Message = text(cm.Code), text(cm.Message)
+		cm.Code, cm.Message = set.String(cm.Code), set.String(cm.Message)
 		for i := range cm.Errors {
-			cm.Errors[i].Field, cm.Errors[i].Message = text(cm.Errors[i].Field), text(cm.Errors[i].Message)
+			cm.Errors[i].Field, cm.Errors[i].Message = set.String(cm.Errors[i].Field), set.String(cm.Errors[i].Message)
 		}
-		redactValues(cm.Extensions, text)
-	}
-	if o := e.other; o != nil {
-		o.code, o.message = text(o.code), text(o.message)
-		for i := range o.fields {
-			redactField(&o.fields[i], text)
-		}
+		cm.Extensions = redactMap(set, cm.Extensions)
 	}
 }
 
-// newRedactor returns a replacer of every non-empty secret by Redacted.
-func newRedactor(secrets []string) *strings.Replacer {
-	pairs := make([]string, 0, 2*len(secrets))
-	for _, s := range secrets {
-		if s != "" {
-			pairs = append(pairs, s, Redacted)
+// redactHeader replaces the secrets in h's names and values, in place, and
+// returns h.
+func redactHeader(set *redact.Set, h http.Header) http.Header {
+	for name, values := range h {
+		for i, v := range values {
+			values[i] = set.String(v)
+		}
+		if clean := set.String(name); clean != name {
+			delete(h, name)
+			h[clean] = append(h[clean], values...)
 		}
 	}
-	return strings.NewReplacer(pairs...)
+	return h
 }
 
-func redactField(f *FieldError, text func(string) string) {
-	f.Field, f.Pointer, f.Message = text(f.Field), text(f.Pointer), text(f.Message)
-}
-
-// redactValues replaces secrets in the strings of decoded JSON values, in
-// place.
-func redactValues(m map[string]any, text func(string) string) {
+// redactMap replaces the secrets in the keys and strings of decoded JSON
+// values, in place, and returns m.
+func redactMap(set *redact.Set, m map[string]any) map[string]any {
 	for k, v := range m {
-		m[k] = redactValue(v, text)
+		v = redactValue(set, v)
+		if clean := set.String(k); clean != k {
+			delete(m, k)
+			k = clean
+		}
+		m[k] = v
 	}
+	return m
 }
 
-func redactValue(v any, text func(string) string) any {
+func redactValue(set *redact.Set, v any) any {
 	switch t := v.(type) {
 	case string:
-		return text(t)
+		return set.String(t)
 	case map[string]any:
-		redactValues(t, text)
+		return redactMap(set, t)
 	case []any:
 		for i := range t {
-			t[i] = redactValue(t[i], text)
+			t[i] = redactValue(set, t[i])
 		}
 	}
 	return v

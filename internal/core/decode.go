@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/httpx"
@@ -56,43 +55,6 @@ func undecodable(out *outcome, call *Call, req *request, err error) error {
 	e.Body, e.BodyTruncated = redactSnippet(bytes.Clone(head), secrets, apierrors.MaxBodySnippet, errors.As(err, &tooLong))
 	redactDecoded(e, e.Body, secrets)
 	return e
-}
-
-// responseForCaller is the final response as option.WithResponseInto hands
-// it over: status, headers and the request, with the body already read and
-// closed. The credentials of every request in its redirect chain read
-// Redacted, and so does any header that echoes one, so a caller logging the
-// response cannot leak the token or the signature.
-func responseForCaller(resp *http.Response) *http.Response {
-	secrets := withEscapes(secretsSent(resp))
-	cp := *resp
-	cp.Body = http.NoBody
-	cp.Header = resp.Header.Clone()
-	redactHeader(cp.Header, secrets)
-	cp.Request = redactedRequest(resp.Request)
-	return &cp
-}
-
-// redactedRequest copies req, and the requests before it in a redirect
-// chain, with their credential headers replaced by Redacted and no body.
-func redactedRequest(req *http.Request) *http.Request {
-	if req == nil {
-		return nil
-	}
-	cp := req.Clone(req.Context())
-	for _, h := range credentialHeaders {
-		if cp.Header.Get(h) != "" {
-			cp.Header.Set(h, apierrors.Redacted)
-		}
-	}
-	cp.Body, cp.GetBody = nil, nil
-	if req.Response != nil {
-		prev := *req.Response
-		prev.Body = http.NoBody
-		prev.Request = redactedRequest(req.Response.Request)
-		cp.Response = &prev
-	}
-	return cp
 }
 
 // bodyTooLong is the cause of the error for a 2xx body longer than

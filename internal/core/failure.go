@@ -54,5 +54,5 @@ func (state *callState) secrets() []string {
 	if state.sent == nil {
 		return nil
 	}
-	return withEscapes(secretsOf(state.sent.Header))
+	return secretsOf(state.sent.Header)
 }

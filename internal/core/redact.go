@@ -1,18 +1,19 @@
 package core
 
 import (
-	"bytes"
 	"net/http"
-	"slices"
 	"strings"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/redact"
 )
 
-// minSecretLen is the shortest value treated as a secret: no issuer hands
-// out shorter tokens or signatures, and replacing a short string everywhere
-// would garble unrelated text.
-const minSecretLen = 8
+// Everything the SDK hands back from a response (an error, the response
+// given to option.WithResponseInto, a log record) goes through
+// internal/redact with the secrets the requests carried, so a server that
+// echoes a credential, in any spelling, cannot leak it. Only error and
+// capture paths pay for it: a successful call with no WithResponseInto and
+// no logger never looks.
 
 // secretsOf returns the secret values a request's headers carry: the
 // Authorization value and the bearer token or SigV4 signature inside it,
@@ -21,24 +22,16 @@ const minSecretLen = 8
 // error, a log record or a field of an error.
 func secretsOf(h http.Header) []string {
 	var secrets []string
-	add := func(v string) {
-		if len(v) >= minSecretLen {
-			secrets = append(secrets, v)
-		}
-	}
 	for _, v := range h.Values("Authorization") {
-		add(v)
+		secrets = append(secrets, v)
 		if token, ok := strings.CutPrefix(v, "Bearer "); ok {
-			add(token)
+			secrets = append(secrets, token)
 		}
 		if _, sig, ok := strings.Cut(v, "Signature="); ok {
-			add(strings.TrimRight(sig, ", "))
+			secrets = append(secrets, strings.TrimRight(sig, ", "))
 		}
 	}
-	for _, v := range h.Values("X-Amz-Security-Token") {
-		add(v)
-	}
-	return secrets
+	return append(secrets, h.Values("X-Amz-Security-Token")...)
 }
 
 // secretsSent returns the secrets of resp's request and of the requests
@@ -55,94 +48,48 @@ func secretsSent(resp *http.Response) []string {
 	return secrets
 }
 
-// escapes are the spellings JSON encoders and HTML pages use for the
-// characters a token can hold that they do not write as is. base64 session
-// tokens hold '+', '/' and '='; a static token may hold the others.
-var escapes = map[byte][]string{
-	'/':  {`\/`},
-	'+':  {`\u002b`, `\u002B`, "&#43;", "&#x2b;", "&#x2B;"},
-	'=':  {`\u003d`, `\u003D`, "&#61;", "&#x3d;", "&#x3D;"},
-	'<':  {`\u003c`, `\u003C`, "&lt;"},
-	'>':  {`\u003e`, `\u003E`, "&gt;"},
-	'&':  {`\u0026`, "&amp;"},
-	'\'': {`\u0027`, "&#39;", "&#x27;"},
-	'"':  {`\"`, "&quot;"},
-}
-
-// withEscapes returns secrets followed by each one spelled with every
-// escape of escapes applied to all its special characters at once, the way
-// an encoder writes them. Decoded texts are redacted separately, so an
-// escaping that mixes styles is still caught there.
-func withEscapes(secrets []string) []string {
-	out := slices.Clip(secrets) // appending must not write into the caller's array
-	for _, s := range secrets {
-		for c, spellings := range escapes {
-			if strings.IndexByte(s, c) < 0 {
-				continue
-			}
-			for _, e := range spellings {
-				out = append(out, strings.ReplaceAll(s, string(c), e))
-			}
-		}
-	}
-	return out
-}
-
-// redactBody replaces every secret in body, then removes a secret's
-// beginning left at the end of a body that was cut short.
-func redactBody(body []byte, secrets []string, cut bool) []byte {
-	for _, secret := range secrets {
-		if bytes.Contains(body, []byte(secret)) {
-			body = bytes.ReplaceAll(body, []byte(secret), []byte(apierrors.Redacted))
-		}
-	}
-	if cut {
-		for _, secret := range secrets {
-			for n := len(secret) - 1; n >= minSecretLen/2; n-- {
-				if bytes.HasSuffix(body, []byte(secret[:n])) {
-					body = append(body[:len(body)-n:len(body)-n], apierrors.Redacted...)
-					break
-				}
-			}
-		}
-	}
-	return body
-}
-
 // redactSnippet keeps at most limit bytes of an error body with no secret
-// left in them: the secrets, in every spelling, are replaced in all that was
-// read before the cut, then a secret's beginning left at the cut is removed.
-// truncated says the body was longer than what is returned, or its reading
-// failed.
+// left in them: the secrets are replaced in all that was read before the
+// cut, then a secret's beginning left at the cut is removed. truncated says
+// the body was longer than what is returned, or its reading failed.
 func redactSnippet(body []byte, secrets []string, limit int, truncated bool) ([]byte, bool) {
-	spellings := withEscapes(secrets)
-	body = redactBody(body, spellings, false)
+	set := redact.New(secrets...)
+	body = set.Bytes(body)
 	if len(body) > limit {
 		body, truncated = body[:limit], true
 	}
 	if truncated {
-		body = redactBody(body, spellings, true)
+		body = set.Cut(body)
 	}
 	return body, truncated
 }
 
-// redactHeader replaces every secret in h's values, in place.
-func redactHeader(h http.Header, secrets []string) {
-	for _, values := range h {
+// redactDecoded replaces the secrets in what e holds from the response:
+// header names and values, the request ID and the decoded texts and keys.
+// body, e.Body, has been through redactSnippet already: it is left out so
+// that a large snippet is not searched twice.
+func redactDecoded(e *apierrors.Error, body []byte, secrets []string) {
+	e.Body = nil
+	e.Redact(secrets...)
+	e.Body = body
+}
+
+// redactHeader replaces every secret in h's names and values, in place.
+func redactHeader(h http.Header, set *redact.Set) {
+	for name, values := range h {
 		for i, v := range values {
-			values[i] = redactText(v, secrets)
+			values[i] = set.String(v)
+		}
+		if clean := set.String(name); clean != name {
+			delete(h, name)
+			h[clean] = append(h[clean], values...)
 		}
 	}
 }
 
 // redactText replaces every secret in s.
 func redactText(s string, secrets []string) string {
-	for _, secret := range secrets {
-		if strings.Contains(s, secret) {
-			s = strings.ReplaceAll(s, secret, apierrors.Redacted)
-		}
-	}
-	return s
+	return redact.New(secrets...).String(s)
 }
 
 // redactedError shows a cause's text with the secrets replaced, and still
@@ -158,7 +105,7 @@ func (e *redactedError) Unwrap() error { return e.err }
 // redactError returns err, or err behind a redactedError when its text
 // holds a secret (a transport error quoting an echoed Location, say).
 func redactError(err error, secrets []string) error {
-	if err == nil || len(secrets) == 0 {
+	if err == nil {
 		return err
 	}
 	if text := err.Error(); redactText(text, secrets) != text {
@@ -167,18 +114,48 @@ func redactError(err error, secrets []string) error {
 	return err
 }
 
-// redactDecoded replaces the secrets in what e holds from the response,
-// whose body has already been through redactSnippet. Unless the body spells
-// characters with escapes (JSON \u, HTML &), the texts decoded from it are
-// its own bytes and hold no secret any more: only the headers can.
-func redactDecoded(e *apierrors.Error, body []byte, secrets []string) {
-	if len(secrets) == 0 {
-		return
+// responseForCaller is the final response as option.WithResponseInto hands
+// it over: status, headers, trailers and the request, with the body already
+// read and closed. The credentials of every request in its redirect chain
+// read Redacted, and every response of the chain has the secrets replaced
+// in its header and trailer names and values, so a caller logging the
+// response cannot leak the token or the signature.
+func responseForCaller(resp *http.Response) *http.Response {
+	return redactedResponse(resp, redact.New(secretsSent(resp)...))
+}
+
+// redactedResponse copies resp, without its body, with the secrets
+// replaced in its headers and trailers and in its request's redirect chain.
+func redactedResponse(resp *http.Response, set *redact.Set) *http.Response {
+	cp := *resp
+	cp.Body = http.NoBody
+	cp.Header = resp.Header.Clone()
+	redactHeader(cp.Header, set)
+	if resp.Trailer != nil {
+		cp.Trailer = resp.Trailer.Clone()
+		redactHeader(cp.Trailer, set)
 	}
-	if bytes.IndexByte(body, '\\') >= 0 || bytes.IndexByte(body, '&') >= 0 {
-		e.Redact(secrets...)
-		return
+	cp.Request = redactedRequest(resp.Request, set)
+	return &cp
+}
+
+// redactedRequest copies req, and the requests and responses before it in
+// a redirect chain, with their credential headers replaced by Redacted and
+// no body.
+func redactedRequest(req *http.Request, set *redact.Set) *http.Request {
+	if req == nil {
+		return nil
 	}
-	redactHeader(e.Header, secrets)
-	e.RequestID = redactText(e.RequestID, secrets)
+	cp := req.Clone(req.Context())
+	for _, h := range credentialHeaders {
+		if cp.Header.Get(h) != "" {
+			cp.Header.Set(h, apierrors.Redacted)
+		}
+	}
+	redactHeader(cp.Header, set)
+	cp.Body, cp.GetBody = nil, nil
+	if req.Response != nil {
+		cp.Response = redactedResponse(req.Response, set)
+	}
+	return cp
 }
