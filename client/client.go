@@ -68,8 +68,6 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/hashicorp/go-cleanhttp"
-
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/customer"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -146,7 +144,7 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 	var owned *http.Transport
 	if s.Transport == nil && (s.HTTPClient == nil || s.HTTPClient.Transport == nil) {
 		// One connection pool for the API calls and the token calls.
-		owned = cleanhttp.DefaultPooledTransport()
+		owned = core.NewPooledTransport() // bounds the wait for headers: core.DefaultAttemptTimeout
 		s.DefaultTransport = owned
 	}
 	ts, err := tokenSourceFromSettings(&s)

@@ -78,9 +78,10 @@ func TestLoadOptionsRefusedPerCall(t *testing.T) {
 	})
 	c := newTestClient(t, srv.URL, nil)
 	for name, o := range map[string]option.RequestOption{
-		"WithRetryBudget":       option.WithRetryBudget(option.RetryBudget{Disabled: true}),
-		"WithRateLimiter":       option.WithRateLimiter(&recordingLimiter{}),
-		"WithAdaptiveRateLimit": option.WithAdaptiveRateLimit(),
+		"WithRetryBudget":          option.WithRetryBudget(option.RetryBudget{Disabled: true}),
+		"WithRateLimiter":          option.WithRateLimiter(&recordingLimiter{}),
+		"WithAdaptiveRateLimit":    option.WithAdaptiveRateLimit(),
+		"WithoutAdaptiveRateLimit": option.WithoutAdaptiveRateLimit(),
 	} {
 		err := updateUser(context.Background(), c, o)
 		var ve *apierrors.ValidationError

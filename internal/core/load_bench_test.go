@@ -7,9 +7,10 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/memberplatform/memberplatform-go/internal/pacer"
 )
 
 // okTransport answers every request in memory with a 200 and a small JSON
@@ -35,18 +36,20 @@ var loadConfigs = []struct {
 	name string
 	set  func(*Settings)
 }{
-	{"none", func(s *Settings) { s.RetryBudget = nil }},
-	{"budget-full", func(s *Settings) {}},
+	{"none", func(s *Settings) { s.RetryBudget, s.Adaptive = nil, nil }},
+	{"defaults", func(s *Settings) {}}, // a full budget and a dormant adaptive limiter
 	{"budget-refilling", func(s *Settings) {
 		s.RetryBudget = NewRetryBudget(DefaultBudgetConfig())
 		s.RetryBudget.take(400) // every success now writes a refill
 	}},
-	{"adaptive-unengaged", func(s *Settings) { s.Adaptive = NewAdaptiveLimiter() }},
+	{"budget-only", func(s *Settings) { s.Adaptive = nil }},
+	{"adaptive-dormant-only", func(s *Settings) { s.RetryBudget = nil }},
 	{"adaptive-engaged-no-wait", func(s *Settings) {
-		a := NewAdaptiveLimiter()
-		a.rate, a.next = 1e12, time.Now()
-		a.engaged.Store(true)
-		s.Adaptive = a
+		// So fast that no attempt waits: it costs the lock and no
+		// allocation. (Admitted answers never let go of it here: the
+		// curve's clock grows by 1/rate per answer.)
+		s.Adaptive = pacer.New()
+		s.Adaptive.Engage(1e12)
 	}},
 	{"x-time-rate-limiter", func(s *Settings) { s.RateLimiter = rate.NewLimiter(rate.Inf, 1) }},
 }
