@@ -38,11 +38,14 @@
 // retry) for server-side telemetry; it is set before SigV4 signing, so the
 // signature covers it.
 //
-// Retries are also bounded client-wide: a retry budget shared by all calls
-// stops retrying, in a sustained outage, once the calls' retries have spent
-// it, until healthy answers refill it (option.WithRetryBudget). Attempts can
-// be paced by a rate limiter of yours (option.WithRateLimiter) or one that
-// learns the provider's limit from its 429s (option.WithAdaptiveRateLimit).
+// Retries are also bounded client-wide: failures are budgeted, throttles are
+// paced. A retry budget shared by all calls stops retrying failures (5xx,
+// timeouts), in a sustained outage, once the calls' retries have spent it,
+// until healthy answers refill it (option.WithRetryBudget). The first 429
+// engages an adaptive rate limit that learns the provider's limit and paces
+// every attempt just under it (option.WithoutAdaptiveRateLimit turns it
+// off); throttled retries cost the budget nothing while it does. Attempts
+// can also be paced by a rate limiter of yours (option.WithRateLimiter).
 //
 // # Security
 //

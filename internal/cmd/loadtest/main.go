@@ -294,6 +294,7 @@ func outage(ctx context.Context, old bool, _ int) bool {
 	srv := newServer(unavailable503)
 	defer srv.Close()
 	var ratio float64
+	var spent *client.Client
 	for _, cfg := range []struct {
 		name string
 		opts []option.RequestOption
@@ -304,15 +305,27 @@ func outage(ctx context.Context, old bool, _ int) bool {
 		}
 		srv.reset(unavailable503)
 		c := newClient(srv, cfg.opts)
+		defer c.CloseIdleConnections()
 		r := run(ctx, c, outageG, outagePerG, callTimeout)
-		c.CloseIdleConnections()
 		perCall := float64(srv.attempts.Load()) / float64(r.calls)
-		if cfg.opts == nil {
-			ratio = perCall
-		}
 		fmt.Printf("  %-22s %7d %9d %14.3f %12d %8s\n", cfg.name, r.calls, srv.attempts.Load(), perCall, r.budgetStopped, r.wall.Round(10*time.Millisecond))
+		if cfg.opts == nil {
+			ratio, spent = perCall, c
+		}
 	}
-	return verdict(ratio <= 1.10, "1. outage: %.3f attempts per call ≤ 1.10", ratio)
+	// The default client, whose budget the outage emptied, sees the
+	// service recover (every call succeeds at its first attempt) and fail
+	// again (retries resume, as many as the healthy answers refilled).
+	srv.reset(ok200)
+	rec := run(ctx, spent, 20, 10, callTimeout)
+	fmt.Printf("  recovery: the server answers 200: %d/%d calls succeeded in %d attempts (%d retries)\n",
+		rec.succeeded, rec.calls, srv.attempts.Load(), srv.retries.Load())
+	srv.reset(unavailable503)
+	again := run(ctx, spent, 20, 10, callTimeout)
+	fmt.Printf("  outage again: %d calls made %d retries (the %d healthy answers put back %d tokens, 10 per retry)\n",
+		again.calls, srv.retries.Load(), rec.succeeded, rec.succeeded)
+	return verdict(ratio <= 1.10 && rec.succeeded == rec.calls && srv.retries.Load() > 0,
+		"1. outage: %.3f attempts per call ≤ 1.10; after recovery every call succeeded and retries resumed (%d)", ratio, srv.retries.Load())
 }
 
 // batch runs the throttled batch against a fresh provider refusing with
