@@ -67,7 +67,9 @@ func WithRetryBackoff(base, max time.Duration) RequestOption {
 // WithMaxRetryAfter caps how long the SDK waits when a 429 or 503 carries
 // Retry-After or Retry-After-Ms. A longer request stops the call at once
 // with the rate-limited error, whose RetryAfter holds the asked duration,
-// so the caller can decide.
+// so the caller can decide. It also caps a wait for a send slot of the
+// adaptive rate limit (see WithoutAdaptiveRateLimit): a slot further away
+// fails the call at once, even without a deadline.
 //
 // Scope: client-wide and per call. Default: 20s.
 func WithMaxRetryAfter(d time.Duration) RequestOption {
