@@ -167,10 +167,14 @@ func (r *Refusal) Unwrap() error {
 	return nil
 }
 
+// NoMaxWait is Wait's maxWait for a wait bounded by the context alone.
+const NoMaxWait time.Duration = -1
+
 // Wait waits for the next send slot and returns the epoch it was granted
 // in, to be handed back to Throttled with the attempt's answer. A wait that
-// would end after ctx's deadline, or last longer than maxWait (when
-// positive), as far as the current rate and queue tell, is not started:
+// would end after ctx's deadline, or last longer than maxWait (unless it
+// is NoMaxWait; 0 allows no wait at all), as far as the current rate and
+// queue tell, is not started:
 // Wait returns a *Refusal at once. When ctx ends during the wait, the error
 // wraps ctx.Err().
 //
@@ -274,7 +278,7 @@ func (p *Pacer) refuse(ctx context.Context, start, now time.Time, ahead int, max
 	if dl, ok := ctx.Deadline(); ok && slot.After(dl) {
 		return &Refusal{Wait: slot.Sub(now), Deadline: true}
 	}
-	if maxWait > 0 && slot.Sub(start) > maxWait {
+	if maxWait >= 0 && slot.Sub(start) > maxWait {
 		return &Refusal{Wait: slot.Sub(now), MaxWait: maxWait}
 	}
 	return nil

@@ -49,7 +49,7 @@ func TestPacerUnengagedLetsEverythingThrough(t *testing.T) {
 		a.Admitted()
 	}
 	wantRate(t, a, 0, false)
-	epoch, err := a.Wait(context.Background(), 0)
+	epoch, err := a.Wait(context.Background(), NoMaxWait)
 	if err != nil || epoch != 0 {
 		t.Fatalf("wait = %d, %v; want epoch 0 at once", epoch, err)
 	}
@@ -246,7 +246,7 @@ func TestPacerReleases(t *testing.T) {
 		t.Fatal("the limiter never let go")
 	}
 	epoch := a.epoch.Load()
-	if e, err := a.Wait(context.Background(), 0); err != nil || e != epoch || epoch != 3 {
+	if e, err := a.Wait(context.Background(), NoMaxWait); err != nil || e != epoch || epoch != 3 {
 		t.Fatalf("wait after release = %d, %v; want epoch 3 at once", e, err)
 	}
 	measured := a.meter.rate(clock.Now())
@@ -326,7 +326,7 @@ func TestPacerPaces(t *testing.T) {
 	b := engaged(50) // 20ms apart, in real time
 	start := time.Now()
 	for range 6 {
-		if _, err := b.Wait(context.Background(), 0); err != nil {
+		if _, err := b.Wait(context.Background(), NoMaxWait); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -339,13 +339,13 @@ func TestPacerPaces(t *testing.T) {
 // once, with an error that wraps context.DeadlineExceeded.
 func TestPacerRefusesAWaitPastTheDeadline(t *testing.T) {
 	a := engaged(0.5) // one slot every 2s
-	if _, err := a.Wait(context.Background(), 0); err != nil {
+	if _, err := a.Wait(context.Background(), NoMaxWait); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := a.Wait(ctx, 0)
+	_, err := a.Wait(ctx, NoMaxWait)
 	if !stderrors.Is(err, context.DeadlineExceeded) || time.Since(start) > 100*time.Millisecond {
 		t.Fatalf("wait = %v after %v; want DeadlineExceeded at once", err, time.Since(start))
 	}
@@ -359,13 +359,13 @@ func TestPacerRefusesAWaitPastTheDeadline(t *testing.T) {
 
 func TestPacerCancelLeavesTheQueue(t *testing.T) {
 	a := engaged(0.5)
-	if _, err := a.Wait(context.Background(), 0); err != nil {
+	if _, err := a.Wait(context.Background(), NoMaxWait); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	errs := make(chan error, 3)
 	for range 3 {
-		go func() { _, err := a.Wait(ctx, 0); errs <- err }()
+		go func() { _, err := a.Wait(ctx, NoMaxWait); errs <- err }()
 	}
 	for {
 		a.mu.Lock()
@@ -391,14 +391,14 @@ func TestPacerCancelLeavesTheQueue(t *testing.T) {
 // each slot is timed when it comes, not when it was asked for.
 func TestPacerQueuedWaitersFollowTheRate(t *testing.T) {
 	a := engaged(2) // 500ms apart
-	if _, err := a.Wait(context.Background(), 0); err != nil {
+	if _, err := a.Wait(context.Background(), NoMaxWait); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
 	var wg sync.WaitGroup
 	for range 5 {
 		wg.Go(func() {
-			if _, err := a.Wait(context.Background(), 0); err != nil {
+			if _, err := a.Wait(context.Background(), NoMaxWait); err != nil {
 				t.Error(err)
 			}
 		})
@@ -419,11 +419,11 @@ func TestPacerQueuedWaitersFollowTheRate(t *testing.T) {
 func TestPacerSlotAfterACutCarriesTheNewEpoch(t *testing.T) {
 	a := engaged(20)
 	a.epoch.Store(7)
-	if e, err := a.Wait(context.Background(), 0); err != nil || e != 7 {
+	if e, err := a.Wait(context.Background(), NoMaxWait); err != nil || e != 7 {
 		t.Fatalf("wait = %d, %v; want epoch 7", e, err)
 	}
 	done := make(chan uint64)
-	go func() { e, _ := a.Wait(context.Background(), 0); done <- e }()
+	go func() { e, _ := a.Wait(context.Background(), NoMaxWait); done <- e }()
 	time.Sleep(5 * time.Millisecond)
 	a.Throttled(7, 0) // cut while the second waiter waits
 	if e := <-done; e != 8 {

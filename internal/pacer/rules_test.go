@@ -106,13 +106,13 @@ func TestWaitRefusesASlotFurtherThanMaxWait(t *testing.T) {
 // the third in line is 4 s or more away.
 func TestWaitCountsTheQueueAgainstMaxWait(t *testing.T) {
 	p := engaged(0.5)
-	if _, err := p.Wait(context.Background(), 0); err != nil {
+	if _, err := p.Wait(context.Background(), NoMaxWait); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for range 2 {
-		go func() { _, _ = p.Wait(ctx, 0) }()
+		go func() { _, _ = p.Wait(ctx, NoMaxWait) }()
 	}
 	for {
 		p.mu.Lock()
@@ -126,5 +126,18 @@ func TestWaitCountsTheQueueAgainstMaxWait(t *testing.T) {
 	var r *Refusal
 	if _, err := p.Wait(context.Background(), 5*time.Second); !stderrors.As(err, &r) || r.Wait < 5*time.Second {
 		t.Fatalf("Wait behind 2 waiters = %v; want a refusal of a slot ≥ 5 s away", err)
+	}
+}
+
+// maxWait 0 (WithMaxRetryAfter(0): never wait) refuses any wait, and takes
+// a slot that is free now.
+func TestZeroMaxWaitAllowsNoWait(t *testing.T) {
+	p := engaged(0.5)
+	if _, err := p.Wait(context.Background(), 0); err != nil {
+		t.Fatalf("a free slot with maxWait 0: %v", err)
+	}
+	var r *Refusal
+	if _, err := p.Wait(context.Background(), 0); !stderrors.As(err, &r) {
+		t.Fatalf("Wait = %v, want a refusal of any wait", err)
 	}
 }
