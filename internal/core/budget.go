@@ -60,13 +60,13 @@ type BudgetConfig struct {
 // What they mean: with no healthy answer in between, a client can make
 // 50 retries of failing calls or 33 after timeouts (100 of throttled calls
 // without the adaptive limiter), in total across all its calls, before it
-// stops retrying. That
-// covers any short blip at any concurrency; in a long outage it bounds the
-// extra load to at most 100 attempts, so 4,000 failing calls cost about
-// 4,050 attempts instead of 16,000. After the budget is spent, every 10
-// healthy answers buy one retry of a failing call. A retry that gets a
-// healthy answer gets its cost back, so transient failures cost nothing in
-// the long run: only retries that fail again drain the budget.
+// stops retrying. That covers any short blip at any concurrency; in a long
+// outage it bounds the extra load to at most 50 attempts, so 4,000 failing
+// calls cost about 4,050 attempts instead of 16,000. After the budget is
+// spent, every 10 healthy answers buy one retry of a failing call. A retry
+// that gets a healthy answer gets its cost back, so transient failures
+// cost nothing in the long run: only retries that fail again drain the
+// budget.
 func DefaultBudgetConfig() BudgetConfig {
 	return BudgetConfig{Capacity: 500, ThrottleCost: 5, PacedThrottleCost: 0, ErrorCost: 10, TimeoutCost: 15, SuccessRefill: 1}
 }
