@@ -86,6 +86,41 @@ func TestLoadSuccessPathAllocs(t *testing.T) {
 	}
 }
 
+// problemTransport answers every request in memory with a 422 problem: an
+// error answer the provider's limit admitted.
+type problemTransport struct{}
+
+func (problemTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_ = r.Body.Close()
+	}
+	return &http.Response{
+		StatusCode: http.StatusUnprocessableEntity, Status: "422 Unprocessable Entity", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": []string{"application/problem+json"}},
+		Body:          io.NopCloser(strings.NewReader(`{"title":"Unprocessable Entity","status":422}`)),
+		ContentLength: 45, Request: r,
+	}, nil
+}
+
+// The dormant adaptive limiter must not cost an error answer either: it
+// has to tell a throttle from other errors, and doing so with
+// Is(ErrRateLimited) cost a 422 three allocations.
+func TestLoadErrorPathAllocs(t *testing.T) {
+	call := func(c *Client) func() {
+		return func() {
+			if err := c.do(context.Background(), &Call{Op: rtPutOp, PathParams: []string{"t-1"}}); err == nil {
+				t.Fatal("want the 422")
+			}
+		}
+	}
+	without := loadClient(t, func(s *Settings) { s.Transport, s.Adaptive = problemTransport{}, nil })
+	dormant := loadClient(t, func(s *Settings) { s.Transport = problemTransport{} })
+	if a, b := testing.AllocsPerRun(200, call(without)), testing.AllocsPerRun(200, call(dormant)); a != b {
+		t.Fatalf("%v allocs per 422 with the dormant limiter, want %v as without it", b, a)
+	}
+}
+
 // BenchmarkLoadSuccessPath measures a successful call through the in-memory
 // pipeline under each load setting; compare each with "none".
 func BenchmarkLoadSuccessPath(b *testing.B) {
