@@ -4,6 +4,7 @@
 // tells it how each attempt was answered; it knows nothing of HTTP.
 //
 // It is dormant until the first rate-limited answer: a dormant pacer costs
-// a healthy answer two atomic operations on a per-second counter, no lock
-// and no allocation, so it can be on by default.
+// a healthy answer a clock read and an atomic add on a per-second counter
+// (after atomic loads), and an attempt two atomic loads; no lock and no
+// allocation, so it can be on by default.
 package pacer

@@ -23,7 +23,11 @@ func (m *meter) add(now time.Time) {
 	for {
 		v := b.Load()
 		if v&^(1<<32-1) == tag {
-			b.Add(1) // the common case: one more in the current second
+			// The common case: one more in the current second. (Were
+			// the bucket taken over for second s+2 between the load and
+			// the add, this answer would count there: an estimate off by
+			// one answer, after a goroutine stalled for two seconds.)
+			b.Add(1)
 			return
 		}
 		if b.CompareAndSwap(v, tag|1) { // the first answer of a new second
