@@ -2,9 +2,9 @@
 // of the SDK's defaults (issue 17), each with default options beside the
 // behaviour of 0.2.0 where that is useful:
 //
-//	go run ./internal/cmd/loadtest                 # figures 1–6, about a minute
+//	go run ./internal/cmd/loadtest                 # figures 1–6, about 3½ minutes
 //	go run ./internal/cmd/loadtest -figure 2       # one figure
-//	go run ./internal/cmd/loadtest -old=false      # default options only, about 30 s
+//	go run ./internal/cmd/loadtest -old=false      # default options only, about a minute
 //	go run ./internal/cmd/loadtest -figure 2 -repeat 5
 //
 // "0.2.0 defaults" is option.WithoutAdaptiveRateLimit(): the retry budget
