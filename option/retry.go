@@ -22,9 +22,15 @@ func WithTimeout(d time.Duration) RequestOption {
 }
 
 // WithAttemptTimeout bounds each HTTP attempt (response headers and body);
-// a timed-out attempt is retried like a connection error. 0 means none.
+// a timed-out attempt is retried like a connection error, within the retry
+// budget. 0 means none.
 //
-// Scope: client-wide and per call. Default: none.
+// Scope: client-wide and per call. Default: none of its own; the
+// connection pool client.New makes for itself (when no WithTransport or
+// WithHTTPClient transport is given) waits at most 30 s for response
+// headers, so that a call without a deadline never hangs on a server that
+// accepts and never answers (the README's "Retries and timeouts" says why
+// 30 s).
 func WithAttemptTimeout(d time.Duration) RequestOption {
 	return requestOption(func(s *core.Settings) error {
 		if d < 0 {
