@@ -38,11 +38,14 @@
 // retry) for server-side telemetry; it is set before SigV4 signing, so the
 // signature covers it.
 //
-// Retries are also bounded client-wide: a retry budget shared by all calls
-// stops retrying, in a sustained outage, once the calls' retries have spent
-// it, until healthy answers refill it (option.WithRetryBudget). Attempts can
-// be paced by a rate limiter of yours (option.WithRateLimiter) or one that
-// learns the provider's limit from its 429s (option.WithAdaptiveRateLimit).
+// Retries are also bounded client-wide: failures are budgeted, throttles are
+// paced. A retry budget shared by all calls stops retrying failures (5xx,
+// timeouts), in a sustained outage, once the calls' retries have spent it,
+// until healthy answers refill it (option.WithRetryBudget). The first 429
+// engages an adaptive rate limit that learns the provider's limit and paces
+// every attempt just under it (option.WithoutAdaptiveRateLimit turns it
+// off); throttled retries cost the budget nothing while it does. Attempts
+// can also be paced by a rate limiter of yours (option.WithRateLimiter).
 //
 // # Security
 //
@@ -65,8 +68,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-
-	"github.com/hashicorp/go-cleanhttp"
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/customer"
@@ -153,7 +154,7 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 	var owned *http.Transport
 	if s.Transport == nil && (s.HTTPClient == nil || s.HTTPClient.Transport == nil) {
 		// One connection pool for the API calls and the token calls.
-		owned = cleanhttp.DefaultPooledTransport()
+		owned = core.NewPooledTransport() // bounds the wait for headers: core.DefaultAttemptTimeout
 		s.DefaultTransport = owned
 	}
 	ts, err := tokenSourceFromSettings(&s)

@@ -3,11 +3,13 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/option"
@@ -78,9 +80,10 @@ func TestLoadOptionsRefusedPerCall(t *testing.T) {
 	})
 	c := newTestClient(t, srv.URL, nil)
 	for name, o := range map[string]option.RequestOption{
-		"WithRetryBudget":       option.WithRetryBudget(option.RetryBudget{Disabled: true}),
-		"WithRateLimiter":       option.WithRateLimiter(&recordingLimiter{}),
-		"WithAdaptiveRateLimit": option.WithAdaptiveRateLimit(),
+		"WithRetryBudget":          option.WithRetryBudget(option.RetryBudget{Disabled: true}),
+		"WithRateLimiter":          option.WithRateLimiter(&recordingLimiter{}),
+		"WithAdaptiveRateLimit":    option.WithAdaptiveRateLimit(),
+		"WithoutAdaptiveRateLimit": option.WithoutAdaptiveRateLimit(),
 	} {
 		err := updateUser(context.Background(), c, o)
 		var ve *apierrors.ValidationError
@@ -98,5 +101,53 @@ func TestLoadOptionsValidation(t *testing.T) {
 		if _, err := New(option.WithBaseURL("https://api.example.com"), o); !errors.Is(err, apierrors.ErrInvalidInput) {
 			t.Errorf("%s: New = %v, want ErrInvalidInput", name, err)
 		}
+	}
+}
+
+// Once a throttle engages the adaptive rate limit (on by default), the
+// SigV4 token call waits its turn on it too: the token pipeline shares the
+// client's limiter.
+func TestTokenCallWaitsOnTheAdaptiveRateLimit(t *testing.T) {
+	var mu sync.Mutex
+	var tokenAt []time.Time
+	var rejectedAt time.Time
+	var apiHits atomic.Int32
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		tokenAt = append(tokenAt, time.Now())
+		n := len(tokenAt)
+		mu.Unlock()
+		writeJSON(w, fmt.Sprintf(`{"access_token":"jwt-%d"}`, n)) // a new token, so the 401 is resent
+	}, func(w http.ResponseWriter, r *http.Request) {
+		switch apiHits.Add(1) {
+		case 1: // engages the limiter at one attempt a second (1/Retry-After)
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+		case 2: // drops the token: the client fetches another and resends
+			mu.Lock()
+			rejectedAt = time.Now()
+			mu.Unlock()
+			w.WriteHeader(http.StatusUnauthorized)
+		default:
+			writeJSON(w, `{"id":"user_1","email":"ada@example.com"}`)
+		}
+	})
+	c := newClientOpts(t, srv.URL, option.WithSigV4(testCreds(), "ap-southeast-2"), option.WithMaxRetries(0))
+	if err := updateUser(context.Background(), c); !errors.Is(err, apierrors.ErrRateLimited) {
+		t.Fatalf("first call: %v, want the 429", err)
+	}
+	if err := updateUser(context.Background(), c); err != nil {
+		t.Fatalf("second call: %v, want success after the 401 and a fresh token", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(tokenAt) != 2 || apiHits.Load() != 3 {
+		t.Fatalf("%d token calls, %d API attempts; want 2 and 3", len(tokenAt), apiHits.Load())
+	}
+	// The fresh token's request waited for its slot, about a second after
+	// the 401's attempt took the previous one; unpaced it would leave at
+	// once. (A lower bound: a busy machine only makes it later.)
+	if gap := tokenAt[1].Sub(rejectedAt); gap < 500*time.Millisecond {
+		t.Fatalf("the token call left %v after the 401, want it paced (≥ 500ms)", gap)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/memberplatform/memberplatform-go/internal/core"
+	"github.com/memberplatform/memberplatform-go/internal/pacer"
 )
 
 // RetryBudget sizes the client's retry budget (see WithRetryBudget). A
@@ -15,7 +16,9 @@ type RetryBudget struct {
 	Capacity int
 	// ThrottleCost is what a retry after a rate-limited answer (429, or
 	// one for which errors.Is(err, errors.ErrRateLimited) holds) costs.
-	// Default 5.
+	// Default: nothing while the adaptive rate limit is on (the default),
+	// 5 with WithoutAdaptiveRateLimit. A value set here applies in both
+	// cases.
 	ThrottleCost int
 	// ErrorCost is what a retry after another retriable error response
 	// (408, 500, 502, 503, 504) costs. Default 10.
@@ -45,17 +48,20 @@ type RetryBudget struct {
 // which also matches errors.ErrRetryBudgetExhausted with errors.Is (see
 // there), and the WithLogger give-up record says "retry budget exhausted".
 //
-// A retry costs according to how much it adds to the service's trouble: 5
-// after a rate-limited answer (the service is up, and the retry waits its
-// Retry-After), 10 after another error response (the service is failing),
-// 15 after a timeout or connection failure (it is overloaded or
-// unreachable). A call answered at its first attempt puts 1 back; a retry
-// that gets a healthy answer gets its cost back, so transient failures
-// never drain the budget. With the default 500 tokens, a client that sees
-// no healthy answer can retry 50 failing calls (100 throttled ones, 33
-// after timeouts) before it stops, and then one for every 10 healthy
-// answers. These follow AWS SDK standard mode's retry quota (500 tokens;
-// 5 per throttled retry, 14 per other retry since its 2026 update). Each
+// A retry costs according to how much it adds to the service's trouble: 10
+// after an error response such as a 503 (the service is failing), 15 after
+// a timeout or connection failure (it is overloaded or unreachable), and
+// nothing after a rate-limited answer while the adaptive rate limit paces
+// the client (the service is up and asked it to slow down; see
+// WithoutAdaptiveRateLimit), 5 without it. A call answered at its first
+// attempt puts 1 back; a retry that gets a healthy answer gets its cost
+// back, so transient failures never drain the budget. With the default
+// 500 tokens, a client that sees no healthy answer can retry 50 failing
+// calls (33 after timeouts) before it stops, and then one for every 10
+// healthy answers. The pool follows AWS SDK standard mode's retry quota,
+// which today has 500 tokens and charges 5 per retry and 10 per retry
+// after a timeout, throttles included; AWS's 2026 retry update, an opt-in
+// preview, charges 5 for a throttle against 14 for other retries. Each
 // client built with this option gets a budget of its own.
 //
 // Scope: client-wide; passing it to a single call fails. Default: on, with
@@ -71,6 +77,9 @@ func WithRetryBudget(b RetryBudget) RequestOption {
 			return errors.New("memberplatform: WithRetryBudget: negative size")
 		}
 		cfg := core.DefaultBudgetConfig()
+		if b.ThrottleCost != 0 {
+			cfg.PacedThrottleCost = b.ThrottleCost // an explicit cost charges paced throttles too
+		}
 		for _, f := range []struct{ dst, v *int }{
 			{&cfg.Capacity, &b.Capacity}, {&cfg.ThrottleCost, &b.ThrottleCost}, {&cfg.ErrorCost, &b.ErrorCost},
 			{&cfg.TimeoutCost, &b.TimeoutCost}, {&cfg.SuccessRefill, &b.SuccessRefill},
@@ -111,9 +120,8 @@ type RateLimiter interface {
 // wraps it, and whose Last keeps the answer that was to be retried, if
 // any. (*rate.Limiter's refusal of a wait past the deadline is a plain
 // error; make a limiter of your own wrap context.DeadlineExceeded, as the
-// adaptive limiter does, if callers test for it.) With
-// WithAdaptiveRateLimit as well, an attempt waits on the adaptive limiter
-// first, then on l.
+// adaptive limiter does, if callers test for it.) The adaptive rate limit
+// (on by default, see WithoutAdaptiveRateLimit) is waited on first, then l.
 //
 // Scope: client-wide; passing it to a single call fails. Default: none.
 func WithRateLimiter(l RateLimiter) RequestOption {
@@ -126,42 +134,63 @@ func WithRateLimiter(l RateLimiter) RequestOption {
 	})
 }
 
-// WithAdaptiveRateLimit makes the client learn the provider's rate limit
-// and send no faster, instead of sending at will and sleeping through a
-// Retry-After on every 429. It starts unlimited; the first rate-limited
-// answer (a 429, or any answer for which errors.Is(err,
-// errors.ErrRateLimited) holds) engages a client-side limiter that paces
-// every attempt, the token call included, at the rate the provider
-// admitted over the last second (at least one attempt every 2 s), raised
-// quickly until the next rate-limited answer. From then on a rate-limited
-// answer cuts the rate to 70% and admitted answers raise it again along a
-// CUBIC curve that regains, in about 2 s of sending, the rate the provider
-// admitted before the cut, and then probes above it; after a few seconds
-// of sending without a rate-limited answer the limiter lets go.
-// Retry-After is still honoured by the retry that follows a 429, and a wait
-// for a slot never starts when it would end after the context's deadline (the call then fails at once with an
-// *errors.TransportError that matches context.DeadlineExceeded).
+// WithAdaptiveRateLimit is kept for code written for 0.2.0, where the
+// adaptive rate limit was opt-in: it is now on by default, and this option
+// changes nothing (after WithoutAdaptiveRateLimit, it turns the limit back
+// on). See WithoutAdaptiveRateLimit for what the adaptive rate limit does.
 //
-// This is AWS SDK adaptive retry mode's client-side rate limiting, changed
-// to converge faster and to sit closer to the limit: estimates come from
-// the rate the provider admitted, not the client's own sending rate; one
-// congestion event (the answers to attempts sent before the cut) cuts the
-// rate once, not once per answer; and attempts already waiting follow a
-// change of rate from their next slot. Each client built with this option
-// learns on its own. Under throttling it lets nearly every call succeed
-// near the provider's rate, where the retry budget alone refuses the
-// retries of many 429s: the README's "Under load" section has the figures
-// and how to reproduce them.
-//
-// It suits a client throttled by a limit of its own (per API key or
-// tenant). Replicas that share one limit each learn a share of it
-// separately and keep probing against one another; a WithRateLimiter that
-// draws from a shared bucket divides the limit exactly.
-//
-// Scope: client-wide; passing it to a single call fails. Default: off.
+// Scope: client-wide; passing it to a single call fails. Default: on.
 func WithAdaptiveRateLimit() RequestOption {
 	return requestOption(func(s *core.Settings) error {
-		s.Adaptive, s.LoadSet = core.NewAdaptiveLimiter(), true
+		if s.Adaptive == nil {
+			s.Adaptive = pacer.New()
+		}
+		s.LoadSet = true
+		return nil
+	})
+}
+
+// WithoutAdaptiveRateLimit turns off the client's adaptive rate limit, for
+// callers who pace a fleet of clients with a shared limiter of their own
+// (WithRateLimiter over a shared bucket divides a shared provider limit
+// exactly, where each client's adaptive limit would learn a share of it on
+// its own and probe against the others).
+//
+// The adaptive rate limit, on by default, learns the provider's rate limit
+// and paces the client just under it. It is dormant, and costs a healthy
+// call nothing measurable, until the first rate-limited answer (a 429, or
+// any answer for which errors.Is(err, errors.ErrRateLimited) holds). That
+// answer engages it at the rate the provider admitted over the last
+// second, and at no less than one attempt per Retry-After, so a lone
+// call's retry leaves when its Retry-After ends; the rate then rises
+// quickly until the next rate-limited answer. From then on every attempt
+// of the client, retries and the SigV4 token call included, waits its
+// turn: a rate-limited answer cuts the rate to 70%, and admitted answers
+// raise it along a CUBIC curve that regains in about 2 s of sending the
+// rate the provider admitted before the cut, then probes above it; after a
+// few seconds of sending without a rate-limited answer the limiter lets
+// go. It is AWS SDK adaptive retry mode's client-side rate limiting,
+// changed to converge faster and sit closer to the limit (see the
+// README's "Under load" section for the figures).
+//
+// A wait for a slot never starts when it would end after the context's
+// deadline or last longer than WithMaxRetryAfter (20 s by default), even
+// without a deadline: the call then fails at once with an
+// *errors.TransportError that matches errors.ErrRateLimited, keeps the
+// last 429 in Last when the call saw one, and also matches
+// context.DeadlineExceeded when the deadline was the reason.
+//
+// While it is on, retries of rate-limited answers cost the retry budget
+// nothing (unless RetryBudget.ThrottleCost says otherwise): the limiter,
+// Retry-After and WithMaxRetries bound them, so a throttled call never
+// fails with errors.ErrRetryBudgetExhausted. Without it, they cost the
+// budget RetryBudget.ThrottleCost (5) each, as in 0.2.0, and a heavily
+// throttled client fails the calls whose retries the budget refuses.
+//
+// Scope: client-wide; passing it to a single call fails.
+func WithoutAdaptiveRateLimit() RequestOption {
+	return requestOption(func(s *core.Settings) error {
+		s.Adaptive, s.LoadSet = nil, true
 		return nil
 	})
 }

@@ -41,14 +41,41 @@ func TestWithRetryBudget(t *testing.T) {
 	}
 }
 
-func TestWithAdaptiveRateLimit(t *testing.T) {
-	o := option.WithAdaptiveRateLimit()
-	a, b := applied(t, o), applied(t, o)
-	if a.Adaptive == nil || a.Adaptive == b.Adaptive || !a.LoadSet {
-		t.Fatal("each client built with WithAdaptiveRateLimit needs a limiter of its own")
+func TestAdaptiveRateLimitOptions(t *testing.T) {
+	def := applied(t)
+	if def.Adaptive == nil || def.LoadSet {
+		t.Fatal("the adaptive rate limit must be on by default")
 	}
-	if _, engaged := a.Adaptive.Rate(); engaged {
-		t.Fatal("a new adaptive limiter must start unlimited")
+	if _, engaged := def.Adaptive.Rate(); engaged {
+		t.Fatal("the default adaptive limiter must start dormant")
+	}
+	// WithAdaptiveRateLimit changes nothing from the default, but stays a
+	// client-wide option.
+	if s := applied(t, option.WithAdaptiveRateLimit()); s.Adaptive == nil || !s.LoadSet {
+		t.Fatalf("WithAdaptiveRateLimit: limiter %v, LoadSet %v; want on, set", s.Adaptive, s.LoadSet)
+	}
+	off := applied(t, option.WithoutAdaptiveRateLimit())
+	if off.Adaptive != nil || !off.LoadSet {
+		t.Fatalf("WithoutAdaptiveRateLimit: limiter %v, LoadSet %v; want none, set", off.Adaptive, off.LoadSet)
+	}
+	// The last option wins, and each client gets a limiter of its own.
+	o := option.WithAdaptiveRateLimit()
+	a := applied(t, option.WithoutAdaptiveRateLimit(), o)
+	b := applied(t, option.WithoutAdaptiveRateLimit(), o)
+	if a.Adaptive == nil || a.Adaptive == b.Adaptive {
+		t.Fatal("WithAdaptiveRateLimit after WithoutAdaptiveRateLimit must give each client a limiter of its own")
+	}
+}
+
+// An explicit ThrottleCost charges throttled retries even while paced;
+// the default charges them only without the adaptive limiter.
+func TestRetryBudgetThrottleCost(t *testing.T) {
+	if got := applied(t).RetryBudget.Config(); got.PacedThrottleCost != 0 || got.ThrottleCost != 5 {
+		t.Fatalf("default throttle costs %+v, want 0 paced, 5 without the limiter", got)
+	}
+	got := applied(t, option.WithRetryBudget(option.RetryBudget{ThrottleCost: 7})).RetryBudget.Config()
+	if got.PacedThrottleCost != 7 || got.ThrottleCost != 7 {
+		t.Fatalf("explicit throttle cost gives %+v, want 7 in both cases", got)
 	}
 }
 

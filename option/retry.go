@@ -22,9 +22,15 @@ func WithTimeout(d time.Duration) RequestOption {
 }
 
 // WithAttemptTimeout bounds each HTTP attempt (response headers and body);
-// a timed-out attempt is retried like a connection error. 0 means none.
+// a timed-out attempt is retried like a connection error, within the retry
+// budget. 0 means none.
 //
-// Scope: client-wide and per call. Default: none.
+// Scope: client-wide and per call. Default: none of its own; the
+// connection pool client.New makes for itself (when no WithTransport or
+// WithHTTPClient transport is given) waits at most 30 s for response
+// headers, so that a call without a deadline never hangs on a server that
+// accepts and never answers (the README's "Retries and timeouts" says why
+// 30 s).
 func WithAttemptTimeout(d time.Duration) RequestOption {
 	return requestOption(func(s *core.Settings) error {
 		if d < 0 {
@@ -67,7 +73,9 @@ func WithRetryBackoff(base, max time.Duration) RequestOption {
 // WithMaxRetryAfter caps how long the SDK waits when a 429 or 503 carries
 // Retry-After or Retry-After-Ms. A longer request stops the call at once
 // with the rate-limited error, whose RetryAfter holds the asked duration,
-// so the caller can decide.
+// so the caller can decide. It also caps a wait for a send slot of the
+// adaptive rate limit (see WithoutAdaptiveRateLimit): a slot further away
+// fails the call at once, even without a deadline.
 //
 // Scope: client-wide and per call. Default: 20s.
 func WithMaxRetryAfter(d time.Duration) RequestOption {

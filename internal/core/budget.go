@@ -27,9 +27,16 @@ type BudgetConfig struct {
 	// Capacity is the budget when full, and where it starts.
 	Capacity int
 	// ThrottleCost is what a retry after a rate-limited answer (429, or
-	// the contract's rate-limited problem) costs. The service is up and
-	// asked the client to slow down; the retry waits its Retry-After.
+	// the contract's rate-limited problem) costs when the client has no
+	// adaptive limiter. The service is up and asked the client to slow
+	// down; the retry waits its Retry-After.
 	ThrottleCost int
+	// PacedThrottleCost is what such a retry costs while the adaptive
+	// limiter paces the client (Settings.Adaptive set). The limiter, the
+	// Retry-After wait and MaxRetries bound those retries; the budget is
+	// kept for a service that is failing, not one that asks the client to
+	// slow down.
+	PacedThrottleCost int
 	// ErrorCost is what a retry after any other retriable error response
 	// (408, 500, 502, 503, 504) costs: the service is failing.
 	ErrorCost int
@@ -44,22 +51,24 @@ type BudgetConfig struct {
 	SuccessRefill int
 }
 
-// DefaultBudgetConfig returns the defaults: capacity 500; a retry costs 5
-// after a rate-limited answer, 10 after another error response, 15 after
-// a timeout or connection failure; a healthy answer puts 1 back (its own
+// DefaultBudgetConfig returns the defaults: capacity 500; a retry costs
+// nothing after a rate-limited answer while the adaptive limiter paces the
+// client (5 without it), 10 after another error response, 15 after a
+// timeout or connection failure; a healthy answer puts 1 back (its own
 // cost, for a retry).
 //
 // What they mean: with no healthy answer in between, a client can make
-// 100 retries of throttled calls, 50 of failing ones or 33 after
-// timeouts, in total across all its calls, before it stops retrying. That
-// covers any short blip at any concurrency; in a long outage it bounds the
-// extra load to at most 100 attempts, so 4,000 failing calls cost about
-// 4,050 attempts instead of 16,000. After the budget is spent, every 10
-// healthy answers buy one retry of a failing call. A retry that gets a
-// healthy answer gets its cost back, so transient failures cost nothing in
-// the long run: only retries that fail again drain the budget.
+// 50 retries of failing calls or 33 after timeouts (100 of throttled calls
+// without the adaptive limiter), in total across all its calls, before it
+// stops retrying. That covers any short blip at any concurrency; in a long
+// outage it bounds the extra load to at most 50 attempts, so 4,000 failing
+// calls cost about 4,050 attempts instead of 16,000. After the budget is
+// spent, every 10 healthy answers buy one retry of a failing call. A retry
+// that gets a healthy answer gets its cost back, so transient failures
+// cost nothing in the long run: only retries that fail again drain the
+// budget.
 func DefaultBudgetConfig() BudgetConfig {
-	return BudgetConfig{Capacity: 500, ThrottleCost: 5, ErrorCost: 10, TimeoutCost: 15, SuccessRefill: 1}
+	return BudgetConfig{Capacity: 500, ThrottleCost: 5, PacedThrottleCost: 0, ErrorCost: 10, TimeoutCost: 15, SuccessRefill: 1}
 }
 
 // RetryBudget is a client's retry budget. It is safe for concurrent use;
@@ -118,7 +127,7 @@ func (b *RetryBudget) give(n int) {
 
 // clientWideLoadOptions is the error for a call given a load option: the
 // budget and the limiters bound the client's load as a whole.
-const clientWideLoadOptions = "WithRetryBudget, WithRateLimiter and WithAdaptiveRateLimit apply to client.New, not to a single call"
+const clientWideLoadOptions = "WithRetryBudget, WithRateLimiter, WithAdaptiveRateLimit and WithoutAdaptiveRateLimit apply to client.New, not to a single call"
 
 // loadState is what the retry budget and the adaptive rate limiter keep
 // about one send, inside its callState.
@@ -126,7 +135,7 @@ type loadState struct {
 	retryCost int // what the last retry took from the budget, given back if it gets a healthy answer
 	// retryPending says a retry was paid for and has not gone out yet.
 	retryPending bool
-	epoch        uint64 // the adaptive limiter's epoch when the current attempt was let through
+	epoch        uint64 // the adaptive limiter's epoch when the current attempt was let through (pacer.Wait)
 }
 
 // spendRetry asks the budget for the retry the policy chose after an
@@ -143,6 +152,8 @@ func (state *callState) spendRetry(apiErr *apierrors.Error, err error) bool {
 	switch {
 	case err != nil:
 		cost = b.cfg.TimeoutCost
+	case rateLimited(apiErr) && state.s.Adaptive != nil:
+		cost = b.cfg.PacedThrottleCost
 	case rateLimited(apiErr):
 		cost = b.cfg.ThrottleCost
 	default:
@@ -186,8 +197,12 @@ func (state *callState) settleBudget(apiErr *apierrors.Error) {
 
 // rateLimited reports whether an error response says the client is sending
 // too fast: a 429, or the contract's "rate limited" problem at any status.
+// It asks Kind, which reads the classification Decode kept, rather than
+// Is(ErrRateLimited), which for a status of another kind (a 422, say) goes
+// on to normalize the body's names and costs every error answer a few
+// allocations; the two differ only for a body that names two kinds at once.
 func rateLimited(apiErr *apierrors.Error) bool {
-	return apiErr != nil && (apiErr.StatusCode == http.StatusTooManyRequests || apiErr.Is(apierrors.ErrRateLimited))
+	return apiErr != nil && (apiErr.StatusCode == http.StatusTooManyRequests || apiErr.Kind() == apierrors.ErrRateLimited)
 }
 
 // healthyAnswer reports whether a final answer shows the service working:

@@ -68,12 +68,18 @@ func TestRetryBudgetConcurrentTakesNeverOverdraw(t *testing.T) {
 	}
 }
 
-func TestDefaultSettingsHaveAFreshBudget(t *testing.T) {
+func TestDefaultSettingsHaveAFreshBudgetAndPacer(t *testing.T) {
 	a, b := DefaultSettings(), DefaultSettings()
 	if a.RetryBudget == nil || a.RetryBudget == b.RetryBudget {
 		t.Fatal("DefaultSettings must give each client a budget of its own")
 	}
-	want := BudgetConfig{Capacity: 500, ThrottleCost: 5, ErrorCost: 10, TimeoutCost: 15, SuccessRefill: 1}
+	if a.Adaptive == nil || a.Adaptive == b.Adaptive {
+		t.Fatal("DefaultSettings must give each client an adaptive limiter of its own")
+	}
+	if _, engaged := a.Adaptive.Rate(); engaged {
+		t.Fatal("the default adaptive limiter must start dormant")
+	}
+	want := BudgetConfig{Capacity: 500, ThrottleCost: 5, PacedThrottleCost: 0, ErrorCost: 10, TimeoutCost: 15, SuccessRefill: 1}
 	if got := a.RetryBudget.Config(); got != want || a.RetryBudget.Tokens() != 500 {
 		t.Fatalf("default budget %+v with %d tokens, want %+v full", got, a.RetryBudget.Tokens(), want)
 	}
@@ -108,8 +114,8 @@ func TestRetryBudgetAccountingThroughThePipeline(t *testing.T) {
 	reset := func(w http.ResponseWriter) { rtReset(t, w) }
 	ok := status(200, `{}`)
 
-	c, b := budgetClient(t, srv.URL, BudgetConfig{Capacity: 100, ThrottleCost: 3, ErrorCost: 10, TimeoutCost: 20, SuccessRefill: 2})
-	var during []int // tokens left when each retry was decided
+	c, b := budgetClient(t, srv.URL, BudgetConfig{Capacity: 100, ThrottleCost: 3, PacedThrottleCost: 3, ErrorCost: 10, TimeoutCost: 20, SuccessRefill: 2}) // an explicit throttle cost charges paced throttles too
+	var during []int                                                                                                                                       // tokens left when each retry was decided
 	c.settings.Retry.OnRetry = func(int, time.Duration) { during = append(during, b.Tokens()) }
 
 	calls := []struct {

@@ -2,8 +2,6 @@ package core
 
 import (
 	"net/http"
-
-	"github.com/hashicorp/go-cleanhttp"
 )
 
 // buildHTTPClient makes the *http.Client the attempts use: the user's
@@ -31,7 +29,7 @@ func buildHTTPClient(s *Settings, prev *http.Client) *http.Client {
 		}
 	}
 	if rt == nil {
-		rt = cleanhttp.DefaultPooledTransport()
+		rt = NewPooledTransport()
 	}
 	if s.AttemptTimeout > 0 {
 		hc.Timeout = s.AttemptTimeout

@@ -7,9 +7,10 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/memberplatform/memberplatform-go/internal/pacer"
 )
 
 // okTransport answers every request in memory with a 200 and a small JSON
@@ -35,18 +36,20 @@ var loadConfigs = []struct {
 	name string
 	set  func(*Settings)
 }{
-	{"none", func(s *Settings) { s.RetryBudget = nil }},
-	{"budget-full", func(s *Settings) {}},
+	{"none", func(s *Settings) { s.RetryBudget, s.Adaptive = nil, nil }},
+	{"defaults", func(s *Settings) {}}, // a full budget and a dormant adaptive limiter
 	{"budget-refilling", func(s *Settings) {
 		s.RetryBudget = NewRetryBudget(DefaultBudgetConfig())
 		s.RetryBudget.take(400) // every success now writes a refill
 	}},
-	{"adaptive-unengaged", func(s *Settings) { s.Adaptive = NewAdaptiveLimiter() }},
+	{"budget-only", func(s *Settings) { s.Adaptive = nil }},
+	{"adaptive-dormant-only", func(s *Settings) { s.RetryBudget = nil }},
 	{"adaptive-engaged-no-wait", func(s *Settings) {
-		a := NewAdaptiveLimiter()
-		a.rate, a.next = 1e12, time.Now()
-		a.engaged.Store(true)
-		s.Adaptive = a
+		// So fast that no attempt waits: it costs the lock and no
+		// allocation. (Admitted answers never let go of it here: the
+		// curve's clock grows by 1/rate per answer.)
+		s.Adaptive = pacer.New()
+		s.Adaptive.Engage(1e12)
 	}},
 	{"x-time-rate-limiter", func(s *Settings) { s.RateLimiter = rate.NewLimiter(rate.Inf, 1) }},
 }
@@ -80,6 +83,41 @@ func TestLoadSuccessPathAllocs(t *testing.T) {
 		if got := testing.AllocsPerRun(200, call(loadClient(t, cfg.set))); got != base {
 			t.Errorf("%s: %v allocs per call, want %v as without it", cfg.name, got, base)
 		}
+	}
+}
+
+// problemTransport answers every request in memory with a 422 problem: an
+// error answer the provider's limit admitted.
+type problemTransport struct{}
+
+func (problemTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_ = r.Body.Close()
+	}
+	return &http.Response{
+		StatusCode: http.StatusUnprocessableEntity, Status: "422 Unprocessable Entity", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": []string{"application/problem+json"}},
+		Body:          io.NopCloser(strings.NewReader(`{"title":"Unprocessable Entity","status":422}`)),
+		ContentLength: 45, Request: r,
+	}, nil
+}
+
+// The dormant adaptive limiter must not cost an error answer either: it
+// has to tell a throttle from other errors, and doing so with
+// Is(ErrRateLimited) cost a 422 three allocations.
+func TestLoadErrorPathAllocs(t *testing.T) {
+	call := func(c *Client) func() {
+		return func() {
+			if err := c.do(context.Background(), &Call{Op: rtPutOp, PathParams: []string{"t-1"}}); err == nil {
+				t.Fatal("want the 422")
+			}
+		}
+	}
+	without := loadClient(t, func(s *Settings) { s.Transport, s.Adaptive = problemTransport{}, nil })
+	dormant := loadClient(t, func(s *Settings) { s.Transport = problemTransport{} })
+	if a, b := testing.AllocsPerRun(200, call(without)), testing.AllocsPerRun(200, call(dormant)); a != b {
+		t.Fatalf("%v allocs per 422 with the dormant limiter, want %v as without it", b, a)
 	}
 }
 

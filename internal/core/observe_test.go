@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/memberplatform/memberplatform-go/internal/pacer"
 	"github.com/memberplatform/memberplatform-go/observe"
 )
 
@@ -193,7 +194,7 @@ func TestObserverBudgetAndWaits(t *testing.T) {
 	}
 	rec = &recorder{}
 	c, _ = observedClient(t, rec, nil, 200)
-	c.settings.Adaptive = NewAdaptiveLimiter() // dormant: nothing to wait for
+	c.settings.Adaptive = pacer.New() // dormant: nothing to wait for
 	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +292,7 @@ func TestObserverState(t *testing.T) {
 	obs = &stateRecorder{}
 	s := DefaultSettings()
 	s.BaseURL, _ = url.Parse("http://api.example.test")
-	s.RetryBudget, s.Adaptive = nil, NewAdaptiveLimiter()
+	s.RetryBudget, s.Adaptive = nil, pacer.New()
 	_ = s.AddObserver(obs)
 	if _, err := New(s, nil); err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@
 //	log.go         allow-listed log records
 //	budget.go      the client's retry budget, consulted before each retry
 //	ratelimit.go   rate limiters waited on before each attempt; the
-//	               adaptive one learns the provider's rate
+//	               adaptive one (internal/pacer) learns the provider's rate
 //
 // Beside them: operation.go (Operation and Call, the data an area method
 // hands to Do), transport.go (the SDK's layer under the *http.Client:
@@ -35,8 +35,10 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/hashicorp/go-cleanhttp"
 
 	memberplatform "github.com/memberplatform/memberplatform-go"
+	"github.com/memberplatform/memberplatform-go/internal/pacer"
 	"github.com/memberplatform/memberplatform-go/observe"
 )
 
@@ -53,7 +55,9 @@ type Settings struct {
 	Query            url.Values  // extra query parameters
 	// Timeout bounds a whole call, retries and backoff included.
 	Timeout time.Duration
-	// AttemptTimeout bounds one HTTP attempt (headers and body).
+	// AttemptTimeout bounds one HTTP attempt (headers and body). Without
+	// it, the client's own transport still bounds the wait for headers
+	// (DefaultAttemptTimeout).
 	AttemptTimeout time.Duration
 	// MaxResponseBytes bounds a 2xx body; a longer one fails the call.
 	MaxResponseBytes int64
@@ -92,7 +96,7 @@ type Settings struct {
 	// refused.
 	RetryBudget *RetryBudget
 	RateLimiter RateLimiter
-	Adaptive    *AdaptiveLimiter
+	Adaptive    *pacer.Pacer // nil when option.WithoutAdaptiveRateLimit turned it off
 	LoadSet     bool
 
 	// Observer sees the client's calls, attempts, waits and decisions
@@ -164,9 +168,38 @@ func (s *Settings) cloneMaps() {
 	s.cloned = true
 }
 
-// DefaultSettings returns the SDK's defaults, before options and environment.
+// DefaultAttemptTimeout is how long the client's own connection pool waits
+// for an attempt's response headers when no option bounds the attempt, so
+// that a call without a deadline never hangs on a server that accepts the
+// connection and never answers. Every operation of the contract is one
+// small JSON exchange that a working service answers in well under a
+// second; 30 s leaves room for a slow provider behind the platform and is
+// half the 60 s idle timeout of common load balancers (AWS ALB, nginx's
+// proxy_read_timeout), which answer 504 past it anyway. A timed-out attempt
+// is retried like a connection failure, within the retry budget.
+//
+// It is the transport's ResponseHeaderTimeout, not http.Client.Timeout:
+// the latter costs every attempt a goroutine and 18 allocations when the
+// transport is wrapped, as the SDK's is, and the success path has no room
+// for that. option.WithAttemptTimeout still sets http.Client.Timeout,
+// which bounds the body too.
+const DefaultAttemptTimeout = 30 * time.Second
+
+// NewPooledTransport returns the connection pool a client makes for itself
+// when no option gives a transport: go-cleanhttp's pooled transport, which
+// waits at most DefaultAttemptTimeout for response headers.
+func NewPooledTransport() *http.Transport {
+	t := cleanhttp.DefaultPooledTransport()
+	t.ResponseHeaderTimeout = DefaultAttemptTimeout
+	return t
+}
+
+// DefaultSettings returns the SDK's defaults, before options and
+// environment. Each call gives a client a retry budget and an adaptive
+// limiter (dormant until the first throttle) of its own.
 func DefaultSettings() Settings {
-	return Settings{Retry: DefaultRetryPolicy(), MaxResponseBytes: DefaultMaxResponseBytes, RetryBudget: NewRetryBudget(DefaultBudgetConfig())}
+	return Settings{Retry: DefaultRetryPolicy(), MaxResponseBytes: DefaultMaxResponseBytes,
+		RetryBudget: NewRetryBudget(DefaultBudgetConfig()), Adaptive: pacer.New()}
 }
 
 // callSettings returns the settings for one call: the client's own when

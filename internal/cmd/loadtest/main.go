@@ -1,36 +1,42 @@
-// Command loadtest reproduces, against loopback servers, the two load
-// figures of the retry budget and the adaptive rate limit, and prints them
-// beside the same runs without the feature:
+// Command loadtest reproduces, against loopback servers, the load figures
+// of the SDK's defaults (issue 17), each with default options beside the
+// behaviour of 0.2.0 where that is useful:
 //
-//	go run ./internal/cmd/loadtest                    # outage and throttle, about 50 s
-//	go run ./internal/cmd/loadtest -scenario outage   # about 20 s
-//	go run ./internal/cmd/loadtest -scenario throttle # about 30 s (-repeat n: n adaptive runs, 6 s each)
-//	go run ./internal/cmd/loadtest -scenario today    # throttle without budget or limiter, about 45 s
+//	go run ./internal/cmd/loadtest                 # figures 1–6, about 3½ minutes
+//	go run ./internal/cmd/loadtest -figure 2       # one figure
+//	go run ./internal/cmd/loadtest -old=false      # default options only, about a minute
+//	go run ./internal/cmd/loadtest -figure 2 -repeat 5
 //
-// Clients use default options apart from the base URL and no token (and
-// the option under test). Each goroutine makes its own share of the calls,
-// so a goroutine that waits out a Retry-After does not hand its calls to
-// the others: the wall time is the slowest goroutine's.
+// "0.2.0 defaults" is option.WithoutAdaptiveRateLimit(): the retry budget
+// charging throttled retries, no pacing, as 0.2.0 shipped. "0.1.0" adds
+// WithRetryBudget(RetryBudget{Disabled: true}): neither.
 //
-// outage: a server answers 503 to everything; 200 goroutines make 20 calls
-// each (4,000 calls) through one client with default options, then through
-// one with the retry budget disabled (the SDK before the budget). Target:
-// attempts seen by the server ≤ 1.10 × calls with the budget. The same
-// default client then sees the server recover (every call succeeds at its
-// first attempt) and fail again (retries resume, as many as the healthy
-// answers refilled).
+//  1. Outage: every answer 503; 200 goroutines × 20 calls. Target ≤ 1.10
+//     attempts per call.
+//  2. Throttled batch: the provider admits 200 requests/s (token bucket,
+//     burst 20) and answers 429 + Retry-After: 1 above that; 20 goroutines
+//     × 50 calls (ideally 5 s). Targets: ≥ 99% of calls succeed, ≤ 15% of
+//     attempts answered 429, wall time ≤ 1.3 × ideal.
+//  3. The same batch when the provider answers a bare 429 (no
+//     Retry-After), and when it answers the contract's rate-limited problem
+//     (503, application/problem+json, "rate limited", no Retry-After): the
+//     same targets.
+//  4. One call answered 429 + Retry-After: 1, then 200: succeeds in ≤ 1.5 s,
+//     on a fresh client and on one whose budget an outage emptied.
+//  5. Outage (figure 1) then the throttled batch (figure 2) on one client:
+//     ≥ 99% of the throttled calls succeed.
+//  6. A provider answering 429 + Retry-After: 1 to everything; 20 goroutines
+//     × 10 calls with a 5 s deadline each. Targets: the provider sees ≤ 2
+//     attempts/s from the client once the opening burst (one attempt per
+//     goroutine, sent before any answer) is answered; every failure matches
+//     ErrRateLimited, none ErrRetryBudgetExhausted.
 //
-// throttle: a server admits 200 requests/s (token bucket, burst 20) and
-// answers 429 with Retry-After: 1 above that; 20 goroutines make 50 calls
-// each (1,000 calls, ideally 5 s) with option.WithAdaptiveRateLimit(), then
-// with default options. Targets with the adaptive limit: ≥ 99% of calls
-// succeed, 429s ≤ 15% of attempts, wall time ≤ 1.3 × 5 s. The today
-// scenario runs it with neither budget nor limiter (the SDK before both).
-//
-// Every call has a deadline and the whole program stops after -timeout, so
-// it always ends by itself. It exits 1 when a target is missed. Timings on
-// a busy machine are noisy (other processes starve the goroutines and the
-// server alike): rerun before trusting a marginal miss.
+// Each goroutine makes its own share of the calls, so a goroutine that
+// waits out a Retry-After does not hand its calls to the others: the wall
+// time is the slowest goroutine's. Every call has a deadline (30 s unless
+// the figure says otherwise) and the program stops after -timeout, so it
+// always ends. It exits 1 when a target is missed. Timings on a busy
+// machine are noisy: rerun before trusting a marginal miss.
 package main
 
 import (
@@ -54,59 +60,88 @@ import (
 )
 
 func main() {
-	scenario := flag.String("scenario", "all", "outage, throttle, all or today")
-	timeout := flag.Duration("timeout", 3*time.Minute, "stop everything after this long")
-	repeat := flag.Int("repeat", 1, "run the adaptive throttle run this many times (at most 10), each with a fresh client")
+	figure := flag.Int("figure", 0, "run only this figure (1–6); 0 runs all")
+	old := flag.Bool("old", true, "also run 0.2.0's (and where useful 0.1.0's) behaviour beside the defaults")
+	repeat := flag.Int("repeat", 1, "run the default-options measurement of figures 2, 3 and 6 this many times (at most 10)")
+	timeout := flag.Duration("timeout", 5*time.Minute, "stop everything after this long")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-
 	*repeat = min(max(*repeat, 1), 10)
-	ok := true
-	switch *scenario {
-	case "outage":
-		ok = outage(ctx)
-	case "throttle":
-		ok = throttle(ctx, false, *repeat)
-	case "today":
-		ok = throttle(ctx, true, 1)
-	case "all":
-		ok = outage(ctx)
-		fmt.Println()
-		ok = throttle(ctx, false, *repeat) && ok
-	default:
-		fmt.Fprintf(os.Stderr, "loadtest: unknown -scenario %q\n", *scenario)
+
+	figures := []func(context.Context, bool, int) bool{outage, throttledBatch, otherThrottles, loneCall, outageThenThrottle, throttledForever}
+	if *figure < 0 || *figure > len(figures) {
+		fmt.Fprintf(os.Stderr, "loadtest: no figure %d\n", *figure)
 		os.Exit(2)
+	}
+	ok := true
+	for i, f := range figures {
+		if *figure != 0 && *figure != i+1 {
+			continue
+		}
+		ok = f(ctx, *old, *repeat) && ok
+		fmt.Println()
 	}
 	if ctx.Err() != nil {
 		fmt.Println("stopped: -timeout reached")
 		ok = false
+	}
+	for _, v := range verdicts {
+		fmt.Println(v)
 	}
 	if !ok {
 		os.Exit(1)
 	}
 }
 
-// server is a loopback platform whose answers a scenario chooses. It counts
-// attempts, retries (requests carrying X-Retry-Attempt) and 429s.
+// Clients as the figures compare them.
+var (
+	defaults = []option.RequestOption(nil)
+	v020     = []option.RequestOption{option.WithoutAdaptiveRateLimit()}
+	v010     = []option.RequestOption{option.WithoutAdaptiveRateLimit(), option.WithRetryBudget(option.RetryBudget{Disabled: true})}
+)
+
+var verdicts []string
+
+// verdict records a target's outcome, printed at the end.
+func verdict(ok bool, format string, args ...any) bool {
+	v := "PASS "
+	if !ok {
+		v = "FAIL "
+	}
+	verdicts = append(verdicts, v+fmt.Sprintf(format, args...))
+	return ok
+}
+
+// server is a loopback platform whose answers a figure chooses. It counts
+// attempts, retries (requests carrying X-Retry-Attempt) and throttles, and
+// notes when each attempt arrived.
 type server struct {
 	*httptest.Server
-	answer    atomic.Value // func(http.ResponseWriter) bool: writes the answer, reports a 429
+	answer    atomic.Value // answer
 	attempts  atomic.Int64
 	retries   atomic.Int64
 	throttled atomic.Int64
+	mu        sync.Mutex
+	arrivals  []time.Time
 }
 
-func newServer(answer func(http.ResponseWriter) bool) *server {
+// answer writes a response and reports whether it was a throttle.
+type answer func(http.ResponseWriter) bool
+
+func newServer(a answer) *server {
 	s := &server{}
-	s.answer.Store(answer)
+	s.answer.Store(a)
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		s.attempts.Add(1)
+		s.mu.Lock()
+		s.arrivals = append(s.arrivals, time.Now())
+		s.mu.Unlock()
 		if r.Header.Get("X-Retry-Attempt") != "" {
 			s.retries.Add(1)
 		}
-		if s.answer.Load().(func(http.ResponseWriter) bool)(w) {
+		if s.answer.Load().(answer)(w) {
 			s.throttled.Add(1)
 		}
 	}))
@@ -115,11 +150,15 @@ func newServer(answer func(http.ResponseWriter) bool) *server {
 	return s
 }
 
-// reset zeroes the counters between runs.
-func (s *server) reset() {
+// reset zeroes the counters and sets the next answers.
+func (s *server) reset(a answer) {
+	s.answer.Store(a)
 	s.attempts.Store(0)
 	s.retries.Store(0)
 	s.throttled.Store(0)
+	s.mu.Lock()
+	s.arrivals = nil
+	s.mu.Unlock()
 }
 
 func ok200(w http.ResponseWriter) bool {
@@ -133,6 +172,27 @@ func unavailable503(w http.ResponseWriter) bool {
 	w.WriteHeader(http.StatusServiceUnavailable)
 	_, _ = io.WriteString(w, `{"title":"Service Unavailable","status":503}`)
 	return false
+}
+
+// Three ways the provider says "slow down".
+func throttle429RetryAfter(w http.ResponseWriter) bool {
+	w.Header().Set("Retry-After", "1")
+	return throttle429(w)
+}
+
+func throttle429(w http.ResponseWriter) bool {
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(http.StatusTooManyRequests)
+	_, _ = io.WriteString(w, `{"title":"Too Many Requests","status":429}`)
+	return true
+}
+
+func throttleProblem(w http.ResponseWriter) bool {
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = io.WriteString(w, `{"type":"https://platform.example/problems/rate-limited","title":"Rate limited","status":503,`+
+		`"detail":"The configured access provider rate limited the request"}`)
+	return true
 }
 
 // tokenBucket is the provider's rate limit: rate per second, bursts of burst.
@@ -160,17 +220,28 @@ func (b *tokenBucket) take() bool {
 	return true
 }
 
-// result is what one run of calls saw from the client's side.
-type result struct {
-	calls, succeeded, budgetStopped int64
-	wall                            time.Duration
+// limited is the provider of figure 2: 200 requests/s, burst 20, and
+// refuse above that.
+func limited(refuse answer) answer {
+	b := &tokenBucket{rate: batchRate, burst: 20}
+	return func(w http.ResponseWriter) bool {
+		if b.take() {
+			return ok200(w)
+		}
+		return refuse(w)
+	}
 }
 
-// run makes perG calls from each of g goroutines through c and waits for
-// them. Each call gets at most 30 s, and none starts once ctx is done.
-func run(ctx context.Context, c *client.Client, g, perG int) result {
-	var r result
-	var calls, succeeded, stopped atomic.Int64
+// result is what one run of calls saw from the client's side.
+type result struct {
+	calls, succeeded, budgetStopped, rateLimited int64
+	wall                                         time.Duration
+}
+
+// run makes perG calls from each of g goroutines through c, each with at
+// most callTimeout, and waits for them. None starts once ctx is done.
+func run(ctx context.Context, c *client.Client, g, perG int, callTimeout time.Duration) result {
+	var calls, succeeded, stopped, limited atomic.Int64
 	start := time.Now()
 	var wg sync.WaitGroup
 	for range g {
@@ -179,26 +250,28 @@ func run(ctx context.Context, c *client.Client, g, perG int) result {
 				if ctx.Err() != nil {
 					return
 				}
-				callCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+				callCtx, cancel := context.WithTimeout(ctx, callTimeout)
 				_, err := c.AccessMgmt.UpdateUser(callCtx, "user_1", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
 				cancel()
 				calls.Add(1)
-				switch {
-				case err == nil:
+				if err == nil {
 					succeeded.Add(1)
-				case errors.Is(err, apierrors.ErrRetryBudgetExhausted):
+					continue
+				}
+				if errors.Is(err, apierrors.ErrRetryBudgetExhausted) {
 					stopped.Add(1)
+				}
+				if errors.Is(err, apierrors.ErrRateLimited) {
+					limited.Add(1)
 				}
 			}
 		})
 	}
 	wg.Wait()
-	r.wall = time.Since(start)
-	r.calls, r.succeeded, r.budgetStopped = calls.Load(), succeeded.Load(), stopped.Load()
-	return r
+	return result{calls: calls.Load(), succeeded: succeeded.Load(), budgetStopped: stopped.Load(), rateLimited: limited.Load(), wall: time.Since(start)}
 }
 
-func newClient(srv *server, opts ...option.RequestOption) *client.Client {
+func newClient(srv *server, opts []option.RequestOption) *client.Client {
 	all := append([]option.RequestOption{option.WithBaseURL(srv.URL), option.WithTokenSource(nil)}, opts...)
 	c, err := client.New(all...)
 	if err != nil {
@@ -207,112 +280,257 @@ func newClient(srv *server, opts ...option.RequestOption) *client.Client {
 	return c
 }
 
-var noBudget = option.WithRetryBudget(option.RetryBudget{Disabled: true})
+const (
+	outageG, outagePerG = 200, 20
+	batchG, batchPerG   = 20, 50
+	batchRate           = 200
+	callTimeout         = 30 * time.Second
+)
 
-// outage runs the outage scenario and reports whether its target was met.
-func outage(ctx context.Context) bool {
-	const goroutines, perG, target = 200, 20, 1.10
+// 1. Outage.
+func outage(ctx context.Context, old bool, _ int) bool {
+	fmt.Printf("1. outage: every answer 503; %d goroutines × %d calls\n", outageG, outagePerG)
+	fmt.Printf("  %-22s %7s %9s %14s %12s %8s\n", "client", "calls", "attempts", "attempts/call", "budget-stop", "wall")
 	srv := newServer(unavailable503)
 	defer srv.Close()
-	fmt.Printf("outage: every answer 503; %d goroutines × %d calls = %d calls per run\n\n", goroutines, perG, goroutines*perG)
-	fmt.Printf("  %-26s %7s %9s %14s %12s %8s\n", "client", "calls", "attempts", "attempts/call", "budget-stop", "wall")
-
-	c := newClient(srv)
-	defer c.CloseIdleConnections()
-	r := run(ctx, c, goroutines, perG)
-	ratio := float64(srv.attempts.Load()) / float64(r.calls)
-	fmt.Printf("  %-26s %7d %9d %14.3f %12d %8s\n", "default options (budget)", r.calls, srv.attempts.Load(), ratio, r.budgetStopped, r.wall.Round(10*time.Millisecond))
-
-	srv.reset()
-	legacy := newClient(srv, noBudget)
-	defer legacy.CloseIdleConnections()
-	lr := run(ctx, legacy, goroutines, perG)
-	fmt.Printf("  %-26s %7d %9d %14.3f %12d %8s\n\n", "budget disabled (before)", lr.calls, srv.attempts.Load(), float64(srv.attempts.Load())/float64(lr.calls), lr.budgetStopped, lr.wall.Round(10*time.Millisecond))
-
-	// The same default client, whose budget the outage emptied.
-	srv.reset()
-	srv.answer.Store(ok200)
-	rec := run(ctx, c, 20, 10)
+	var ratio float64
+	var spent *client.Client
+	for _, cfg := range []struct {
+		name string
+		opts []option.RequestOption
+		run  bool
+	}{{"default options", defaults, true}, {"0.1.0 (no budget)", v010, old}} {
+		if !cfg.run {
+			continue
+		}
+		srv.reset(unavailable503)
+		c := newClient(srv, cfg.opts)
+		defer c.CloseIdleConnections()
+		r := run(ctx, c, outageG, outagePerG, callTimeout)
+		perCall := float64(srv.attempts.Load()) / float64(r.calls)
+		fmt.Printf("  %-22s %7d %9d %14.3f %12d %8s\n", cfg.name, r.calls, srv.attempts.Load(), perCall, r.budgetStopped, r.wall.Round(10*time.Millisecond))
+		if cfg.opts == nil {
+			ratio, spent = perCall, c
+		}
+	}
+	// The default client, whose budget the outage emptied, sees the
+	// service recover (every call succeeds at its first attempt) and fail
+	// again (retries resume, as many as the healthy answers refilled).
+	srv.reset(ok200)
+	rec := run(ctx, spent, 20, 10, callTimeout)
 	fmt.Printf("  recovery: the server answers 200: %d/%d calls succeeded in %d attempts (%d retries)\n",
 		rec.succeeded, rec.calls, srv.attempts.Load(), srv.retries.Load())
-	srv.reset()
-	srv.answer.Store(unavailable503)
-	again := run(ctx, c, 20, 10)
-	fmt.Printf("  outage again: %d calls made %d retries (the %d healthy answers put back %d tokens, 10 per retry) before the budget stopped them\n\n",
+	srv.reset(unavailable503)
+	again := run(ctx, spent, 20, 10, callTimeout)
+	fmt.Printf("  outage again: %d calls made %d retries (the %d healthy answers put back %d tokens, 10 per retry)\n",
 		again.calls, srv.retries.Load(), rec.succeeded, rec.succeeded)
+	return verdict(ratio <= 1.10 && rec.succeeded == rec.calls && srv.retries.Load() > 0,
+		"1. outage: %.3f attempts per call ≤ 1.10; after recovery every call succeeded and retries resumed (%d)", ratio, srv.retries.Load())
+}
 
-	met := ratio <= target && r.calls == goroutines*perG && rec.succeeded == rec.calls && srv.retries.Load() > 0
-	verdict(met, fmt.Sprintf("attempts/call %.3f ≤ %.2f with default options; retries resume after recovery", ratio, target))
+// batch runs the throttled batch against a fresh provider refusing with
+// refuse, through a fresh client built with opts, and prints a row.
+func batch(ctx context.Context, name string, refuse answer, opts []option.RequestOption) (okPct, thrPct, times float64) {
+	srv := newServer(limited(refuse))
+	defer srv.Close()
+	c := newClient(srv, opts)
+	defer c.CloseIdleConnections()
+	r := run(ctx, c, batchG, batchPerG, callTimeout)
+	return batchRow(name, r, srv)
+}
+
+func batchRow(name string, r result, srv *server) (okPct, thrPct, times float64) {
+	ideal := time.Duration(float64(batchG*batchPerG) / batchRate * float64(time.Second))
+	okPct = 100 * float64(r.succeeded) / float64(batchG*batchPerG)
+	thrPct = 100 * float64(srv.throttled.Load()) / float64(max(srv.attempts.Load(), 1))
+	times = float64(r.wall) / float64(ideal)
+	fmt.Printf("  %-28s %8.1f%% %9d %10.1f%% %12d %9s %8.2f\n", name, okPct, srv.attempts.Load(), thrPct, r.budgetStopped, r.wall.Round(10*time.Millisecond), times)
+	return okPct, thrPct, times
+}
+
+func batchHeader(title string) {
+	fmt.Println(title)
+	fmt.Printf("  %-28s %9s %9s %11s %12s %9s %8s\n", "client", "succeeded", "attempts", "throttled", "budget-stop", "wall", "× ideal")
+}
+
+func batchMet(okPct, thrPct, times float64) bool { return okPct >= 99 && thrPct <= 15 && times <= 1.3 }
+
+// 2. Throttled batch, 429 + Retry-After: 1.
+func throttledBatch(ctx context.Context, old bool, repeat int) bool {
+	batchHeader(fmt.Sprintf("2. throttled batch: the provider admits %d requests/s (burst 20), 429 + Retry-After: 1 above; %d goroutines × %d calls (ideal 5 s)", batchRate, batchG, batchPerG))
+	met := true
+	for range repeat {
+		ok, thr, times := batch(ctx, "default options", throttle429RetryAfter, defaults)
+		met = verdict(batchMet(ok, thr, times), "2. throttled batch: %.1f%% ≥ 99%% succeeded, %.1f%% ≤ 15%% throttled, %.2f ≤ 1.3 × ideal", ok, thr, times) && met
+	}
+	if old {
+		batch(ctx, "0.2.0 defaults", throttle429RetryAfter, v020)
+		batch(ctx, "0.1.0 (no budget, no limit)", throttle429RetryAfter, v010)
+	}
 	return met
 }
 
-// throttle runs the throttle scenario: repeat times with the adaptive
-// limit, then once with default options; or, for today, once with neither
-// budget nor limiter.
-func throttle(ctx context.Context, today bool, repeat int) bool {
-	const goroutines, perG, rate, burst = 20, 50, 200, 20
-	ideal := time.Duration(float64(goroutines*perG) / rate * float64(time.Second))
-	fmt.Printf("throttle: the server admits %d requests/s (burst %d), 429 + Retry-After: 1 above; %d goroutines × %d calls = %d calls per run (ideal %v)\n\n",
-		rate, burst, goroutines, perG, goroutines*perG, ideal)
-	fmt.Printf("  %-30s %9s %9s %11s %9s %8s\n", "client", "succeeded", "attempts", "429s", "wall", "× ideal")
-
-	type config struct {
-		name    string
-		opts    []option.RequestOption
-		checked bool // the run the targets apply to
-	}
-	var configs []config
-	if today {
-		configs = []config{{name: "no budget, no limiter (before)", opts: []option.RequestOption{noBudget}}}
-	} else {
-		for range repeat {
-			configs = append(configs, config{"WithAdaptiveRateLimit()", []option.RequestOption{option.WithAdaptiveRateLimit()}, true})
-		}
-		configs = append(configs, config{name: "default options (budget)"})
-	}
-	var verdicts []string
+// 3. The batch with a bare 429, and with the rate-limited problem.
+func otherThrottles(ctx context.Context, old bool, repeat int) bool {
+	batchHeader("3. throttled batch as in 2, the provider refusing with a bare 429, then with the contract's rate-limited problem (503)")
 	met := true
+	for _, kind := range []struct {
+		name   string
+		refuse answer
+	}{{"bare 429", throttle429}, {"rate-limited problem", throttleProblem}} {
+		for range repeat {
+			ok, thr, times := batch(ctx, kind.name+", defaults", kind.refuse, defaults)
+			met = verdict(batchMet(ok, thr, times), "3. %s: %.1f%% ≥ 99%% succeeded, %.1f%% ≤ 15%% throttled, %.2f ≤ 1.3 × ideal", kind.name, ok, thr, times) && met
+		}
+		if old {
+			batch(ctx, kind.name+", 0.2.0", kind.refuse, v020)
+		}
+	}
+	return met
+}
+
+// 4. One call, 429 + Retry-After: 1 then 200, on a fresh client and right
+// after an outage emptied the budget.
+func loneCall(ctx context.Context, old bool, _ int) bool {
+	fmt.Println("4. one call answered 429 + Retry-After: 1, then 200")
+	fmt.Printf("  %-44s %-10s %8s  %s\n", "client", "outcome", "time", "error")
+	srv := newServer(ok200)
+	defer srv.Close()
+	met := true
+	configs := []struct {
+		name string
+		opts []option.RequestOption
+	}{{"default options", defaults}}
+	if old {
+		configs = append(configs, struct {
+			name string
+			opts []option.RequestOption
+		}{"0.2.0 defaults", v020})
+	}
 	for _, cfg := range configs {
-		b := &tokenBucket{rate: rate, burst: burst}
-		srv := newServer(func(w http.ResponseWriter) bool {
-			if b.take() {
-				return ok200(w)
+		for _, afterOutage := range []bool{false, true} {
+			c := newClient(srv, cfg.opts)
+			name := cfg.name + ", fresh client"
+			if afterOutage {
+				srv.reset(unavailable503)
+				run(ctx, c, outageG, outagePerG, callTimeout)
+				name = cfg.name + ", budget emptied by an outage"
 			}
-			w.Header().Set("Retry-After", "1")
-			w.Header().Set("Content-Type", "application/problem+json")
-			w.WriteHeader(http.StatusTooManyRequests)
-			_, _ = io.WriteString(w, `{"title":"Too Many Requests","status":429}`)
-			return true
-		})
-		c := newClient(srv, cfg.opts...) // a fresh client: nothing learnt from the previous run
-		r := run(ctx, c, goroutines, perG)
+			var once atomic.Bool
+			srv.reset(func(w http.ResponseWriter) bool {
+				if once.CompareAndSwap(false, true) {
+					return throttle429RetryAfter(w)
+				}
+				return ok200(w)
+			})
+			start := time.Now()
+			callCtx, cancel := context.WithTimeout(ctx, callTimeout)
+			_, err := c.AccessMgmt.UpdateUser(callCtx, "user_1", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
+			cancel()
+			took := time.Since(start)
+			c.CloseIdleConnections()
+			outcome, detail := "succeeded", ""
+			if err != nil {
+				outcome, detail = "failed", errKinds(err)
+			}
+			fmt.Printf("  %-44s %-10s %8s  %s\n", name, outcome, took.Round(time.Millisecond), detail)
+			if cfg.opts == nil {
+				met = verdict(err == nil && took <= 1500*time.Millisecond, "4. lone call (%s): succeeded %v in %v ≤ 1.5 s", name, err == nil, took.Round(time.Millisecond)) && met
+			}
+		}
+	}
+	return met
+}
+
+// errKinds names the sentinels err matches.
+func errKinds(err error) string {
+	s := ""
+	for _, k := range []struct {
+		name string
+		err  error
+	}{{"ErrRetryBudgetExhausted", apierrors.ErrRetryBudgetExhausted}, {"ErrRateLimited", apierrors.ErrRateLimited},
+		{"DeadlineExceeded", context.DeadlineExceeded}, {"ErrTransport", apierrors.ErrTransport}} {
+		if errors.Is(err, k.err) {
+			s += k.name + " "
+		}
+	}
+	return s
+}
+
+// 5. Outage then the throttled batch, on one client.
+func outageThenThrottle(ctx context.Context, old bool, _ int) bool {
+	batchHeader("5. outage (as in 1) then the throttled batch (as in 2) on one client; the batch's figures")
+	met := true
+	for _, cfg := range []struct {
+		name string
+		opts []option.RequestOption
+		run  bool
+	}{{"default options", defaults, true}, {"0.2.0 defaults", v020, old}} {
+		if !cfg.run {
+			continue
+		}
+		srv := newServer(unavailable503)
+		c := newClient(srv, cfg.opts)
+		run(ctx, c, outageG, outagePerG, callTimeout)
+		srv.reset(limited(throttle429RetryAfter))
+		r := run(ctx, c, batchG, batchPerG, callTimeout)
+		ok, _, _ := batchRow(cfg.name, r, srv)
 		c.CloseIdleConnections()
 		srv.Close()
-		okPct := 100 * float64(r.succeeded) / float64(goroutines*perG)
-		thrPct := 100 * float64(srv.throttled.Load()) / float64(srv.attempts.Load())
-		times := float64(r.wall) / float64(ideal)
-		fmt.Printf("  %-30s %8.1f%% %9d %10.1f%% %9s %8.2f\n", cfg.name, okPct, srv.attempts.Load(), thrPct, r.wall.Round(10*time.Millisecond), times)
-		if cfg.checked {
-			ok := okPct >= 99 && thrPct <= 15 && times <= 1.3
-			met = met && ok
-			v := "PASS"
-			if !ok {
-				v = "FAIL"
-			}
-			verdicts = append(verdicts, fmt.Sprintf("%s with WithAdaptiveRateLimit(): %.1f%% ≥ 99%% succeeded, 429s %.1f%% ≤ 15%%, wall %.2f ≤ 1.3 × ideal", v, okPct, thrPct, times))
+		if cfg.opts == nil {
+			met = verdict(ok >= 99, "5. outage then throttle: %.1f%% ≥ 99%% of the throttled calls succeeded", ok)
 		}
-	}
-	fmt.Println()
-	for _, v := range verdicts {
-		fmt.Println(v)
 	}
 	return met
 }
 
-func verdict(ok bool, what string) {
-	if ok {
-		fmt.Println("PASS", what)
-	} else {
-		fmt.Println("FAIL", what)
+// 6. A provider throttling everything.
+func throttledForever(ctx context.Context, old bool, repeat int) bool {
+	const g, perG, deadline = 20, 10, 5 * time.Second
+	fmt.Printf("6. every answer 429 + Retry-After: 1; %d goroutines × %d calls, %v deadline each\n", g, perG, deadline)
+	fmt.Printf("  %-16s %9s %9s %12s %15s %11s %12s %12s\n", "client", "attempts", "wall", "attempts/s", "after opening", "failures", "rate-limited", "budget-stop")
+	met := true
+	runs := []struct {
+		name string
+		opts []option.RequestOption
+	}{}
+	for range repeat {
+		runs = append(runs, struct {
+			name string
+			opts []option.RequestOption
+		}{"default options", defaults})
 	}
+	if old {
+		runs = append(runs, struct {
+			name string
+			opts []option.RequestOption
+		}{"0.2.0 defaults", v020})
+	}
+	for _, cfg := range runs {
+		srv := newServer(throttle429RetryAfter)
+		c := newClient(srv, cfg.opts)
+		r := run(ctx, c, g, perG, deadline)
+		c.CloseIdleConnections()
+		srv.Close()
+		attempts := srv.attempts.Load()
+		overall := float64(attempts) / r.wall.Seconds()
+		// The opening burst: one attempt per goroutine, all sent before
+		// the first answer. The rate after it is what the pacer controls.
+		srv.mu.Lock()
+		arrivals := srv.arrivals
+		srv.mu.Unlock()
+		steady := 0.0
+		if len(arrivals) > g {
+			span := arrivals[len(arrivals)-1].Sub(arrivals[g-1])
+			steady = float64(len(arrivals)-g) / max(span.Seconds(), 1)
+		}
+		failures := r.calls - r.succeeded
+		fmt.Printf("  %-16s %9d %9s %12.2f %15.2f %11d %12d %12d\n", cfg.name, attempts, r.wall.Round(10*time.Millisecond), overall, steady, failures, r.rateLimited, r.budgetStopped)
+		if cfg.opts == nil {
+			met = verdict(steady <= 2 && r.rateLimited == failures && r.budgetStopped == 0,
+				"6. throttled forever: %.2f attempts/s ≤ 2 after the opening burst of %d (%.2f/s over the whole run); %d of %d failures match ErrRateLimited, %d ErrRetryBudgetExhausted",
+				steady, g, overall, r.rateLimited, failures, r.budgetStopped) && met
+		}
+	}
+	return met
 }

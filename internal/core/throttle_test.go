@@ -1,0 +1,197 @@
+package core
+
+import (
+	"context"
+	stderrors "errors"
+	"net/http"
+	"testing"
+	"time"
+
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/pacer"
+)
+
+// Throttles are paced, failures are budgeted: the rules of the defaults,
+// through the pipeline.
+
+// throttleThenOK answers 429 with the given headers first, then 200.
+func throttleThenOK(t *testing.T, header, value string) *rtServer {
+	return rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		if hit == 1 {
+			w.Header().Set(header, value)
+			rtJSON(w, 429, `{"title":"Too Many Requests","status":429}`)
+			return
+		}
+		rtJSON(w, 200, `{}`)
+	})
+}
+
+// emptyBudget returns a default budget with nothing left in it, as after
+// an outage.
+func emptyBudget() *RetryBudget {
+	b := NewRetryBudget(DefaultBudgetConfig())
+	b.take(b.Tokens())
+	return b
+}
+
+// While the adaptive limiter is on (the default), a throttled retry costs
+// the budget nothing: an empty budget still lets it go. Without the
+// limiter it costs ThrottleCost again, and an empty budget stops it.
+func TestThrottledRetryCostsTheBudgetNothingWhilePaced(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		paced     bool
+		wantSpent bool // the retry was refused by the budget
+	}{
+		{"paced (default)", true, false},
+		{"WithoutAdaptiveRateLimit", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := throttleThenOK(t, "Retry-After-Ms", "1")
+			b := emptyBudget()
+			c := rtNewClient(t, srv.URL, func(s *Settings) {
+				s.RetryBudget = b
+				if !tc.paced {
+					s.Adaptive = nil
+				}
+			})
+			err := c.do(context.Background(), rtCall(rtPutOp, nil))
+			if tc.wantSpent {
+				if !stderrors.Is(err, apierrors.ErrRetryBudgetExhausted) || srv.hits() != 1 {
+					t.Fatalf("err = %v after %d attempts; want the retry refused by the budget", err, srv.hits())
+				}
+				return
+			}
+			if err != nil || srv.hits() != 2 {
+				t.Fatalf("err = %v after %d attempts; want success at the retry", err, srv.hits())
+			}
+			// The retry was free, and the healthy answer refilled 1.
+			if b.Tokens() != 1 {
+				t.Fatalf("%d tokens after a free retry and a refill, want 1", b.Tokens())
+			}
+		})
+	}
+}
+
+// The contract's rate-limited problem, at a 503, is a throttle too.
+func TestRateLimitedProblemIsPacedNotBudgeted(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		if hit == 1 {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(503)
+			_, _ = w.Write([]byte(`{"title":"Rate limit exceeded","status":503,"detail":"The configured access provider rate limited the request"}`))
+			return
+		}
+		rtJSON(w, 200, `{}`)
+	})
+	b := emptyBudget()
+	c := rtNewClient(t, srv.URL, func(s *Settings) { s.RetryBudget, s.Retry.BaseDelay = b, time.Millisecond })
+	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil || srv.hits() != 2 {
+		t.Fatalf("err = %v after %d attempts; want success at the free retry", err, srv.hits())
+	}
+}
+
+// A lone call throttled once, with an empty budget: its retry leaves when
+// the Retry-After ends, not at the limiter's floor of one attempt every
+// 2 s. (The limiter engages at 1/Retry-After at least.)
+func TestLoneThrottledCallRetriesWhenRetryAfterEnds(t *testing.T) {
+	srv := throttleThenOK(t, "Retry-After-Ms", "300")
+	c := rtNewClient(t, srv.URL, func(s *Settings) { s.RetryBudget = emptyBudget() })
+	start := time.Now()
+	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el < 300*time.Millisecond || el > 1500*time.Millisecond {
+		t.Fatalf("the call took %v; want its Retry-After (300ms), well under the 2 s floor", el)
+	}
+	if r, engaged := c.settings.Adaptive.Rate(); !engaged || r < 1/0.3-1e-9 {
+		t.Fatalf("limiter at %v/s (engaged %v), want at least 1/Retry-After", r, engaged)
+	}
+}
+
+// What a caller sees when the limiter refuses a throttled call's retry: a
+// TransportError whose Last is the 429, matching ErrRateLimited, also
+// context.DeadlineExceeded when the deadline was the reason; never
+// ErrRetryBudgetExhausted.
+func TestPacerRefusalErrorShapes(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		deadline     time.Duration // 0: none
+		maxRetryWait time.Duration
+		wantDeadline bool
+	}{
+		{"past the deadline", 500 * time.Millisecond, 20 * time.Second, true},
+		{"longer than MaxRetryAfter, no deadline", 0, 300 * time.Millisecond, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+				w.Header().Set("Retry-After-Ms", "1")
+				rtJSON(w, 429, `{"title":"Too Many Requests","status":429}`)
+			})
+			p := pacer.New()
+			p.Engage(0.5) // the first attempt goes at once; its 429 puts the next slot 2 s away
+			c := rtNewClient(t, srv.URL, func(s *Settings) {
+				s.Adaptive, s.RetryBudget, s.Retry.MaxRetryAfter = p, emptyBudget(), tc.maxRetryWait
+			})
+			ctx := context.Background()
+			if tc.deadline > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.deadline)
+				defer cancel()
+			}
+			start := time.Now()
+			err := c.do(ctx, rtCall(rtPutOp, nil))
+			te := rtWantTransportError(t, err, 1)
+			if te.Last == nil || te.Last.StatusCode != 429 {
+				t.Fatalf("Last = %v, want the 429", te.Last)
+			}
+			if !stderrors.Is(err, apierrors.ErrRateLimited) || stderrors.Is(err, apierrors.ErrRetryBudgetExhausted) {
+				t.Fatalf("err = %v: want ErrRateLimited, not ErrRetryBudgetExhausted", err)
+			}
+			if stderrors.Is(err, context.DeadlineExceeded) != tc.wantDeadline {
+				t.Fatalf("err = %v: matches DeadlineExceeded %v, want %v", err, !tc.wantDeadline, tc.wantDeadline)
+			}
+			if el := time.Since(start); el > 400*time.Millisecond && tc.deadline == 0 || ctx.Err() != nil {
+				t.Fatalf("refused after %v (ctx %v); want at once", el, ctx.Err())
+			}
+		})
+	}
+}
+
+// A call that saw no 429 itself, refused its first slot by an engaged
+// limiter, still fails as rate limited: the limiter is engaged because the
+// provider throttled the client.
+func TestPacerRefusalOfAFirstAttemptIsRateLimited(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 200, `{}`) })
+	p := pacer.New()
+	p.Engage(0.5)
+	c := rtNewClient(t, srv.URL, func(s *Settings) { s.Adaptive = p })
+	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
+		t.Fatal(err) // takes the free slot; the next is 2 s away
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	err := c.do(ctx, rtCall(rtPutOp, nil))
+	te := rtWantTransportError(t, err, 0)
+	if te.Last != nil || !stderrors.Is(err, apierrors.ErrRateLimited) || !stderrors.Is(err, context.DeadlineExceeded) || srv.hits() != 1 {
+		t.Fatalf("err = %v (last %v), %d hits; want a refusal matching ErrRateLimited and DeadlineExceeded, nothing sent", err, te.Last, srv.hits())
+	}
+}
+
+// A caller's own cancellation while waiting for a slot is a cancellation,
+// not a throttle.
+func TestPacerWaitCancelledIsNotRateLimited(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 200, `{}`) })
+	p := pacer.New()
+	p.Engage(0.5)
+	c := rtNewClient(t, srv.URL, func(s *Settings) { s.Adaptive = p })
+	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	err := c.do(ctx, rtCall(rtPutOp, nil))
+	if !stderrors.Is(err, context.Canceled) || stderrors.Is(err, apierrors.ErrRateLimited) {
+		t.Fatalf("err = %v; want context.Canceled only", err)
+	}
+}
