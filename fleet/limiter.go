@@ -1,0 +1,205 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/redis/go-redis/v9"
+)
+
+// maxQueue bounds how far ahead a wait without a deadline may reserve its
+// turn. Beyond it (a minute of the fleet's budget already reserved), Wait
+// asks again when the queue has shortened, rather than reserving a turn that
+// its caller may long have given up on.
+const maxQueue = time.Minute
+
+// Limiter paces attempts against a rate limit that every replica using the
+// same Redis key shares. It satisfies option.RateLimiter: pass it to
+// option.WithRateLimiter. It is safe for concurrent use; one per client is
+// enough, and clients of one process may share it.
+type Limiter struct {
+	key       string
+	perSecond int
+	burst     int
+	interval  time.Duration // between two turns at perSecond
+	cfg       config
+	invalid   error // the constructor's arguments were unusable
+
+	rdb  redis.UniversalClient
+	gcra *redis_rate.Limiter
+
+	id       string       // this limiter's name in the replica set
+	nextBeat atomic.Int64 // Unix nanoseconds of the next heartbeat
+	replicas atomic.Int64 // replicas seen using the key, 0 until Redis has said
+
+	outage outage
+}
+
+// NewRedisLimiter returns a limiter that admits, across every replica that
+// uses key on the same Redis, perSecond attempts per second on average, with
+// bursts of up to burst attempts. rdb may be any go-redis client (single
+// node, Sentinel failover or cluster); the limiter never closes it.
+//
+// Each Wait costs one Redis round trip (a GCRA decision by
+// go-redis/redis_rate's Lua script), and about once a second one more, which
+// records the replica as active. The README's "Many replicas" section has
+// the latency measured on loopback.
+//
+// Invalid arguments (a nil rdb, an empty key, perSecond or burst below 1) do
+// not panic: every Wait then returns an *errors.ValidationError that names
+// them, before any Redis call.
+func NewRedisLimiter(rdb redis.UniversalClient, key string, perSecond, burst int, opts ...Option) *Limiter {
+	l := &Limiter{key: key, perSecond: perSecond, burst: burst, cfg: defaultConfig(), rdb: rdb, id: newReplicaID()}
+	for _, o := range opts {
+		if o != nil {
+			o(&l.cfg)
+		}
+	}
+	var fields []apierrors.FieldError
+	if rdb == nil {
+		fields = append(fields, apierrors.FieldError{Field: "rdb", Message: "is nil"})
+	}
+	if key == "" {
+		fields = append(fields, apierrors.FieldError{Field: "key", Message: "is empty"})
+	}
+	if perSecond < 1 {
+		fields = append(fields, apierrors.FieldError{Field: "perSecond", Message: fmt.Sprintf("is %d; must be at least 1", perSecond)})
+	}
+	if burst < 1 {
+		fields = append(fields, apierrors.FieldError{Field: "burst", Message: fmt.Sprintf("is %d; must be at least 1", burst)})
+	}
+	if len(fields) > 0 {
+		l.invalid = &apierrors.ValidationError{Operation: "fleet.NewRedisLimiter", Fields: fields}
+		return l
+	}
+	l.interval = time.Second / time.Duration(perSecond)
+	l.gcra = redis_rate.NewLimiter(rdb)
+	return l
+}
+
+// Wait blocks until the attempt's turn in the fleet's budget comes. It
+// returns at once with a *WaitError, without taking a turn, when the turn
+// would come after ctx's deadline (the error matches errors.ErrRateLimited
+// and context.DeadlineExceeded), and returns promptly with a *WaitError
+// wrapping ctx's error when ctx ends while it waits.
+//
+// When Redis does not answer within the Redis timeout, Wait admits the
+// attempt at this replica's fair share of the rate (or, with WithFailClosed,
+// refuses it with an error matching ErrUnavailable); see the package
+// documentation.
+func (l *Limiter) Wait(ctx context.Context) error {
+	if l.invalid != nil {
+		return l.invalid
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return &WaitError{Key: l.key, Err: err}
+		}
+		if l.mayAskRedis(time.Now()) {
+			turn, err := l.reserve(ctx)
+			var unavailable *unavailableError
+			switch {
+			case err == nil:
+				l.endOutage(time.Now())
+				l.heartbeatIfDue(ctx)
+				return l.sleepUntil(ctx, turn)
+			case !errors.As(err, &unavailable):
+				return err
+			}
+			l.beginOutage(unavailable.err, time.Now())
+		}
+		if l.cfg.failClosed {
+			return l.refuse()
+		}
+		if admitted, err := l.waitLocally(ctx); admitted || err != nil {
+			return err
+		}
+		// Redis came back between the two looks: ask it.
+	}
+}
+
+// reserve takes the attempt's turn in the fleet's schedule and returns when
+// it comes.
+//
+// redis_rate's GCRA admits an event when the bucket's theoretical arrival
+// time (TAT) lies at most burst intervals ahead. Asking with a burst raised
+// by queue turns admits, and records, an attempt whose turn lies up to queue
+// intervals in the future: a reservation. The queue is what fits before the
+// deadline, so a turn that would come after it is refused by the same
+// script, without changing the bucket.
+func (l *Limiter) reserve(ctx context.Context) (time.Time, error) {
+	for {
+		start := time.Now()
+		ahead := maxQueue
+		deadline, hasDeadline := ctx.Deadline()
+		bounded := hasDeadline && deadline.Sub(start) <= maxQueue
+		if bounded {
+			ahead = deadline.Sub(start)
+		}
+		queue := max(0, int(ahead/l.interval))
+		limit := redis_rate.Limit{Rate: l.perSecond, Period: time.Second, Burst: l.burst + queue}
+		res, err := callRedis(ctx, l.cfg.timeout, func(rctx context.Context) (*redis_rate.Result, error) {
+			return l.gcra.Allow(rctx, l.key, limit)
+		})
+		if err != nil {
+			return time.Time{}, l.waitError(ctx, err)
+		}
+		now := time.Now()
+		if res.Allowed > 0 {
+			// ResetAfter is how far the new TAT lies ahead; the turn
+			// comes burst intervals before it.
+			turn := now.Add(res.ResetAfter - time.Duration(l.burst)*l.interval)
+			if bounded && turn.After(deadline) {
+				// The round trip used up the last of the margin. The
+				// turn is lost to the fleet, which happens only when
+				// the deadline falls within a round trip of it.
+				return time.Time{}, &WaitError{Key: l.key, Delay: turn.Sub(now), Err: context.DeadlineExceeded}
+			}
+			return turn, nil
+		}
+		if bounded {
+			delay := res.RetryAfter + time.Duration(queue)*l.interval
+			return time.Time{}, &WaitError{Key: l.key, Delay: delay, Err: context.DeadlineExceeded}
+		}
+		// More than maxQueue of the budget is reserved: ask again when
+		// the queue has shortened.
+		if err := l.sleepUntil(ctx, now.Add(res.RetryAfter)); err != nil {
+			return time.Time{}, err
+		}
+	}
+}
+
+// waitError turns a failed Redis call into Wait's error: an
+// *unavailableError stays one (Wait handles the outage), and a call cut
+// short by ctx becomes a *WaitError.
+func (l *Limiter) waitError(ctx context.Context, err error) error {
+	var unavailable *unavailableError
+	if errors.As(err, &unavailable) {
+		return err
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		err = ctxErr
+	}
+	return &WaitError{Key: l.key, Err: err}
+}
+
+// sleepUntil sleeps until t, or returns a *WaitError when ctx ends first.
+func (l *Limiter) sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return &WaitError{Key: l.key, Err: ctx.Err()}
+	}
+}
