@@ -11,8 +11,17 @@ import (
 	"go.uber.org/goleak"
 )
 
-// TestMain fails the package when a test leaves a goroutine behind.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain fails the package when a test leaves a goroutine behind. go-redis
+// logs each failed dial to stderr; the outage tests make many on purpose.
+func TestMain(m *testing.M) {
+	redis.SetLogger(quietRedis{})
+	goleak.VerifyTestMain(m)
+}
+
+// quietRedis discards go-redis's own log lines.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
 
 // startRedis starts a real redis-server for one test and stops it after.
 // It fails the test, naming the package to install, when redis-server
