@@ -32,7 +32,7 @@
 // paced by a local limiter at this replica's fair share of the limit
 // (perSecond divided by the number of replicas that used the key in the last
 // few seconds, which each replica records in Redis while it is up). It logs one
-// warning per outage, asks Redis again at most every 200 ms, and uses Redis
+// warning per outage, asks Redis again at most every 50 ms, and uses Redis
 // again as soon as it answers. A call therefore never fails because Redis
 // failed; the price is that, while Redis is away, the fleet is held to its
 // limit only approximately (replicas that started during the outage, or whose

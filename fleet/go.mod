@@ -7,7 +7,6 @@ require (
 	github.com/memberplatform/memberplatform-go v0.0.0
 	github.com/redis/go-redis/v9 v9.23.0
 	go.uber.org/goleak v1.3.0
-	golang.org/x/time v0.16.0
 )
 
 require (

@@ -36,6 +36,7 @@ type Limiter struct {
 	id       string       // this limiter's name in the replica set
 	nextBeat atomic.Int64 // Unix nanoseconds of the next heartbeat
 	replicas atomic.Int64 // replicas seen using the key, 0 until Redis has said
+	lastTurn atomic.Int64 // Unix nanoseconds of the latest turn Redis handed this limiter
 
 	outage outage
 }
@@ -96,15 +97,27 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	if l.invalid != nil {
 		return l.invalid
 	}
+	waitedLocally := false
 	for {
 		if err := ctx.Err(); err != nil {
 			return &WaitError{Key: l.key, Err: err}
 		}
 		if l.mayAskRedis(time.Now()) {
+			if !waitedLocally && l.inGrace(time.Now()) {
+				// Just after an outage, wait for a turn at the local
+				// share first and only then ask Redis, so that Redis
+				// counts the attempt when it is sent.
+				admitted, err := l.waitLocally(ctx)
+				if err != nil {
+					return err
+				}
+				waitedLocally = admitted
+			}
 			turn, err := l.reserve(ctx)
 			var unavailable *unavailableError
 			switch {
 			case err == nil:
+				l.noteTurn(turn)
 				l.endOutage(time.Now())
 				l.heartbeatIfDue(ctx)
 				return l.sleepUntil(ctx, turn)
@@ -116,7 +129,11 @@ func (l *Limiter) Wait(ctx context.Context) error {
 		if l.cfg.failClosed {
 			return l.refuse()
 		}
-		if admitted, err := l.waitLocally(ctx); admitted || err != nil {
+		if waitedLocally {
+			return nil // Redis failed again after the local turn
+		}
+		admitted, err := l.waitLocally(ctx)
+		if admitted || err != nil {
 			return err
 		}
 		// Redis came back between the two looks: ask it.
@@ -170,6 +187,18 @@ func (l *Limiter) reserve(ctx context.Context) (time.Time, error) {
 		// the queue has shortened.
 		if err := l.sleepUntil(ctx, now.Add(res.RetryAfter)); err != nil {
 			return time.Time{}, err
+		}
+	}
+}
+
+// noteTurn remembers the latest turn Redis handed out, where an outage's
+// local pacing starts.
+func (l *Limiter) noteTurn(turn time.Time) {
+	t := turn.UnixNano()
+	for {
+		last := l.lastTurn.Load()
+		if t <= last || l.lastTurn.CompareAndSwap(last, t) {
+			return
 		}
 	}
 }

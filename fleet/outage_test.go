@@ -82,6 +82,18 @@ func TestFailOpenPacesAtShareAndRecovers(t *testing.T) {
 		}
 		return logs.count(slog.LevelInfo) == 1
 	})
+	// For the grace period after recovery, the local share stays a
+	// ceiling: 10 attempts at 20/s take about 0.5 s, where Redis alone (40/s)
+	// would admit them in 0.25 s at most.
+	graceStart := time.Now()
+	for range 10 {
+		if err := l.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if elapsed := time.Since(graceStart); elapsed < 350*time.Millisecond {
+		t.Errorf("10 attempts just after recovery took %v; the local share (20/s) should still pace them", elapsed)
+	}
 	// It decides in Redis again: the GCRA key is back.
 	if err := l.Wait(context.Background()); err != nil {
 		t.Fatal(err)
@@ -197,10 +209,10 @@ func TestOutageShareFollowsReplicaCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	ls[2].outage.mu.Lock()
-	got, burst := ls[2].outage.local.Limit(), ls[2].outage.local.Burst()
+	interval, burst := ls[2].outage.local.interval, ls[2].outage.local.burst
 	ls[2].outage.mu.Unlock()
-	if got != 30 || burst != 3 {
-		t.Errorf("local share %v/s, burst %d; want 30/s, burst 3", got, burst)
+	if want := time.Second / 30; interval < want-time.Microsecond || interval > want+time.Microsecond || burst != 3 {
+		t.Errorf("local share: one turn every %v, burst %d; want 30/s (every %v), burst 3", interval, burst, want)
 	}
 
 	alone := NewRedisLimiter(newRedisClient(t, srv.Addr), "count", 90, 9, WithLogger(nil))
@@ -208,10 +220,10 @@ func TestOutageShareFollowsReplicaCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	alone.outage.mu.Lock()
-	got = alone.outage.local.Limit()
+	interval = alone.outage.local.interval
 	alone.outage.mu.Unlock()
-	if got != 90 {
-		t.Errorf("a replica that never reached Redis paces at %v/s; want the whole 90/s", got)
+	if want := time.Second / 90; interval < want-time.Microsecond || interval > want+time.Microsecond {
+		t.Errorf("a replica that never reached Redis paces at one turn every %v; want the whole 90/s (every %v)", interval, want)
 	}
 }
 
