@@ -47,6 +47,15 @@ func callRedis[T any](ctx context.Context, timeout time.Duration, call func(cont
 		if err := ctx.Err(); err != nil {
 			return zero, err
 		}
+		// A process that was not scheduled for a while finds the answer
+		// and the timeout ready together: the answer came in time.
+		select {
+		case r := <-done:
+			if r.err == nil {
+				return r.value, nil
+			}
+		default:
+		}
 		return zero, &unavailableError{fmt.Errorf("no answer within %v", timeout)}
 	}
 }
