@@ -118,7 +118,9 @@ func (l *Limiter) Wait(ctx context.Context) error {
 			switch {
 			case err == nil:
 				l.noteTurn(turn)
-				l.endOutage(time.Now())
+				if l.endOutage(time.Now()) {
+					l.drainBurst(ctx)
+				}
 				l.heartbeatIfDue(ctx)
 				return l.sleepUntil(ctx, turn)
 			case !errors.As(err, &unavailable):
@@ -133,10 +135,15 @@ func (l *Limiter) Wait(ctx context.Context) error {
 			return nil // Redis failed again after the local turn
 		}
 		admitted, err := l.waitLocally(ctx)
-		if admitted || err != nil {
+		switch {
+		case err != nil:
 			return err
+		case admitted && l.outage.down.Load():
+			return nil
 		}
-		// Redis came back between the two looks: ask it.
+		// Redis came back, before this attempt looked or while it
+		// waited: ask it, so that it counts the attempt.
+		waitedLocally = waitedLocally || admitted
 	}
 }
 
@@ -189,6 +196,19 @@ func (l *Limiter) reserve(ctx context.Context) (time.Time, error) {
 			return time.Time{}, err
 		}
 	}
+}
+
+// drainBurst takes whatever burst the fleet's bucket holds when Redis
+// answers again after an outage. The bucket has not seen the attempts sent
+// while Redis was away (or, restarted, has lost its state) and offers a full
+// burst, which the provider, which did see them, no longer has: spent
+// there, the burst would come back as 429s. Errors are left to the next
+// Wait to notice.
+func (l *Limiter) drainBurst(ctx context.Context) {
+	limit := redis_rate.Limit{Rate: l.perSecond, Period: time.Second, Burst: l.burst}
+	_, _ = callRedis(ctx, l.cfg.timeout, func(rctx context.Context) (*redis_rate.Result, error) {
+		return l.gcra.AllowAtMost(rctx, l.key, limit, l.burst)
+	})
 }
 
 // noteTurn remembers the latest turn Redis handed out, where an outage's

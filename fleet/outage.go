@@ -97,16 +97,16 @@ func (l *Limiter) beginOutage(err error, now time.Time) {
 }
 
 // endOutage records that Redis answered: it logs the end of an outage and
-// starts the grace period.
-func (l *Limiter) endOutage(now time.Time) {
+// starts the grace period. It reports whether an outage ended.
+func (l *Limiter) endOutage(now time.Time) bool {
 	o := &l.outage
 	if !o.down.Load() {
-		return
+		return false
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if !o.down.Load() {
-		return
+		return false
 	}
 	o.down.Store(false)
 	o.graceUntil = now.Add(recoveryGrace)
@@ -115,6 +115,7 @@ func (l *Limiter) endOutage(now time.Time) {
 			slog.String("key", l.key), slog.Duration("outage", now.Sub(o.since)),
 			slog.Int("admitted_locally", o.admitted), slog.Int("refused", o.refused))
 	}
+	return true
 }
 
 // inGrace reports whether Redis answers again but the grace period after

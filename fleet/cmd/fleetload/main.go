@@ -3,7 +3,7 @@
 //
 //	cd fleet && go run ./cmd/fleetload                    # all three scenarios, about 2 minutes
 //	cd fleet && go run ./cmd/fleetload -scenario outage   # one of redis, default, outage
-//	cd fleet && go run ./cmd/fleetload -timeline          # also attempts and 429s per half second
+//	cd fleet && go run ./cmd/fleetload -timeline          # also attempts and 429s per 100 ms
 //
 // It starts its own redis-server (Debian's redis-server package) on a free
 // loopback port and a loopback provider that admits 200 requests/s (burst
@@ -76,7 +76,7 @@ func main() {
 	flag.IntVar(&s.rate, "rate", 200, "the provider's limit, requests per second for the whole fleet")
 	flag.IntVar(&s.burst, "burst", 20, "the provider's burst")
 	flag.DurationVar(&s.outage, "outage", 5*time.Second, "how long Redis is stopped in the outage scenario")
-	flag.BoolVar(&s.timeline, "timeline", false, "print attempts and 429s per half second of each run")
+	flag.BoolVar(&s.timeline, "timeline", false, "print attempts and 429s per 100 ms of each run")
 	flag.Parse()
 	if *child != "" {
 		if err := runChild(*child); err != nil {
@@ -275,8 +275,8 @@ func runFleet(ctx context.Context, s settings, name string, srv *redisserver.Ser
 		r.after[0], r.after[1] = p.count(r.backAt, end.Add(time.Second))
 	}
 	if s.timeline {
-		for t := start; t.Before(end); t = t.Add(500 * time.Millisecond) {
-			a, th := p.count(t, t.Add(500*time.Millisecond))
+		for t := start; t.Before(end); t = t.Add(100 * time.Millisecond) {
+			a, th := p.count(t, t.Add(100*time.Millisecond))
 			fmt.Printf("  %5.1f s: %4d attempts, %3d 429s\n", t.Sub(start).Seconds(), a, th)
 		}
 	}
