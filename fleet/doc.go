@@ -31,13 +31,21 @@
 // the limiter fails open: when Redis is down or slow, Wait admits the attempt,
 // paced by a local limiter at this replica's fair share of the limit
 // (perSecond divided by the number of replicas that used the key in the last
-// few seconds, which each replica records in Redis while it is up). It logs one
-// warning per outage, asks Redis again at most every 50 ms, and uses Redis
-// again as soon as it answers. A call therefore never fails because Redis
-// failed; the price is that, while Redis is away, the fleet is held to its
-// limit only approximately (replicas that started during the outage, or whose
-// load is uneven, can overshoot it), and the client's own retries and adaptive
-// pacing absorb the 429s that follow.
+// 3 s, which each replica records in Redis while it is up; a replica that has
+// never reached Redis assumes it is alone). Local pacing starts after the last
+// turn Redis handed out, since those attempts are still to come. The limiter
+// logs one warning per outage, asks Redis again at most every 50 ms, and uses
+// it again as soon as it answers: for 2 s after that, an attempt also waits
+// for a local turn before Redis counts it (replicas find Redis back at
+// different moments), and the burst the bucket offers on return is drained,
+// because the provider spent it during the outage.
+//
+// A call therefore never fails because Redis failed. The price is that, while
+// Redis is away, the fleet is held to its limit only approximately: replicas
+// that started during the outage, or whose load is uneven, can overshoot it,
+// and so can a host so busy that Redis calls exceed the timeout while Redis
+// is up. The client's retries (and its adaptive pacing, when on) absorb the
+// 429s that follow.
 //
 // WithFailClosed turns that around: while Redis cannot answer, Wait refuses
 // every attempt at once with an error matching ErrUnavailable, so the fleet

@@ -2,7 +2,7 @@ package fleet
 
 import (
 	"context"
-	stderrors "errors"
+	"errors"
 	"strconv"
 	"time"
 
@@ -11,7 +11,7 @@ import (
 
 // ErrUnavailable matches, with errors.Is, the error Wait returns under
 // WithFailClosed while Redis cannot answer.
-var ErrUnavailable = stderrors.New("fleet: rate limit store unavailable")
+var ErrUnavailable = errors.New("fleet: rate limit store unavailable")
 
 // WaitError is the error Wait returns when it does not admit an attempt.
 // The SDK ends the call with an *errors.TransportError whose chain reaches
@@ -49,4 +49,4 @@ func (e *WaitError) Is(target error) bool {
 }
 
 // Timeout reports whether the cause is an expired deadline.
-func (e *WaitError) Timeout() bool { return stderrors.Is(e.Err, context.DeadlineExceeded) }
+func (e *WaitError) Timeout() bool { return errors.Is(e.Err, context.DeadlineExceeded) }

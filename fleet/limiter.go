@@ -57,8 +57,8 @@ type Limiter struct {
 func NewRedisLimiter(rdb redis.UniversalClient, key string, perSecond, burst int, opts ...Option) *Limiter {
 	l := &Limiter{key: key, perSecond: perSecond, burst: burst, cfg: defaultConfig(), rdb: rdb, id: newReplicaID()}
 	for _, o := range opts {
-		if o != nil {
-			o(&l.cfg)
+		if o.apply != nil {
+			o.apply(&l.cfg)
 		}
 	}
 	var fields []apierrors.FieldError

@@ -10,7 +10,7 @@ import (
 const DefaultRedisTimeout = 50 * time.Millisecond
 
 // Option configures a Limiter (see NewRedisLimiter).
-type Option func(*config)
+type Option struct{ apply func(*config) }
 
 type config struct {
 	timeout    time.Duration
@@ -28,11 +28,11 @@ func defaultConfig() config {
 // context deadlines (ContextTimeoutEnabled false, go-redis's default). A d of
 // 0 or less keeps the default, DefaultRedisTimeout (50 ms).
 func WithRedisTimeout(d time.Duration) Option {
-	return func(c *config) {
+	return Option{func(c *config) {
 		if d > 0 {
 			c.timeout = d
 		}
-	}
+	}}
 }
 
 // WithFailClosed makes Wait refuse every attempt, at once, while Redis cannot
@@ -40,12 +40,12 @@ func WithRedisTimeout(d time.Duration) Option {
 // exceeds its limit, but every call fails for as long as Redis is away.
 // Default: fail open (see the package documentation).
 func WithFailClosed() Option {
-	return func(c *config) { c.failClosed = true }
+	return Option{func(c *config) { c.failClosed = true }}
 }
 
 // WithLogger sets where the limiter logs the start (Warn) and end (Info) of
 // each Redis outage: one record each per outage, never one per attempt. nil
 // turns logging off. Default: slog.Default().
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) { c.logger = l }
+	return Option{func(c *config) { c.logger = l }}
 }
