@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -35,7 +36,7 @@ func (e *WaitError) Error() string {
 	if e.Delay > 0 {
 		msg += "the next turn is " + e.Delay.Round(time.Millisecond).String() + " away, after the context's deadline: "
 	}
-	return msg + e.Err.Error()
+	return msg + strings.TrimPrefix(e.Err.Error(), "fleet: ")
 }
 
 // Unwrap returns Err.

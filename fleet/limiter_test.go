@@ -179,3 +179,55 @@ func TestInvalidArguments(t *testing.T) {
 		t.Errorf("Redis holds %d keys (err %v); an invalid limiter must not call it", n, err)
 	}
 }
+
+// Without a deadline, attempts reserve at most a minute of the budget ahead;
+// the others wait, without reserving, until the queue shortens, and leave
+// when their context ends.
+func TestQueueWithoutDeadlineIsBounded(t *testing.T) {
+	srv := startRedis(t)
+	rdb := newRedisClient(t, srv.Addr)
+	l := NewRedisLimiter(rdb, "queue", 1, 1, WithRedisTimeout(2*time.Second), WithLogger(nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const waiters = 70 // one turn now, 60 in the next minute, 9 beyond it
+	results := make(chan error, waiters)
+	for range waiters {
+		go func() { results <- l.Wait(ctx) }()
+	}
+	// The bucket's TAT (seconds since 2017, as redis_rate keeps it) stops
+	// moving once every waiter has reserved or been turned away.
+	tatAhead := func() float64 {
+		tat, err := rdb.Get(context.Background(), "rate:queue").Float64()
+		if err != nil {
+			return 0
+		}
+		now, err := rdb.Time(context.Background()).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tat - (float64(now.UnixMicro())/1e6 - 1483228800)
+	}
+	waitUntil(t, 10*time.Second, "the waiters did not reserve 61 turns", func() bool { return tatAhead() > 60 })
+	time.Sleep(300 * time.Millisecond) // room for a waiter that would reserve too far
+	if ahead := tatAhead(); ahead > 61.5 {
+		t.Errorf("the bucket is reserved %.1f s ahead; want at most a minute (plus the burst)", ahead)
+	}
+	cancel()
+	admitted := 0
+	for range waiters {
+		select {
+		case err := <-results:
+			switch {
+			case err == nil:
+				admitted++
+			case !errors.Is(err, context.Canceled):
+				t.Errorf("Wait = %v; want context.Canceled", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a waiter did not leave when its context ended")
+		}
+	}
+	if admitted > 2 {
+		t.Errorf("%d waiters were admitted; want the first (and at most one more a second later)", admitted)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -169,6 +170,9 @@ func TestFailClosedRefusesDuringOutage(t *testing.T) {
 		var waitErr *WaitError
 		if !errors.Is(err, ErrUnavailable) || errors.Is(err, apierrors.ErrRateLimited) || !errors.As(err, &waitErr) {
 			t.Fatalf("Wait while Redis is down = %v; want a *WaitError matching ErrUnavailable only", err)
+		}
+		if want := `fleet: rate limit "closed": rate limit store unavailable: `; !strings.HasPrefix(err.Error(), want) {
+			t.Fatalf("error %q; want it to start %q", err, want)
 		}
 	}
 	if elapsed := time.Since(start); elapsed > 2*time.Second {
