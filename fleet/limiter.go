@@ -18,6 +18,10 @@ import (
 // its caller may long have given up on.
 const maxQueue = time.Minute
 
+// maxArg bounds perSecond and burst: above it, the interval between turns
+// would round to zero and the burst plus the queue could overflow.
+const maxArg = 1_000_000_000
+
 // Limiter paces attempts against a rate limit that every replica using the
 // same Redis key shares. It satisfies option.RateLimiter: pass it to
 // option.WithRateLimiter. It is safe for concurrent use; one per client is
@@ -51,7 +55,8 @@ type Limiter struct {
 // records the replica as active. The README's "Many replicas" section has
 // the latency measured on loopback.
 //
-// Invalid arguments (a nil rdb, an empty key, perSecond or burst below 1) do
+// Invalid arguments (a nil rdb, an empty key, perSecond or burst below 1 or
+// above 1,000,000,000) do
 // not panic: every Wait then returns an *errors.ValidationError that names
 // them, before any Redis call.
 func NewRedisLimiter(rdb redis.UniversalClient, key string, perSecond, burst int, opts ...Option) *Limiter {
@@ -68,11 +73,11 @@ func NewRedisLimiter(rdb redis.UniversalClient, key string, perSecond, burst int
 	if key == "" {
 		fields = append(fields, apierrors.FieldError{Field: "key", Message: "is empty"})
 	}
-	if perSecond < 1 {
-		fields = append(fields, apierrors.FieldError{Field: "perSecond", Message: fmt.Sprintf("is %d; must be at least 1", perSecond)})
+	if perSecond < 1 || perSecond > maxArg {
+		fields = append(fields, apierrors.FieldError{Field: "perSecond", Message: fmt.Sprintf("is %d; must be from 1 to %d", perSecond, maxArg)})
 	}
-	if burst < 1 {
-		fields = append(fields, apierrors.FieldError{Field: "burst", Message: fmt.Sprintf("is %d; must be at least 1", burst)})
+	if burst < 1 || burst > maxArg {
+		fields = append(fields, apierrors.FieldError{Field: "burst", Message: fmt.Sprintf("is %d; must be from 1 to %d", burst, maxArg)})
 	}
 	if len(fields) > 0 {
 		l.invalid = &apierrors.ValidationError{Operation: "fleet.NewRedisLimiter", Fields: fields}

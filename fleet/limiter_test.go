@@ -157,6 +157,7 @@ func TestInvalidArguments(t *testing.T) {
 		{"empty key", NewRedisLimiter(rdb, "", 1, 1), []string{"key"}},
 		{"zero rate", NewRedisLimiter(rdb, "k", 0, 1), []string{"perSecond"}},
 		{"negative burst", NewRedisLimiter(rdb, "k", 10, -1), []string{"burst"}},
+		{"rate too high", NewRedisLimiter(rdb, "k", 2_000_000_000, 1), []string{"perSecond"}},
 		{"everything", NewRedisLimiter(nil, "", -5, 0), []string{"rdb", "key", "perSecond", "burst"}},
 	}
 	for _, tt := range tests {
