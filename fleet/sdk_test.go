@@ -26,7 +26,7 @@ func TestClientCallsWaitTheirTurn(t *testing.T) {
 	}
 	defer rs.Close()
 	rdb := redis.NewClient(&redis.Options{Addr: rs.Addr})
-	defer rdb.Close()
+	defer func() { _ = rdb.Close() }()
 
 	srv := sdktest.Start(sdktest.WithoutAuth())
 	defer srv.Close()

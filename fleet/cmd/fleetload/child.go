@@ -48,7 +48,7 @@ func runChild(raw string) error {
 	opts := []option.RequestOption{option.WithBaseURL(args.Provider), option.WithTokenSource(nil)}
 	if args.Redis != "" {
 		rdb := redis.NewClient(&redis.Options{Addr: args.Redis})
-		defer rdb.Close()
+		defer func() { _ = rdb.Close() }()
 		logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 		opts = append(opts, option.WithRateLimiter(fleet.NewRedisLimiter(rdb, "provider", args.Rate, args.Burst, fleet.WithLogger(logger))))
 	}

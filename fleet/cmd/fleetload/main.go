@@ -106,7 +106,7 @@ func main() {
 	}
 	defer srv.Close()
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
-	defer rdb.Close()
+	defer func() { _ = rdb.Close() }()
 	redis.SetLogger(quietRedis{})
 
 	fmt.Printf("Redis round trip on loopback (redis-server %s, 2,000 sequential calls each):\n", srv.Addr)
