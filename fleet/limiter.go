@@ -50,6 +50,8 @@ type Limiter struct {
 // bursts of up to burst attempts. rdb may be any go-redis client (single
 // node, Sentinel failover or cluster); the limiter never closes it.
 //
+// NewRedisLimiter makes one Redis call in the background, bounded by the
+// Redis timeout, to record the replica and learn how many share the key.
 // Each Wait costs one Redis round trip (a GCRA decision by
 // go-redis/redis_rate's Lua script), and about once a second one more, which
 // records the replica as active. The README's "Many replicas" section has
@@ -85,6 +87,11 @@ func NewRedisLimiter(rdb redis.UniversalClient, key string, perSecond, burst int
 	}
 	l.interval = time.Second / time.Duration(perSecond)
 	l.gcra = redis_rate.NewLimiter(rdb)
+	// Learn the fleet's size before the first Wait: a replica whose first
+	// Redis calls time out (connections are still being dialed) then paces
+	// at its share rather than the whole limit. The call is bounded by the
+	// Redis timeout.
+	go l.heartbeatIfDue(context.Background())
 	return l
 }
 

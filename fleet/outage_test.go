@@ -35,14 +35,15 @@ func TestFailOpenPacesAtShareAndRecovers(t *testing.T) {
 	// busy machine from starting the outage early.
 	l := NewRedisLimiter(newRedisClient(t, srv.Addr), "outage", perSecond, burst, WithRedisTimeout(2*time.Second), WithLogger(slog.New(logs)))
 	peer := NewRedisLimiter(newRedisClient(t, srv.Addr), "outage", perSecond, burst, WithRedisTimeout(2*time.Second), WithLogger(nil))
-	for _, x := range []*Limiter{peer, l} {
-		if err := x.Wait(context.Background()); err != nil {
-			t.Fatalf("Wait with Redis up: %v", err)
+	// Replicas record themselves about once a second.
+	waitUntil(t, 5*time.Second, "the limiter does not count 2 replicas", func() bool {
+		for _, x := range []*Limiter{peer, l} {
+			if err := x.Wait(context.Background()); err != nil {
+				t.Fatalf("Wait with Redis up: %v", err)
+			}
 		}
-	}
-	if n := l.replicas.Load(); n != 2 {
-		t.Fatalf("the limiter counts %d replicas; want 2", n)
-	}
+		return l.replicas.Load() == 2
+	})
 
 	srv.Stop()
 	// 4 goroutines × 8 attempts at a share of 40/2 = 20 per second, from
@@ -205,9 +206,12 @@ func TestOutageShareFollowsReplicaCount(t *testing.T) {
 		}
 		ls = append(ls, l)
 	}
-	if n := ls[2].replicas.Load(); n != 3 {
-		t.Fatalf("the third replica counts %d; want 3", n)
-	}
+	waitUntil(t, 5*time.Second, "the third replica does not count 3", func() bool {
+		if err := ls[2].Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return ls[2].replicas.Load() == 3
+	})
 	srv.Stop()
 	if err := ls[2].Wait(context.Background()); err != nil {
 		t.Fatal(err)
@@ -247,4 +251,14 @@ func TestLocalWaitRefusesTurnAfterDeadline(t *testing.T) {
 	if ctx.Err() != nil {
 		t.Errorf("Wait returned after the deadline; it must refuse at once")
 	}
+}
+
+// A new limiter records itself and learns the fleet's size before its first
+// Wait, so that a first Redis call that times out paces at the share.
+func TestNewLimiterLearnsFleetSize(t *testing.T) {
+	srv := startRedis(t)
+	first := NewRedisLimiter(newRedisClient(t, srv.Addr), "size", 100, 10, WithLogger(nil))
+	waitUntil(t, 5*time.Second, "the first limiter did not record itself", func() bool { return first.replicas.Load() == 1 })
+	second := NewRedisLimiter(newRedisClient(t, srv.Addr), "size", 100, 10, WithLogger(nil))
+	waitUntil(t, 5*time.Second, "the second limiter did not count 2 replicas", func() bool { return second.replicas.Load() == 2 })
 }
