@@ -1,0 +1,54 @@
+// Package fleet gives the replicas of a service one shared rate limit for the
+// platform's access provider, kept in Redis.
+//
+// The provider rate-limits the platform account that every replica of every
+// service shares. A client that paces itself (option.WithAdaptiveRateLimit)
+// learns only its own share, from 429s, so a fleet of replicas keeps probing
+// above the limit and a new replica starts at full speed. A *Limiter from
+// NewRedisLimiter takes each attempt's turn from one budget in Redis instead:
+// every replica that uses the same key sends only what the fleet's limit
+// allows, however many replicas run.
+//
+//	rdb := redis.NewClient(&redis.Options{Addr: "redis:6379"})
+//	c, err := client.New(option.WithRateLimiter(fleet.NewRedisLimiter(rdb, "provider", 200, 20)))
+//
+// # How it decides
+//
+// The budget is a GCRA (generic cell rate algorithm) bucket, decided by
+// go-redis/redis_rate's Lua script in one Redis round trip per attempt:
+// Wait reserves the attempt's slot in the fleet's schedule and sleeps until
+// it. Reserving, rather than asking again until admitted, keeps waiting
+// attempts in arrival order and costs one round trip however long the queue.
+// A wait that would end after the context's deadline is not started, and the
+// slot is not taken: Wait fails at once with a *WaitError that matches
+// errors.ErrRateLimited (package github.com/memberplatform/memberplatform-go/errors)
+// and context.DeadlineExceeded.
+//
+// # When Redis cannot answer
+//
+// Each Redis call has a short timeout (50 ms by default, WithRedisTimeout),
+// enforced even when the go-redis client ignores context deadlines. By default
+// the limiter fails open: when Redis is down or slow, Wait admits the attempt,
+// paced by a local limiter at this replica's fair share of the limit
+// (perSecond divided by the number of replicas that used the key in the last
+// 3 s, which each replica records in Redis while it is up; a replica that has
+// never reached Redis assumes it is alone). Local pacing starts after the last
+// turn Redis handed out, since those attempts are still to come. The limiter
+// logs one warning per outage, asks Redis again at most every 50 ms, and uses
+// it again as soon as it answers: for 2 s after that, an attempt also waits
+// for a local turn before Redis counts it (replicas find Redis back at
+// different moments), and the burst the bucket offers on return is drained,
+// because the provider spent it during the outage.
+//
+// A call therefore never fails because Redis failed. The price is that, while
+// Redis is away, the fleet is held to its limit only approximately: replicas
+// that started during the outage, or whose load is uneven, can overshoot it,
+// and so can a host so busy that Redis calls exceed the timeout while Redis
+// is up. The client's retries (and its adaptive pacing, when on) absorb the
+// 429s that follow.
+//
+// WithFailClosed turns that around: while Redis cannot answer, Wait refuses
+// every attempt at once with an error matching ErrUnavailable, so the fleet
+// never exceeds the limit but every call fails for as long as Redis is away.
+// Choose it only when a 429 from the provider costs more than a failed call.
+package fleet

@@ -1,0 +1,53 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+)
+
+// ErrUnavailable matches, with errors.Is, the error Wait returns under
+// WithFailClosed while Redis cannot answer.
+var ErrUnavailable = errors.New("fleet: rate limit store unavailable")
+
+// WaitError is the error Wait returns when it does not admit an attempt.
+// The SDK ends the call with an *errors.TransportError whose chain reaches
+// it, so errors.Is and errors.As work on the call's error too.
+type WaitError struct {
+	// Key is the limiter's key.
+	Key string
+	// Delay is how long the attempt would have had to wait for its turn,
+	// when Wait refused because that wait would have ended after the
+	// context's deadline; 0 otherwise.
+	Delay time.Duration
+	// Err is the cause: context.DeadlineExceeded when Delay is set, the
+	// context's error when it ended during the wait, or an error matching
+	// ErrUnavailable (and wrapping Redis's error) under WithFailClosed.
+	Err error
+}
+
+// Error returns one line naming the key and the cause.
+func (e *WaitError) Error() string {
+	msg := "fleet: rate limit " + strconv.Quote(e.Key) + ": "
+	if e.Delay > 0 {
+		msg += "the next turn is " + e.Delay.Round(time.Millisecond).String() + " away, after the context's deadline: "
+	}
+	return msg + strings.TrimPrefix(e.Err.Error(), "fleet: ")
+}
+
+// Unwrap returns Err.
+func (e *WaitError) Unwrap() error { return e.Err }
+
+// Is matches errors.ErrRateLimited when Wait refused a wait that would have
+// ended after the deadline: the fleet's rate limit, not the caller, is what
+// the call could not wait for.
+func (e *WaitError) Is(target error) bool {
+	return target == apierrors.ErrRateLimited && e.Delay > 0
+}
+
+// Timeout reports whether the cause is an expired deadline.
+func (e *WaitError) Timeout() bool { return errors.Is(e.Err, context.DeadlineExceeded) }

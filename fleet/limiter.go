@@ -1,0 +1,266 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/redis/go-redis/v9"
+)
+
+// maxQueue bounds how far ahead a wait without a deadline may reserve its
+// turn. Beyond it (a minute of the fleet's budget already reserved), Wait
+// asks again when the queue has shortened, rather than reserving a turn that
+// its caller may long have given up on.
+const maxQueue = time.Minute
+
+// maxArg bounds perSecond and burst: above it, the interval between turns
+// would round to zero and the burst plus the queue could overflow.
+const maxArg = 1_000_000_000
+
+// Limiter paces attempts against a rate limit that every replica using the
+// same Redis key shares. It satisfies option.RateLimiter: pass it to
+// option.WithRateLimiter. It is safe for concurrent use; one per client is
+// enough, and clients of one process may share it.
+type Limiter struct {
+	key       string
+	perSecond int
+	burst     int
+	interval  time.Duration // between two turns at perSecond
+	cfg       config
+	invalid   error // the constructor's arguments were unusable
+
+	rdb  redis.UniversalClient
+	gcra *redis_rate.Limiter
+
+	id       string       // this limiter's name in the replica set
+	nextBeat atomic.Int64 // Unix nanoseconds of the next heartbeat
+	replicas atomic.Int64 // replicas seen using the key, 0 until Redis has said
+	lastTurn atomic.Int64 // Unix nanoseconds of the latest turn Redis handed this limiter
+
+	outage outage
+}
+
+// NewRedisLimiter returns a limiter that admits, across every replica that
+// uses key on the same Redis, perSecond attempts per second on average, with
+// bursts of up to burst attempts. rdb may be any go-redis client (single
+// node, Sentinel failover or cluster); the limiter never closes it.
+//
+// NewRedisLimiter makes one Redis call in the background, bounded by the
+// Redis timeout, to record the replica and learn how many share the key.
+// Each Wait costs one Redis round trip (a GCRA decision by
+// go-redis/redis_rate's Lua script), and about once a second one more, which
+// records the replica as active. The README's "Many replicas" section has
+// the latency measured on loopback.
+//
+// Invalid arguments (a nil rdb, an empty key, perSecond or burst below 1 or
+// above 1,000,000,000) do
+// not panic: every Wait then returns an *errors.ValidationError that names
+// them, before any Redis call.
+func NewRedisLimiter(rdb redis.UniversalClient, key string, perSecond, burst int, opts ...Option) *Limiter {
+	l := &Limiter{key: key, perSecond: perSecond, burst: burst, cfg: defaultConfig(), rdb: rdb, id: newReplicaID()}
+	for _, o := range opts {
+		if o.apply != nil {
+			o.apply(&l.cfg)
+		}
+	}
+	var fields []apierrors.FieldError
+	if rdb == nil {
+		fields = append(fields, apierrors.FieldError{Field: "rdb", Message: "is nil"})
+	}
+	if key == "" {
+		fields = append(fields, apierrors.FieldError{Field: "key", Message: "is empty"})
+	}
+	if perSecond < 1 || perSecond > maxArg {
+		fields = append(fields, apierrors.FieldError{Field: "perSecond", Message: fmt.Sprintf("is %d; must be from 1 to %d", perSecond, maxArg)})
+	}
+	if burst < 1 || burst > maxArg {
+		fields = append(fields, apierrors.FieldError{Field: "burst", Message: fmt.Sprintf("is %d; must be from 1 to %d", burst, maxArg)})
+	}
+	if len(fields) > 0 {
+		l.invalid = &apierrors.ValidationError{Operation: "fleet.NewRedisLimiter", Fields: fields}
+		return l
+	}
+	l.interval = time.Second / time.Duration(perSecond)
+	l.gcra = redis_rate.NewLimiter(rdb)
+	// Learn the fleet's size before the first Wait: a replica whose first
+	// Redis calls time out (connections are still being dialed) then paces
+	// at its share rather than the whole limit. The call is bounded by the
+	// Redis timeout.
+	go l.heartbeatIfDue(context.Background())
+	return l
+}
+
+// Wait blocks until the attempt's turn in the fleet's budget comes. It
+// returns at once with a *WaitError, without taking a turn, when the turn
+// would come after ctx's deadline (the error matches errors.ErrRateLimited
+// and context.DeadlineExceeded), and returns promptly with a *WaitError
+// wrapping ctx's error when ctx ends while it waits.
+//
+// When Redis does not answer within the Redis timeout, Wait admits the
+// attempt at this replica's fair share of the rate (or, with WithFailClosed,
+// refuses it with an error matching ErrUnavailable); see the package
+// documentation.
+func (l *Limiter) Wait(ctx context.Context) error {
+	if l.invalid != nil {
+		return l.invalid
+	}
+	waitedLocally := false
+	for {
+		if err := ctx.Err(); err != nil {
+			return &WaitError{Key: l.key, Err: err}
+		}
+		if l.mayAskRedis(time.Now()) {
+			if !waitedLocally && l.inGrace(time.Now()) {
+				// Just after an outage, wait for a turn at the local
+				// share first and only then ask Redis, so that Redis
+				// counts the attempt when it is sent.
+				admitted, err := l.waitLocally(ctx)
+				if err != nil {
+					return err
+				}
+				waitedLocally = admitted
+			}
+			turn, err := l.reserve(ctx)
+			var unavailable *unavailableError
+			switch {
+			case err == nil:
+				l.noteTurn(turn)
+				if l.endOutage(time.Now()) {
+					l.drainBurst(ctx)
+				}
+				l.heartbeatIfDue(ctx)
+				return l.sleepUntil(ctx, turn)
+			case !errors.As(err, &unavailable):
+				return err
+			}
+			l.beginOutage(unavailable.err, time.Now())
+		}
+		if l.cfg.failClosed {
+			return l.refuse()
+		}
+		if waitedLocally {
+			return nil // Redis failed again after the local turn
+		}
+		admitted, err := l.waitLocally(ctx)
+		switch {
+		case err != nil:
+			return err
+		case admitted && l.outage.down.Load():
+			return nil
+		}
+		// Redis came back, before this attempt looked or while it
+		// waited: ask it, so that it counts the attempt.
+		waitedLocally = waitedLocally || admitted
+	}
+}
+
+// reserve takes the attempt's turn in the fleet's schedule and returns when
+// it comes.
+//
+// redis_rate's GCRA admits an event when the bucket's theoretical arrival
+// time (TAT) lies at most burst intervals ahead. Asking with a burst raised
+// by queue turns admits, and records, an attempt whose turn lies up to queue
+// intervals in the future: a reservation. The queue is what fits before the
+// deadline, so a turn that would come after it is refused by the same
+// script, without changing the bucket.
+func (l *Limiter) reserve(ctx context.Context) (time.Time, error) {
+	for {
+		start := time.Now()
+		ahead := maxQueue
+		deadline, hasDeadline := ctx.Deadline()
+		bounded := hasDeadline && deadline.Sub(start) <= maxQueue
+		if bounded {
+			ahead = deadline.Sub(start)
+		}
+		queue := max(0, int(ahead/l.interval))
+		limit := redis_rate.Limit{Rate: l.perSecond, Period: time.Second, Burst: l.burst + queue}
+		res, err := callRedis(ctx, l.cfg.timeout, func(rctx context.Context) (*redis_rate.Result, error) {
+			return l.gcra.Allow(rctx, l.key, limit)
+		})
+		if err != nil {
+			return time.Time{}, l.waitError(ctx, err)
+		}
+		now := time.Now()
+		if res.Allowed > 0 {
+			// ResetAfter is how far the new TAT lies ahead; the turn
+			// comes burst intervals before it.
+			turn := now.Add(res.ResetAfter - time.Duration(l.burst)*l.interval)
+			if bounded && turn.After(deadline) {
+				// The round trip used up the last of the margin. The
+				// turn is lost to the fleet, which happens only when
+				// the deadline falls within a round trip of it.
+				return time.Time{}, &WaitError{Key: l.key, Delay: turn.Sub(now), Err: context.DeadlineExceeded}
+			}
+			return turn, nil
+		}
+		if bounded {
+			delay := res.RetryAfter + time.Duration(queue)*l.interval
+			return time.Time{}, &WaitError{Key: l.key, Delay: delay, Err: context.DeadlineExceeded}
+		}
+		// More than maxQueue of the budget is reserved: ask again when
+		// the queue has shortened.
+		if err := l.sleepUntil(ctx, now.Add(res.RetryAfter)); err != nil {
+			return time.Time{}, err
+		}
+	}
+}
+
+// drainBurst takes whatever burst the fleet's bucket holds when Redis
+// answers again after an outage. The bucket has not seen the attempts sent
+// while Redis was away (or, restarted, has lost its state) and offers a full
+// burst, which the provider, which did see them, no longer has: spent
+// there, the burst would come back as 429s. Errors are left to the next
+// Wait to notice.
+func (l *Limiter) drainBurst(ctx context.Context) {
+	limit := redis_rate.Limit{Rate: l.perSecond, Period: time.Second, Burst: l.burst}
+	_, _ = callRedis(ctx, l.cfg.timeout, func(rctx context.Context) (*redis_rate.Result, error) {
+		return l.gcra.AllowAtMost(rctx, l.key, limit, l.burst)
+	})
+}
+
+// noteTurn remembers the latest turn Redis handed out, where an outage's
+// local pacing starts.
+func (l *Limiter) noteTurn(turn time.Time) {
+	t := turn.UnixNano()
+	for {
+		last := l.lastTurn.Load()
+		if t <= last || l.lastTurn.CompareAndSwap(last, t) {
+			return
+		}
+	}
+}
+
+// waitError turns a failed Redis call into Wait's error: an
+// *unavailableError stays one (Wait handles the outage), and a call cut
+// short by ctx becomes a *WaitError.
+func (l *Limiter) waitError(ctx context.Context, err error) error {
+	var unavailable *unavailableError
+	if errors.As(err, &unavailable) {
+		return err
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		err = ctxErr
+	}
+	return &WaitError{Key: l.key, Err: err}
+}
+
+// sleepUntil sleeps until t, or returns a *WaitError when ctx ends first.
+func (l *Limiter) sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return &WaitError{Key: l.key, Err: ctx.Err()}
+	}
+}
