@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -260,39 +261,6 @@ func TestPublicNotRetried(t *testing.T) {
 	}
 }
 
-// idleRecorder is a user transport that records CloseIdleConnections.
-type idleRecorder struct {
-	*http.Transport
-	closes atomic.Int32
-}
-
-func (r *idleRecorder) CloseIdleConnections() { r.closes.Add(1); r.Transport.CloseIdleConnections() }
-
-func TestPublicGivingUpKeepsUserPool(t *testing.T) {
-	srv := newRetryServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
-		conn, _, err := http.NewResponseController(w).Hijack()
-		if err == nil {
-			_ = conn.Close() // no response at all
-		}
-	})
-	for _, viaHTTPClient := range []bool{false, true} {
-		rec := &idleRecorder{Transport: &http.Transport{}}
-		opt := option.WithTransport(rec)
-		if viaHTTPClient {
-			opt = option.WithHTTPClient(&http.Client{Transport: rec})
-		}
-		c := newRetryClient(t, srv.URL, opt)
-		_, err := updatePM(context.Background(), c)
-		if !errors.Is(err, apierrors.ErrTransport) || attemptsOf(t, err) != 4 {
-			t.Fatalf("err = %v, want a TransportError after 4 attempts", err)
-		}
-		if n := rec.closes.Load(); n != 0 {
-			t.Fatalf("viaHTTPClient=%v: the SDK closed the user's idle connections %d times", viaHTTPClient, n)
-		}
-		rec.Transport.CloseIdleConnections()
-	}
-}
-
 func TestPublicRetryOptionValidation(t *testing.T) {
 	for name, opt := range map[string]option.RequestOption{
 		"WithMaxRetries(-1)":       option.WithMaxRetries(-1),
@@ -304,5 +272,76 @@ func TestPublicRetryOptionValidation(t *testing.T) {
 		if _, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(nil), opt); !errors.Is(err, apierrors.ErrInvalidInput) {
 			t.Errorf("%s: New err = %v, want ErrInvalidInput", name, err)
 		}
+	}
+}
+
+func TestProviderNotConfiguredIsFinalOnAny5xx(t *testing.T) {
+	t.Parallel()
+	srv := newCountingServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = io.WriteString(w, `{"type":"about:blank","title":"Provider not configured","status":500,"serviceCode":"50000009"}`)
+	})
+	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = updateFirstName(t.Context(), c)
+	var apiErr *apierrors.Error
+	if !errors.As(err, &apiErr) || apiErr.Kind() != apierrors.ErrProviderNotConfigured || apiErr.Temporary() {
+		t.Fatalf("err = %v, want a final provider-not-configured error", err)
+	}
+	if n := srv.reqs.Load(); n != 1 {
+		t.Fatalf("%d requests, want 1: retrying cannot fix configuration", n)
+	}
+}
+
+// An error the SDK cannot classify as transient, such as net/http's invalid
+// header value, is returned after one attempt: the same request would fail
+// the same way. (It was retried three times.)
+func TestUnclassifiedTransportErrorOneAttempt(t *testing.T) {
+	t.Parallel()
+	var trips atomic.Int64
+	c, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(nil),
+		option.WithRetryBackoff(time.Millisecond, time.Millisecond),
+		option.WithTransport(roundTripFunc(func(*http.Request) (*http.Response, error) {
+			trips.Add(1)
+			return nil, errors.New(`net/http: invalid header field value for "User-Agent"`)
+		})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = updateFirstName(t.Context(), c)
+	var te *apierrors.TransportError
+	if !errors.As(err, &te) || te.Attempts != 1 || trips.Load() != 1 {
+		t.Fatalf("err = %v after %d round trips, want a TransportError after 1 attempt", err, trips.Load())
+	}
+	if !strings.Contains(err.Error(), "invalid header field value") {
+		t.Fatalf("err = %v, want the cause kept", err)
+	}
+}
+
+// A Retry-After too long for a time.Duration is longer than any cap: the
+// call stops at once with a positive RetryAfter instead of retrying
+// immediately on an overflowed negative wait.
+func TestHugeRetryAfterFailsFast(t *testing.T) {
+	t.Parallel()
+	for _, header := range []string{"Retry-After-Ms", "Retry-After"} {
+		t.Run(header, func(t *testing.T) {
+			t.Parallel()
+			srv := newCountingServer(t, func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set(header, "10000000000000")
+				w.WriteHeader(http.StatusTooManyRequests)
+			})
+			c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = updateFirstName(t.Context(), c)
+			wait, ok := apierrors.RetryAfterOf(err)
+			if !errors.Is(err, apierrors.ErrRateLimited) || !ok || wait < 24*time.Hour || srv.reqs.Load() != 1 {
+				t.Fatalf("err = %v, RetryAfter = %v after %d requests; want one attempt and a huge positive wait", err, wait, srv.reqs.Load())
+			}
+		})
 	}
 }

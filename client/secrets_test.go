@@ -19,9 +19,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/credentials"
-
 	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/option"
@@ -760,6 +760,62 @@ func TestRedactByMeaning(t *testing.T) {
 		seen := e.Error() + string(e.Body) + fmt.Sprintf("%v %#v", e.Header, e.CodeMessage) + e.RequestID
 		if left := leaks(seen, spelled); len(left) > 0 {
 			t.Errorf("%s: %q left in:\n%s", sp.name, left, seen)
+		}
+	}
+}
+
+// A query string may carry a caller's secret (an API key for a gateway):
+// when the connection fails, neither the error, however printed, nor any
+// log record holds it.
+func TestQuerySecretNotInTransportErrorOrLogs(t *testing.T) {
+	t.Parallel()
+	const clientSecret, callSecret = "CLIENT-QS-SECRET-8f2e", "CALL-QS-SECRET-41ab"
+
+	// Control: the query really is sent, so its absence below is redaction.
+	var rawQuery atomic.Value
+	live := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		rawQuery.Store(r.URL.RawQuery)
+		userJSON(w, r)
+	})
+	lc, err := client.New(option.WithBaseURL(live.URL), option.WithTokenSource(nil), option.WithQuery(url.Values{"api_key": {clientSecret}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := updateFirstName(t.Context(), lc, option.WithQuery(url.Values{"sig": {callSecret}})); err != nil {
+		t.Fatal(err)
+	}
+	if q, _ := rawQuery.Load().(string); !strings.Contains(q, clientSecret) || !strings.Contains(q, callSecret) {
+		t.Fatalf("server saw query %q, want both secrets", q)
+	}
+
+	var logs syncBuffer
+	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug, AddSource: true}))
+	c, err := client.New(option.WithBaseURL("http://"+deadAddr(t)), option.WithTokenSource(nil),
+		option.WithQuery(url.Values{"api_key": {clientSecret}}), option.WithLogger(logger),
+		option.WithMaxRetries(1), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = updateFirstName(t.Context(), c, option.WithQuery(url.Values{"sig": {callSecret}}))
+	var te *apierrors.TransportError
+	if !errors.As(err, &te) || te.Attempts != 2 {
+		t.Fatalf("err = %v, want a TransportError after 2 attempts (connection refused)", err)
+	}
+	texts := []string{err.Error(), logs.String()}
+	for _, verb := range []string{"%v", "%+v", "%s", "%q", "%#v"} {
+		texts = append(texts, fmt.Sprintf(verb, err))
+	}
+	for e := error(err); e != nil; e = errors.Unwrap(e) {
+		texts = append(texts, e.Error())
+	}
+	if !strings.Contains(logs.String(), `"level":"WARN"`) || !strings.Contains(logs.String(), `"level":"DEBUG"`) {
+		t.Fatalf("log = %s, want the attempt and retry records", logs.String())
+	}
+	for _, text := range texts {
+		for _, secret := range []string{clientSecret, callSecret} {
+			if strings.Contains(text, secret) {
+				t.Fatalf("query secret %q found in %q", secret, text)
+			}
 		}
 	}
 }
