@@ -1,21 +1,20 @@
 package customer_test
 
 import (
-	"github.com/memberplatform/memberplatform-go/internal/areatest"
-	"github.com/memberplatform/memberplatform-go/option"
-
+	"context"
 	"errors"
 	"net/http"
-	"net/url"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/oapi-codegen/nullable"
 
+	"github.com/memberplatform/memberplatform-go/client"
 	"github.com/memberplatform/memberplatform-go/customer"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/areatest"
+	"github.com/memberplatform/memberplatform-go/option"
 )
 
 const (
@@ -396,114 +395,18 @@ func TestUpsertMemberAddressErrors(t *testing.T) {
 	}
 }
 
-func TestUpsertMemberAddressRetriedOnServerError(t *testing.T) {
+func TestEveryOperation(t *testing.T) {
 	t.Parallel()
-	m := areatest.NewMock(t)
-	var n atomic.Int32
-	m.On(http.MethodPost, addrPath, func(r *http.Request) (*http.Response, error) {
-		if n.Add(1) == 1 {
-			return areatest.JSON(http.StatusServiceUnavailable, `{"code":"UNAVAILABLE","message":"try later"}`)(r)
-		}
-		return areatest.JSON(http.StatusCreated, fullAddr)(r)
-	})
-	c := m.Client(option.WithMaxRetries(2), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
-	a, err := c.Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sameAddr(t, a, fullAddrWant)
-	reqs := m.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("requests = %d, want 2", len(reqs))
-	}
-	for _, r := range reqs {
-		areatest.CheckRequest(t, r, http.MethodPost, addrPath, minBody)
-	}
-}
-
-func TestUpsertMemberAddressClientOptions(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		opts []option.RequestOption
-		path string
-		auth string
-	}{
-		{"no token source", []option.RequestOption{option.WithTokenSource(nil)}, addrPath, ""},
-		{"token source", nil, addrPath, "Bearer " + token},
-		{"base path prefix", []option.RequestOption{option.WithBaseURL("https://api.example.com/api/v2")}, "/api/v2" + addrPath, "Bearer " + token},
-		{"base path prefix with slash", []option.RequestOption{option.WithBaseURL("https://api.example.com/api/v2/")}, "/api/v2" + addrPath, "Bearer " + token},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			m.On(http.MethodPost, tt.path, areatest.JSON(http.StatusOK, fullAddr))
-			if _, err := m.Client(tt.opts...).Customer.UpsertMemberAddress(t.Context(), memberID, minParams()); err != nil {
-				t.Fatal(err)
+	areatest.CheckOperations(t, areatest.Op{
+		Name: "UpsertMemberAddress", Operation: "customer.UpsertMemberAddress", Method: http.MethodPost, Path: addrPath,
+		Body: minBody, Response: fullAddr,
+		ServerError: areatest.JSON(http.StatusServiceUnavailable, `{"code":"UNAVAILABLE","message":"try later"}`),
+		Call: func(ctx context.Context, t *testing.T, c *client.Client, opts ...option.RequestOption) error {
+			a, err := c.Customer.UpsertMemberAddress(ctx, memberID, minParams(), opts...)
+			if err == nil {
+				sameAddr(t, a, fullAddrWant)
 			}
-			r := m.Only()
-			areatest.CheckRequest(t, r, http.MethodPost, tt.path, minBody)
-			areatest.CheckHeaders(t, r.Header, true, tt.auth)
-		})
-	}
-}
-
-type traceQuery struct {
-	Trace   string   `url:"trace"`
-	Tags    []string `url:"tag"`
-	Omitted int      `url:"omitted,omitempty"`
-}
-
-func TestUpsertMemberAddressPerCallOptions(t *testing.T) {
-	t.Parallel()
-	m := areatest.NewMock(t)
-	m.On(http.MethodPost, addrPath, areatest.JSON(http.StatusOK, fullAddr))
-	c := m.Client(option.WithHeader("X-Client", "wide"))
-	if _, err := c.Customer.UpsertMemberAddress(t.Context(), memberID, minParams(),
-		option.WithHeader("X-Client", "per-call"), option.WithHeader("X-Tenant", "tenant-42"), option.WithQuery(traceQuery{Trace: "t/1", Tags: []string{"a", "b"}}), option.WithTimeout(time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Customer.UpsertMemberAddress(t.Context(), memberID, minParams()); err != nil {
-		t.Fatal(err)
-	}
-	reqs := m.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("requests = %d, want 2", len(reqs))
-	}
-	first, second := reqs[0], reqs[1]
-	if got := first.Header.Get("X-Tenant"); got != "tenant-42" {
-		t.Errorf("first X-Tenant = %q", got)
-	}
-	if got, want := first.URL.Query(), (url.Values{"trace": {"t/1"}, "tag": {"a", "b"}}); got.Encode() != want.Encode() {
-		t.Errorf("first query = %v, want %v", got, want)
-	}
-	if !first.HasDeadline {
-		t.Error("first call has no deadline despite WithTimeout")
-	}
-	if first.URL.EscapedPath() != addrPath || string(first.Body) != minBody {
-		t.Errorf("first request = %s %s", first.URL.EscapedPath(), first.Body)
-	}
-	areatest.CheckHeaders(t, first.Header, true, "Bearer "+token)
-	areatest.CheckRequest(t, second, http.MethodPost, addrPath, minBody)
-	for i, want := range [][]string{{"wide", "per-call"}, {"wide"}} {
-		if got := reqs[i].Header.Values("X-Client"); !slices.Equal(got, want) {
-			t.Errorf("call %d: X-Client = %q, want %q", i+1, got, want)
-		}
-	}
-	if got := second.Header.Values("X-Tenant"); len(got) != 0 {
-		t.Errorf("second X-Tenant = %q, want none", got)
-	}
-	if second.HasDeadline {
-		t.Error("second call has a deadline")
-	}
-}
-
-func TestUpsertMemberAddressPerCallTimeoutExpires(t *testing.T) {
-	t.Parallel()
-	m := areatest.NewMock(t)
-	m.On(http.MethodPost, addrPath, areatest.Hang)
-	start := time.Now()
-	_, err := m.Client().Customer.UpsertMemberAddress(areatest.BoundedCtx(t), memberID, minParams(), option.WithTimeout(250*time.Millisecond)) // room for the first token fetch on a busy machine
-	areatest.CheckTimedOut(t, err, start)
+			return err
+		},
+	})
 }

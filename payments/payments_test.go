@@ -1,18 +1,16 @@
 package payments_test
 
 import (
-	"github.com/memberplatform/memberplatform-go/internal/areatest"
-	"github.com/memberplatform/memberplatform-go/option"
-
+	"context"
 	"errors"
 	"net/http"
-	"net/url"
-	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/areatest"
+	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/payments"
 )
 
@@ -286,117 +284,18 @@ func TestUpdatePaymentMethodErrors(t *testing.T) {
 	}
 }
 
-func TestUpdatePaymentMethodRetriedOnServerError(t *testing.T) {
+func TestEveryOperation(t *testing.T) {
 	t.Parallel()
-	m := areatest.NewMock(t)
-	var n atomic.Int32
-	m.On(http.MethodPatch, pmPath, func(r *http.Request) (*http.Response, error) {
-		if n.Add(1) == 1 {
-			return areatest.Problem(http.StatusBadGateway, `{"title":"Bad Gateway","status":502}`)(r)
-		}
-		return areatest.JSON(http.StatusOK, fullPM)(r)
-	})
-	c := m.Client(option.WithMaxRetries(2), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
-	pm, err := c.Payments.UpdatePaymentMethod(t.Context(), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(false)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	samePM(t, pm, fullPMWant)
-	reqs := m.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("requests = %d, want 2", len(reqs))
-	}
-	for _, r := range reqs {
-		areatest.CheckRequest(t, r, http.MethodPatch, pmPath, `{"setAsPrimary":false}`)
-	}
-}
-
-func TestUpdatePaymentMethodClientOptions(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		opts []option.RequestOption
-		path string
-		auth string
-	}{
-		{"no token source", []option.RequestOption{option.WithTokenSource(nil)}, pmPath, ""},
-		{"token source", nil, pmPath, "Bearer " + token},
-		{"base path prefix", []option.RequestOption{option.WithBaseURL("https://api.example.com/api/v2")}, "/api/v2" + pmPath, "Bearer " + token},
-		{"base path prefix with slash", []option.RequestOption{option.WithBaseURL("https://api.example.com/api/v2/")}, "/api/v2" + pmPath, "Bearer " + token},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			m.On(http.MethodPatch, tt.path, areatest.JSON(http.StatusOK, fullPM))
-			if _, err := m.Client(tt.opts...).Payments.UpdatePaymentMethod(t.Context(), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)}); err != nil {
-				t.Fatal(err)
+	areatest.CheckOperations(t, areatest.Op{
+		Name: "UpdatePaymentMethod", Operation: "payments.UpdatePaymentMethod", Method: http.MethodPatch, Path: pmPath,
+		Body: `{"setAsPrimary":true}`, Response: fullPM,
+		ServerError: areatest.Problem(http.StatusBadGateway, `{"title":"Bad Gateway","status":502}`),
+		Call: func(ctx context.Context, t *testing.T, c *client.Client, opts ...option.RequestOption) error {
+			pm, err := c.Payments.UpdatePaymentMethod(ctx, pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)}, opts...)
+			if err == nil {
+				samePM(t, pm, fullPMWant)
 			}
-			r := m.Only()
-			areatest.CheckRequest(t, r, http.MethodPatch, tt.path, `{"setAsPrimary":true}`)
-			areatest.CheckHeaders(t, r.Header, true, tt.auth)
-		})
-	}
-}
-
-type traceQuery struct {
-	Trace  string `url:"trace"`
-	DryRun bool   `url:"dryRun,omitempty"`
-	Unset  string `url:"unset,omitempty"`
-}
-
-func TestUpdatePaymentMethodPerCallOptions(t *testing.T) {
-	t.Parallel()
-	m := areatest.NewMock(t)
-	m.On(http.MethodPatch, pmPath, areatest.JSON(http.StatusOK, fullPM))
-	c := m.Client(option.WithHeader("X-Client", "wide"))
-	params := payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)}
-	if _, err := c.Payments.UpdatePaymentMethod(t.Context(), pmID, params,
-		option.WithHeader("X-Client", "per-call"), option.WithHeader("Idempotency-Key", "k-1"), option.WithQuery(traceQuery{Trace: "t1", DryRun: true}), option.WithTimeout(time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Payments.UpdatePaymentMethod(t.Context(), pmID, params); err != nil {
-		t.Fatal(err)
-	}
-	reqs := m.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("requests = %d, want 2", len(reqs))
-	}
-	first, second := reqs[0], reqs[1]
-	if got := first.Header.Get("Idempotency-Key"); got != "k-1" {
-		t.Errorf("first Idempotency-Key = %q", got)
-	}
-	if got, want := first.URL.Query(), (url.Values{"trace": {"t1"}, "dryRun": {"true"}}); got.Encode() != want.Encode() {
-		t.Errorf("first query = %v, want %v", got, want)
-	}
-	if !first.HasDeadline {
-		t.Error("first call has no deadline despite WithTimeout")
-	}
-	if first.URL.EscapedPath() != pmPath {
-		t.Errorf("first path = %q", first.URL.EscapedPath())
-	}
-	areatest.CheckHeaders(t, first.Header, true, "Bearer "+token)
-	// Nothing of the first call's options leaks into the second.
-	areatest.CheckRequest(t, second, http.MethodPatch, pmPath, `{"setAsPrimary":true}`)
-	for i, want := range [][]string{{"wide", "per-call"}, {"wide"}} {
-		if got := reqs[i].Header.Values("X-Client"); !slices.Equal(got, want) {
-			t.Errorf("call %d: X-Client = %q, want %q", i+1, got, want)
-		}
-	}
-	if got := second.Header.Values("Idempotency-Key"); len(got) != 0 {
-		t.Errorf("second Idempotency-Key = %q, want none", got)
-	}
-	if second.HasDeadline {
-		t.Error("second call has a deadline")
-	}
-}
-
-func TestUpdatePaymentMethodPerCallTimeoutExpires(t *testing.T) {
-	t.Parallel()
-	m := areatest.NewMock(t)
-	m.On(http.MethodPatch, pmPath, areatest.Hang)
-	start := time.Now()
-	_, err := m.Client().Payments.UpdatePaymentMethod(areatest.BoundedCtx(t), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)},
-		option.WithTimeout(250*time.Millisecond)) // room for the first token fetch on a busy machine
-	areatest.CheckTimedOut(t, err, start)
+			return err
+		},
+	})
 }
