@@ -117,27 +117,7 @@ func TestUpdateUserEmptySuccessBody(t *testing.T) {
 
 func TestUpdateUserMalformedSuccessBody(t *testing.T) {
 	t.Parallel()
-	for _, body := range []string{`{not json`, `[]`, `{"id":5}`, `"user"`, `<html>oops</html>`} {
-		t.Run(body, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			m.On(http.MethodPut, userPath, areatest.JSON(http.StatusOK, body))
-			u, err := m.Client().AccessMgmt.UpdateUser(t.Context(), userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")})
-			if u != nil {
-				t.Errorf("user = %+v, want nil", u)
-			}
-			e := areatest.APIError(t, err)
-			if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
-				t.Errorf("errors.Is(err, ErrUnexpectedResponseBody) = false; err = %v", err)
-			}
-			if e.StatusCode != http.StatusOK || e.Operation != "accessmgmt.UpdateUser" || e.Method != http.MethodPut || e.Path != userPath || e.Err == nil {
-				t.Errorf("error = %+v", e)
-			}
-			if string(e.Body) != body {
-				t.Errorf("Body = %q, want the raw body %q", e.Body, body)
-			}
-		})
-	}
+	areatest.CheckMalformedSuccessBody(t, ops[0], http.StatusOK, `{not json`, `[]`, `{"id":5}`, `"user"`, `<html>oops</html>`)
 }
 
 func TestUpdateUserPathEscaping(t *testing.T) {
@@ -544,7 +524,10 @@ var ops = []areatest.Op{
 		Call: func(ctx context.Context, t *testing.T, c *client.Client, opts ...option.RequestOption) error {
 			u, err := c.AccessMgmt.UpdateUser(ctx, userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")}, opts...)
 			want := accessmgmt.ProviderUser{ID: userID, Email: "ada@example.com", MobileNumber: "+61412345678", FirstName: "Ada", LastName: "Lovelace"}
-			if err == nil && *u != want {
+			switch {
+			case err != nil && u != nil:
+				t.Errorf("user = %+v with error %v, want nil", u, err)
+			case err == nil && *u != want:
 				t.Errorf("user = %+v, want %+v", *u, want)
 			}
 			return err

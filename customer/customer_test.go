@@ -239,24 +239,8 @@ func TestUpsertMemberAddressEmptySuccessBody(t *testing.T) {
 
 func TestUpsertMemberAddressMalformedSuccessBody(t *testing.T) {
 	t.Parallel()
-	for _, body := range []string{`{not json`, `[]`, `{"id":1}`, `{"id":"` + addrID + `","state":7}`, `<html></html>`} {
-		t.Run(body, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			m.On(http.MethodPost, addrPath, areatest.JSON(http.StatusCreated, body))
-			a, err := m.Client().Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
-			if a != nil {
-				t.Errorf("address = %+v, want nil", a)
-			}
-			e := areatest.APIError(t, err)
-			if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
-				t.Errorf("errors.Is(err, ErrUnexpectedResponseBody) = false; err = %v", err)
-			}
-			if e.StatusCode != http.StatusCreated || e.Operation != "customer.UpsertMemberAddress" || e.Method != http.MethodPost || e.Path != addrPath {
-				t.Errorf("error = %+v", e)
-			}
-		})
-	}
+	areatest.CheckMalformedSuccessBody(t, upsertMemberAddress, http.StatusCreated,
+		`{not json`, `[]`, `{"id":1}`, `{"id":"`+addrID+`","state":7}`, `<html></html>`)
 }
 
 func TestMemberAddressDates(t *testing.T) {
@@ -395,18 +379,23 @@ func TestUpsertMemberAddressErrors(t *testing.T) {
 	}
 }
 
+// upsertMemberAddress is the package's operation, for the checks every operation shares.
+var upsertMemberAddress = areatest.Op{
+	Name: "UpsertMemberAddress", Operation: "customer.UpsertMemberAddress", Method: http.MethodPost, Path: addrPath,
+	Body: minBody, Response: fullAddr,
+	ServerError: areatest.JSON(http.StatusServiceUnavailable, `{"code":"UNAVAILABLE","message":"try later"}`),
+	Call: func(ctx context.Context, t *testing.T, c *client.Client, opts ...option.RequestOption) error {
+		a, err := c.Customer.UpsertMemberAddress(ctx, memberID, minParams(), opts...)
+		if err == nil {
+			sameAddr(t, a, fullAddrWant)
+		} else if a != nil {
+			t.Errorf("address = %+v with error %v, want nil", a, err)
+		}
+		return err
+	},
+}
+
 func TestEveryOperation(t *testing.T) {
 	t.Parallel()
-	areatest.CheckOperations(t, areatest.Op{
-		Name: "UpsertMemberAddress", Operation: "customer.UpsertMemberAddress", Method: http.MethodPost, Path: addrPath,
-		Body: minBody, Response: fullAddr,
-		ServerError: areatest.JSON(http.StatusServiceUnavailable, `{"code":"UNAVAILABLE","message":"try later"}`),
-		Call: func(ctx context.Context, t *testing.T, c *client.Client, opts ...option.RequestOption) error {
-			a, err := c.Customer.UpsertMemberAddress(ctx, memberID, minParams(), opts...)
-			if err == nil {
-				sameAddr(t, a, fullAddrWant)
-			}
-			return err
-		},
-	})
+	areatest.CheckOperations(t, upsertMemberAddress)
 }

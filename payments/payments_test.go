@@ -171,31 +171,8 @@ func TestUpdatePaymentMethodEmptySuccessBody(t *testing.T) {
 
 func TestUpdatePaymentMethodMalformedSuccessBody(t *testing.T) {
 	t.Parallel()
-	for _, body := range []string{
-		`{not json`,
-		`[]`,
-		`{"id":42}`,
-		`{"id":"` + pmID + `","primary":"yes"}`,
-		`{"id":"` + pmID + `","createdAt":"last tuesday"}`,
-		`{"id":"` + pmID + `","updatedAt":true}`,
-	} {
-		t.Run(body, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			m.On(http.MethodPatch, pmPath, areatest.JSON(http.StatusOK, body))
-			pm, err := m.Client().Payments.UpdatePaymentMethod(t.Context(), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)})
-			if pm != nil {
-				t.Errorf("payment method = %+v, want nil", pm)
-			}
-			e := areatest.APIError(t, err)
-			if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
-				t.Errorf("errors.Is(err, ErrUnexpectedResponseBody) = false; err = %v", err)
-			}
-			if e.StatusCode != http.StatusOK || e.Operation != "payments.UpdatePaymentMethod" || e.Method != http.MethodPatch || e.Path != pmPath {
-				t.Errorf("error = %+v", e)
-			}
-		})
-	}
+	areatest.CheckMalformedSuccessBody(t, updatePaymentMethod, http.StatusOK,
+		`{not json`, `[]`, `{"id":42}`, `{"id":"`+pmID+`","primary":"yes"}`, `{"id":"`+pmID+`","createdAt":"last tuesday"}`, `{"id":"`+pmID+`","updatedAt":true}`)
 }
 
 func TestUpdatePaymentMethodValidation(t *testing.T) {
@@ -284,18 +261,23 @@ func TestUpdatePaymentMethodErrors(t *testing.T) {
 	}
 }
 
+// updatePaymentMethod is the package's operation, for the checks every operation shares.
+var updatePaymentMethod = areatest.Op{
+	Name: "UpdatePaymentMethod", Operation: "payments.UpdatePaymentMethod", Method: http.MethodPatch, Path: pmPath,
+	Body: `{"setAsPrimary":true}`, Response: fullPM,
+	ServerError: areatest.Problem(http.StatusBadGateway, `{"title":"Bad Gateway","status":502}`),
+	Call: func(ctx context.Context, t *testing.T, c *client.Client, opts ...option.RequestOption) error {
+		pm, err := c.Payments.UpdatePaymentMethod(ctx, pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)}, opts...)
+		if err == nil {
+			samePM(t, pm, fullPMWant)
+		} else if pm != nil {
+			t.Errorf("payment method = %+v with error %v, want nil", pm, err)
+		}
+		return err
+	},
+}
+
 func TestEveryOperation(t *testing.T) {
 	t.Parallel()
-	areatest.CheckOperations(t, areatest.Op{
-		Name: "UpdatePaymentMethod", Operation: "payments.UpdatePaymentMethod", Method: http.MethodPatch, Path: pmPath,
-		Body: `{"setAsPrimary":true}`, Response: fullPM,
-		ServerError: areatest.Problem(http.StatusBadGateway, `{"title":"Bad Gateway","status":502}`),
-		Call: func(ctx context.Context, t *testing.T, c *client.Client, opts ...option.RequestOption) error {
-			pm, err := c.Payments.UpdatePaymentMethod(ctx, pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)}, opts...)
-			if err == nil {
-				samePM(t, pm, fullPMWant)
-			}
-			return err
-		},
-	})
+	areatest.CheckOperations(t, updatePaymentMethod)
 }

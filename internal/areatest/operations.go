@@ -28,8 +28,9 @@ type Op struct {
 	Response  string // a 2xx body the server answers with
 	// ServerError is a retryable 5xx answer in the operation's error format.
 	ServerError httpmock.Responder
-	// Call runs the operation with opts; when it succeeds it also checks
-	// the decoded result against Response.
+	// Call runs the operation with opts. When it succeeds it also checks
+	// the decoded result against Response; when it fails, that there is no
+	// result.
 	Call func(ctx context.Context, t *testing.T, c *client.Client, opts ...option.RequestOption) error
 }
 
@@ -176,5 +177,30 @@ func checkRetriedOnServerError(t *testing.T, op Op) {
 	for _, r := range reqs {
 		CheckRequest(t, r, op.Method, op.Path, op.Body)
 		CheckHeaders(t, r.Header, true, "Bearer "+Token)
+	}
+}
+
+// CheckMalformedSuccessBody checks that a status answer whose body does not
+// decode fails op with an *errors.Error matching ErrUnexpectedResponseBody
+// that names the call and keeps the cause and the raw body.
+func CheckMalformedSuccessBody(t *testing.T, op Op, status int, bodies ...string) {
+	t.Helper()
+	for _, body := range bodies {
+		t.Run(body, func(t *testing.T) {
+			t.Parallel()
+			m := NewMock(t)
+			m.On(op.Method, op.Path, JSON(status, body))
+			err := op.Call(t.Context(), t, m.Client())
+			e := APIError(t, err)
+			if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
+				t.Errorf("errors.Is(err, ErrUnexpectedResponseBody) = false; err = %v", err)
+			}
+			if e.StatusCode != status || e.Operation != op.Operation || e.Method != op.Method || e.Path != op.Path || e.Err == nil {
+				t.Errorf("error = %+v", e)
+			}
+			if string(e.Body) != body {
+				t.Errorf("Body = %q, want the raw body %q", e.Body, body)
+			}
+		})
 	}
 }
