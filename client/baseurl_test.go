@@ -67,11 +67,8 @@ func TestPerCallBaseURLRefused(t *testing.T) {
 	t.Parallel()
 	home := newCountingServer(t, userJSON)
 	elsewhere := newCountingServer(t, userJSON)
-	c, err := client.New(option.WithBaseURL(home.URL), option.WithTokenSource(client.StaticToken("secret-token")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = updateFirstName(t.Context(), c, option.WithBaseURL(elsewhere.URL))
+	c := newClient(t, option.WithBaseURL(home.URL), option.WithTokenSource(client.StaticToken("secret-token")))
+	err := updateFirstName(t.Context(), c, option.WithBaseURL(elsewhere.URL))
 	var ve *apierrors.ValidationError
 	if !errors.As(err, &ve) || ve.Fields[0].Field != "options" {
 		t.Fatalf("err = %v, want a validation error on options", err)
@@ -87,10 +84,7 @@ func TestPerCallBaseURLRefused(t *testing.T) {
 func TestPerCallBaseURLComparedByValue(t *testing.T) {
 	t.Parallel()
 	srv := newCountingServer(t, userJSON)
-	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken("secret-token")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken("secret-token")))
 	u, _ := url.Parse(srv.URL)
 	same := []string{
 		strings.Clone(srv.URL),

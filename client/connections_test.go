@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/option"
 )
@@ -19,10 +18,7 @@ import (
 func TestCloseIdleConnectionsClosesOnlyTheClientsOwnPool(t *testing.T) {
 	t.Parallel()
 	srv := newCountingServer(t, userJSON)
-	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
 	if err := updateFirstName(t.Context(), c); err != nil {
 		t.Fatal(err)
 	}
@@ -41,10 +37,7 @@ func TestCloseIdleConnectionsClosesOnlyTheClientsOwnPool(t *testing.T) {
 	user := newCountingServer(t, userJSON)
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
-	c2, err := client.New(option.WithBaseURL(user.URL), option.WithTokenSource(nil), option.WithTransport(tr))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c2 := newClient(t, option.WithBaseURL(user.URL), option.WithTokenSource(nil), option.WithTransport(tr))
 	if err := updateFirstName(t.Context(), c2); err != nil {
 		t.Fatal(err)
 	}

@@ -181,12 +181,8 @@ func ecClient(t *testing.T, base string) *client.Client {
 	rotating := client.TokenSourceFunc(func(context.Context) (client.Token, error) {
 		return client.Token{Value: "t" + strconv.FormatInt(n.Add(1), 10)}, nil
 	})
-	c, err := client.New(option.WithBaseURL(base), option.WithTokenSource(rotating),
+	return newClient(t, option.WithBaseURL(base), option.WithTokenSource(rotating),
 		option.WithMaxRetries(0), option.WithTransport(tr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 func TestErrorContract(t *testing.T) {
@@ -446,12 +442,9 @@ func TestTransportErrorKeepsTheLastResponse(t *testing.T) {
 	// the first attempt takes (a timer fired mid-attempt on a busy machine).
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithRetryBackoff(time.Hour, time.Hour),
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithRetryBackoff(time.Hour, time.Hour),
 		option.WithLogger(slog.New(cancelOnRetry{cancel})))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = updateFirstName(ctx, c)
+	err := updateFirstName(ctx, c)
 	var te *apierrors.TransportError
 	if !errors.As(err, &te) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want a TransportError wrapping context.Canceled", err)
@@ -491,13 +484,10 @@ func TestThrottledCallEndingWithoutAResponseKeepsTheAnswer(t *testing.T) {
 	t.Run("cancelled Retry-After wait", func(t *testing.T) {
 		t.Parallel()
 		srv := newCountingServer(t, throttle)
-		c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
 		ctx, cancel := context.WithCancel(t.Context())
 		time.AfterFunc(100*time.Millisecond, cancel)
-		err = updateFirstName(ctx, c)
+		err := updateFirstName(ctx, c)
 		var apiErr *apierrors.Error
 		if !errors.Is(err, apierrors.ErrTransport) || !errors.Is(err, context.Canceled) || !errors.Is(err, apierrors.ErrRateLimited) ||
 			!errors.As(err, &apiErr) || apiErr.RequestID != "req-429" || apiErr.RetryAfter != 600*time.Millisecond {
@@ -516,11 +506,8 @@ func TestThrottledCallEndingWithoutAResponseKeepsTheAnswer(t *testing.T) {
 			}
 			return client.Token{}, errors.New("token service down")
 		})
-		c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(tokens))
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = updateFirstName(t.Context(), c)
+		c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(tokens))
+		err := updateFirstName(t.Context(), c)
 		var apiErr *apierrors.Error
 		if !errors.Is(err, apierrors.ErrTokenUnavailable) || !errors.Is(err, apierrors.ErrRateLimited) ||
 			!errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTooManyRequests || apiErr.RequestID != "req-429" {

@@ -102,3 +102,13 @@ func deadAddr(t *testing.T) string {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// newClient is client.New for a test whose options are valid.
+func newClient(t *testing.T, opts ...option.RequestOption) *client.Client {
+	t.Helper()
+	c, err := client.New(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

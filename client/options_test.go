@@ -48,10 +48,7 @@ func TestWithAppInfoRefusesNonTokens(t *testing.T) {
 		ua.Store(r.Header.Get("User-Agent"))
 		userJSON(w, r)
 	})
-	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
 	bad := map[string]string{"CR": "\r", "LF": "\n", "CRLF header injection": "\r\nX-Evil: 1", "NUL": "\x00", "DEL": "\x7f",
 		"TAB": "\t", "space": " ", "slash": "/", "non-ASCII": "é"}
 	for name, ch := range bad {
@@ -83,11 +80,8 @@ func TestWithAppInfoRefusesNonTokens(t *testing.T) {
 func TestClientOnlyOptionsRefusedPerCall(t *testing.T) {
 	t.Parallel()
 	srv := newCountingServer(t, userJSON)
-	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = updateFirstName(t.Context(), c, option.WithInsecureBearerOverHTTP())
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
+	err := updateFirstName(t.Context(), c, option.WithInsecureBearerOverHTTP())
 	if !errors.Is(err, apierrors.ErrInvalidInput) {
 		t.Fatalf("per-call WithInsecureBearerOverHTTP: %v, want ErrInvalidInput", err)
 	}
@@ -110,10 +104,7 @@ func TestPerCallOptionWithAnUncomparableTransport(t *testing.T) {
 		calls.Add(1)
 		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(`{"id":"` + testUserID + `"}`)), Request: r}, nil
 	})
-	c, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(nil), option.WithTransport(rt))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newClient(t, option.WithBaseURL("https://api.example.com"), option.WithTokenSource(nil), option.WithTransport(rt))
 	for _, opt := range []option.RequestOption{option.WithHeader("X-Trace", "1"), option.WithTransport(rt), option.WithAttemptTimeout(time.Second)} {
 		if err := updateFirstName(t.Context(), c, opt); err != nil {
 			t.Fatalf("per-call option: %v", err)
@@ -129,10 +120,7 @@ func TestPerCallOptionWithAnUncomparableTransport(t *testing.T) {
 func TestPerCallHTTPClientTransportIsUsed(t *testing.T) {
 	t.Parallel()
 	srv := newCountingServer(t, userJSON)
-	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
 	var seen atomic.Int32
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
@@ -153,11 +141,8 @@ func TestMiddlewareReturningNothingIsATransportError(t *testing.T) {
 	t.Parallel()
 	srv := newCountingServer(t, userJSON)
 	nothing := func(*http.Request, option.MiddlewareNext) (*http.Response, error) { return nil, nil }
-	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithMiddleware(nothing))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = updateFirstName(t.Context(), c)
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithMiddleware(nothing))
+	err := updateFirstName(t.Context(), c)
 	if !errors.Is(err, apierrors.ErrTransport) || strings.Contains(err.Error(), "core.") {
 		t.Fatalf("err = %v, want a TransportError that names no internal type", err)
 	}

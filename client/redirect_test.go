@@ -32,14 +32,11 @@ func TestRedirects(t *testing.T) {
 		}
 		http.Redirect(w, r, target, http.StatusTemporaryRedirect)
 	})
-	c, err := client.New(option.WithBaseURL(home.URL), option.WithTokenSource(nil), option.WithMaxRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newClient(t, option.WithBaseURL(home.URL), option.WithTokenSource(nil), option.WithMaxRetries(0))
 	if err := updateFirstName(t.Context(), c); err != nil {
 		t.Fatalf("same-origin redirect: %v", err)
 	}
-	err = updateFirstName(t.Context(), c, option.WithHeader("X-Redirect", "away"))
+	err := updateFirstName(t.Context(), c, option.WithHeader("X-Redirect", "away"))
 	var apiErr *apierrors.Error
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTemporaryRedirect {
 		t.Fatalf("cross-host redirect: err = %v, want the 307 as an *errors.Error", err)
@@ -69,7 +66,7 @@ func TestHTTPSToHTTPRedirectOnSameHostNotFollowed(t *testing.T) {
 	t.Cleanup(srv.Close)
 	trusting := srv.Client().Transport // trusts the test certificate
 	var plain, secure atomic.Int64
-	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken("secret-token")),
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken("secret-token")),
 		option.WithMaxRetries(0), option.WithTransport(roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			if r.URL.Scheme == "http" {
 				plain.Add(1)
@@ -78,9 +75,6 @@ func TestHTTPSToHTTPRedirectOnSameHostNotFollowed(t *testing.T) {
 			}
 			return trusting.RoundTrip(r)
 		})))
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	// Control: a same-origin https redirect is followed (two round trips),
 	// so the transport does see followed redirects.
@@ -91,7 +85,7 @@ func TestHTTPSToHTTPRedirectOnSameHostNotFollowed(t *testing.T) {
 		t.Fatalf("%d https round trips, want 2 (the redirect followed)", secure.Load())
 	}
 
-	err = updateFirstName(t.Context(), c, option.WithHeader("X-Redirect", "downgrade"))
+	err := updateFirstName(t.Context(), c, option.WithHeader("X-Redirect", "downgrade"))
 	var apiErr *apierrors.Error
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTemporaryRedirect {
 		t.Fatalf("https→http redirect: err = %v, want the 307 returned as an *errors.Error", err)

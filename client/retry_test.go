@@ -80,11 +80,7 @@ func newRetryClient(t *testing.T, url string, opts ...option.RequestOption) *cli
 	t.Cleanup(tr.CloseIdleConnections)
 	all := append([]option.RequestOption{option.WithBaseURL(url), option.WithTokenSource(nil), option.WithTransport(tr),
 		option.WithRetryBackoff(time.Millisecond, 2*time.Millisecond)}, opts...)
-	c, err := client.New(all...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return newClient(t, all...)
 }
 
 func updatePM(ctx context.Context, c *client.Client, opts ...option.RequestOption) (*payments.PaymentMethod, error) {
@@ -282,11 +278,8 @@ func TestProviderNotConfiguredIsFinalOnAny5xx(t *testing.T) {
 		w.WriteHeader(http.StatusInternalServerError)
 		_, _ = io.WriteString(w, `{"type":"about:blank","title":"Provider not configured","status":500,"serviceCode":"50000009"}`)
 	})
-	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = updateFirstName(t.Context(), c)
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	err := updateFirstName(t.Context(), c)
 	var apiErr *apierrors.Error
 	if !errors.As(err, &apiErr) || apiErr.Kind() != apierrors.ErrProviderNotConfigured || apiErr.Temporary() {
 		t.Fatalf("err = %v, want a final provider-not-configured error", err)
@@ -302,16 +295,13 @@ func TestProviderNotConfiguredIsFinalOnAny5xx(t *testing.T) {
 func TestUnclassifiedTransportErrorOneAttempt(t *testing.T) {
 	t.Parallel()
 	var trips atomic.Int64
-	c, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(nil),
+	c := newClient(t, option.WithBaseURL("https://api.example.com"), option.WithTokenSource(nil),
 		option.WithRetryBackoff(time.Millisecond, time.Millisecond),
 		option.WithTransport(roundTripFunc(func(*http.Request) (*http.Response, error) {
 			trips.Add(1)
 			return nil, errors.New(`net/http: invalid header field value for "User-Agent"`)
 		})))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = updateFirstName(t.Context(), c)
+	err := updateFirstName(t.Context(), c)
 	var te *apierrors.TransportError
 	if !errors.As(err, &te) || te.Attempts != 1 || trips.Load() != 1 {
 		t.Fatalf("err = %v after %d round trips, want a TransportError after 1 attempt", err, trips.Load())
@@ -333,11 +323,8 @@ func TestHugeRetryAfterFailsFast(t *testing.T) {
 				w.Header().Set(header, "10000000000000")
 				w.WriteHeader(http.StatusTooManyRequests)
 			})
-			c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = updateFirstName(t.Context(), c)
+			c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
+			err := updateFirstName(t.Context(), c)
 			wait, ok := apierrors.RetryAfterOf(err)
 			if !errors.Is(err, apierrors.ErrRateLimited) || !ok || wait < 24*time.Hour || srv.reqs.Load() != 1 {
 				t.Fatalf("err = %v, RetryAfter = %v after %d requests; want one attempt and a huge positive wait", err, wait, srv.reqs.Load())

@@ -24,10 +24,7 @@ func TestWithSigV4OptionServesEachClientItsOwnPlatform(t *testing.T) {
 	}
 	opt := option.WithSigV4(a.Credentials(), a.Region()) // one option value, two clients
 	for _, s := range []*sdktest.Server{a, b} {
-		c, err := client.New(option.WithBaseURL(s.URL), option.WithTransport(s.HTTPClient().Transport), opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := newClient(t, option.WithBaseURL(s.URL), option.WithTransport(s.HTTPClient().Transport), opt)
 		if err := updateFirstName(t.Context(), c); err != nil {
 			t.Fatalf("%s: %v", s.URL, err)
 		}

@@ -20,10 +20,7 @@ import (
 func TestStaticTokenIsTrimmedAndChecked(t *testing.T) {
 	t.Parallel()
 	srv := newCountingServer(t, userJSON)
-	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken("  tok-123\n")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken("  tok-123\n")))
 	if err := updateFirstName(t.Context(), c); err != nil {
 		t.Fatal(err)
 	}
@@ -42,12 +39,9 @@ func TestTokenErrorNamesTheOperation(t *testing.T) {
 	t.Parallel()
 	srv := newCountingServer(t, userJSON)
 	sealed := errors.New("vault sealed")
-	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(client.TokenSourceFunc(
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(client.TokenSourceFunc(
 		func(context.Context) (client.Token, error) { return client.Token{}, sealed })))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = updateFirstName(t.Context(), c)
+	err := updateFirstName(t.Context(), c)
 	var te *apierrors.TokenError
 	if !errors.As(err, &te) || te.Operation != "accessmgmt.UpdateUser" || !errors.Is(err, sealed) {
 		t.Fatalf("err = %#v, want a TokenError for accessmgmt.UpdateUser wrapping the cause", err)

@@ -133,12 +133,9 @@ func TestPlainNilOptionsKeepTheirMeaning(t *testing.T) {
 func TestNilContextIsAValidationError(t *testing.T) {
 	t.Parallel()
 	srv := newCountingServer(t, userJSON)
-	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
 	var nilCtx context.Context
-	err = updateFirstName(nilCtx, c)
+	err := updateFirstName(nilCtx, c)
 	var ve *apierrors.ValidationError
 	if !errors.As(err, &ve) || ve.Fields[0].Field != "ctx" || srv.reqs.Load() != 0 {
 		t.Fatalf("err = %v (requests %d), want a validation error on ctx and no request", err, srv.reqs.Load())

@@ -29,6 +29,13 @@ func minParams() customer.UpsertMemberAddressParams {
 	return customer.UpsertMemberAddressParams{AddressLineOne: "1 Main St", State: "NSW", Suburb: "Sydney", Postcode: "2000", Country: "AU"}
 }
 
+// with returns minParams changed by f.
+func with(f func(*customer.UpsertMemberAddressParams)) customer.UpsertMemberAddressParams {
+	p := minParams()
+	f(&p)
+	return p
+}
+
 var fullAddrWant = customer.MemberAddress{
 	ID: addrID, TenantID: "tenant-42",
 	AddressFull: new("Unit 4, 1 Main St, Sydney NSW 2000"), AddressLineOne: new("1 Main St"), AddressLineTwo: new("Unit 4"),
@@ -72,11 +79,6 @@ func sameAddr(t *testing.T, got *customer.MemberAddress, want customer.MemberAdd
 
 func TestUpsertMemberAddressRequest(t *testing.T) {
 	t.Parallel()
-	with := func(f func(*customer.UpsertMemberAddressParams)) customer.UpsertMemberAddressParams {
-		p := minParams()
-		f(&p)
-		return p
-	}
 	tests := []struct {
 		name   string
 		params customer.UpsertMemberAddressParams
@@ -280,11 +282,6 @@ func TestMemberAddressDates(t *testing.T) {
 
 func TestUpsertMemberAddressValidation(t *testing.T) {
 	t.Parallel()
-	with := func(f func(*customer.UpsertMemberAddressParams)) customer.UpsertMemberAddressParams {
-		p := minParams()
-		f(&p)
-		return p
-	}
 	tests := []struct {
 		name   string
 		id     string
