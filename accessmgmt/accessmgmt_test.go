@@ -404,53 +404,21 @@ func TestReplaceRolePermissionsValidation(t *testing.T) {
 
 func TestProblemErrors(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		status int
-		body   string
-		kind   error
-		also   error // a second kind it must match, or nil
-		calls  int
-	}{
-		{"bad request", 400, `{"type":"https://errors.example.com/bad-request","title":"BAD_REQUEST","status":400,"serviceCode":"40000001"}`, apierrors.ErrBadRequest, nil, 1},
-		// A 401 makes the client drop the token and resend once.
-		{"unauthorized", 401, `{"type":"about:blank","title":"UNAUTHORIZED","status":401,"serviceCode":"40100001"}`, apierrors.ErrUnauthorized, nil, 1}, // a static token is not resent: it would be rejected again
-		{"forbidden", 403, `{"type":"about:blank","title":"FORBIDDEN","status":403,"serviceCode":"40300001"}`, apierrors.ErrForbidden, nil, 1},
-		{"not found", 404, `{"type":"about:blank","title":"NOT_FOUND","status":404,"serviceCode":"40400001"}`, apierrors.ErrNotFound, nil, 1},
-		{"conflict", 409, `{"type":"about:blank","title":"CONFLICT","status":409,"serviceCode":"40900001"}`, apierrors.ErrConflict, nil, 1},
-		{"unprocessable", 422, `{"type":"about:blank","title":"UNPROCESSABLE_ENTITY","status":422,"serviceCode":"42200001"}`, apierrors.ErrUnprocessableEntity, nil, 1},
-		{"rate limited", 429, `{"type":"https://errors.example.com/provider-rate-limited","title":"Provider rate limited","status":429,"serviceCode":"42900001"}`, apierrors.ErrRateLimited, nil, 1},
-		{"internal", 500, `{"type":"about:blank","title":"INTERNAL_SERVER_ERROR","status":500,"serviceCode":"50000001"}`, apierrors.ErrInternal, nil, 1},
-		{"provider not configured", 503, `{"type":"https://errors.example.com/provider-not-configured","title":"Access provider not configured","status":503,"serviceCode":"50300001"}`, apierrors.ErrProviderNotConfigured, apierrors.ErrServiceUnavailable, 1},
+	cases := []areatest.ErrorCase{
+		{Name: "bad request", Status: 400, Body: `{"type":"https://errors.example.com/bad-request","title":"BAD_REQUEST","status":400,"serviceCode":"40000001"}`, Kinds: []error{apierrors.ErrBadRequest}, Code: "40000001"},
+		// A 401 makes the client drop the token and resend once; a static
+		// token is not resent: it would be rejected again.
+		{Name: "unauthorized", Status: 401, Body: `{"type":"about:blank","title":"UNAUTHORIZED","status":401,"serviceCode":"40100001"}`, Kinds: []error{apierrors.ErrUnauthorized}, Code: "40100001"},
+		{Name: "forbidden", Status: 403, Body: `{"type":"about:blank","title":"FORBIDDEN","status":403,"serviceCode":"40300001"}`, Kinds: []error{apierrors.ErrForbidden}, Code: "40300001"},
+		{Name: "not found", Status: 404, Body: `{"type":"about:blank","title":"NOT_FOUND","status":404,"serviceCode":"40400001"}`, Kinds: []error{apierrors.ErrNotFound}, Code: "40400001"},
+		{Name: "conflict", Status: 409, Body: `{"type":"about:blank","title":"CONFLICT","status":409,"serviceCode":"40900001"}`, Kinds: []error{apierrors.ErrConflict}, Code: "40900001"},
+		{Name: "unprocessable", Status: 422, Body: `{"type":"about:blank","title":"UNPROCESSABLE_ENTITY","status":422,"serviceCode":"42200001"}`, Kinds: []error{apierrors.ErrUnprocessableEntity}, Code: "42200001"},
+		{Name: "rate limited", Status: 429, Body: `{"type":"https://errors.example.com/provider-rate-limited","title":"Provider rate limited","status":429,"serviceCode":"42900001"}`, Kinds: []error{apierrors.ErrRateLimited}, Code: "42900001"},
+		{Name: "internal", Status: 500, Body: `{"type":"about:blank","title":"INTERNAL_SERVER_ERROR","status":500,"serviceCode":"50000001"}`, Kinds: []error{apierrors.ErrInternal}, Code: "50000001"},
+		{Name: "provider not configured", Status: 503, Body: `{"type":"https://errors.example.com/provider-not-configured","title":"Access provider not configured","status":503,"serviceCode":"50300001"}`, Kinds: []error{apierrors.ErrProviderNotConfigured, apierrors.ErrServiceUnavailable}, Code: "50300001"},
 	}
 	for _, op := range ops {
-		for _, tt := range tests {
-			t.Run(op.Name+"/"+tt.name, func(t *testing.T) {
-				t.Parallel()
-				m := areatest.NewMock(t)
-				m.On(op.Method, op.Path, areatest.Problem(tt.status, tt.body))
-				err := op.Call(t.Context(), t, m.Client())
-				e := areatest.APIError(t, err)
-				if !errors.Is(err, tt.kind) {
-					t.Errorf("errors.Is(err, %v) = false; err = %v", tt.kind, err)
-				}
-				if tt.also != nil && !errors.Is(err, tt.also) {
-					t.Errorf("errors.Is(err, %v) = false; err = %v", tt.also, err)
-				}
-				if errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
-					t.Errorf("error response matched ErrUnexpectedResponseBody")
-				}
-				if e.StatusCode != tt.status || e.Operation != op.Operation || e.Method != op.Method || e.Path != op.Path {
-					t.Errorf("error = %+v", e)
-				}
-				if e.Problem == nil || e.Problem.Status != tt.status || e.Problem.ServiceCode == "" || e.Problem.Title == "" {
-					t.Errorf("problem = %+v", e.Problem)
-				}
-				if m.Calls() != tt.calls {
-					t.Errorf("requests = %d, want %d", m.Calls(), tt.calls)
-				}
-			})
-		}
+		areatest.CheckErrorResponses(t, op, cases...)
 	}
 }
 
@@ -518,7 +486,7 @@ func TestPerCallAuthorizationHeaderRefused(t *testing.T) {
 // ops are the package's operations, for the checks every operation shares.
 var ops = []areatest.Op{
 	{
-		Name: "UpdateUser", Operation: "accessmgmt.UpdateUser", Method: http.MethodPut, Path: userPath,
+		Name: "UpdateUser", Operation: "accessmgmt.UpdateUser", Method: http.MethodPut, Path: userPath, Problem: true,
 		Body: `{"firstName":"Ada"}`, Response: fullUser,
 		ServerError: areatest.Problem(http.StatusServiceUnavailable, `{"title":"Service Unavailable","status":503}`),
 		Call: func(ctx context.Context, t *testing.T, c *client.Client, opts ...option.RequestOption) error {
@@ -534,7 +502,7 @@ var ops = []areatest.Op{
 		},
 	},
 	{
-		Name: "ReplaceRolePermissions", Operation: "accessmgmt.ReplaceRolePermissions", Method: http.MethodPut, Path: permsPath,
+		Name: "ReplaceRolePermissions", Operation: "accessmgmt.ReplaceRolePermissions", Method: http.MethodPut, Path: permsPath, Problem: true,
 		Body: `{"permissions":["users:read"]}`, Response: `{"slug":"org-admin","permissions":["users:read"]}`,
 		ServerError: areatest.Problem(http.StatusServiceUnavailable, `{"title":"Service Unavailable","status":503}`),
 		Call: func(ctx context.Context, _ *testing.T, c *client.Client, opts ...option.RequestOption) error {

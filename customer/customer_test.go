@@ -2,9 +2,7 @@ package customer_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
-	"slices"
 	"testing"
 	"time"
 
@@ -324,56 +322,20 @@ func TestUpsertMemberAddressValidation(t *testing.T) {
 
 func TestUpsertMemberAddressErrors(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		status int
-		body   string
-		kinds  []error
-		code   string
-		fields []apierrors.FieldError
-		calls  int
-	}{
-		{
-			"validation error", 400,
-			`{"code":"VALIDATION_ERROR","message":"Validation failed","errors":[{"field":"postcode","message":"must be 4 digits"},{"field":"state","message":"unknown state"}]}`,
-			[]error{apierrors.ErrBadRequest, apierrors.ErrUnprocessableEntity}, "VALIDATION_ERROR",
-			[]apierrors.FieldError{{Field: "postcode", Message: "must be 4 digits"}, {Field: "state", Message: "unknown state"}}, 1,
+	areatest.CheckErrorResponses(t, upsertMemberAddress,
+		areatest.ErrorCase{
+			Name: "validation error", Status: 400,
+			Body:  `{"code":"VALIDATION_ERROR","message":"Validation failed","errors":[{"field":"postcode","message":"must be 4 digits"},{"field":"state","message":"unknown state"}]}`,
+			Kinds: []error{apierrors.ErrBadRequest, apierrors.ErrUnprocessableEntity}, Code: "VALIDATION_ERROR",
+			Fields: []apierrors.FieldError{{Field: "postcode", Message: "must be 4 digits"}, {Field: "state", Message: "unknown state"}},
 		},
-		// A 401 makes the client drop the token and resend once.
-		{"unauthenticated", 401, `{"code":"UNAUTHENTICATED","message":"missing or invalid auth context"}`, []error{apierrors.ErrUnauthorized}, "UNAUTHENTICATED", nil, 1}, // a static token is not resent
-		{"forbidden", 403, `{"code":"FORBIDDEN","message":"caller lacks permission"}`, []error{apierrors.ErrForbidden}, "FORBIDDEN", nil, 1},
-		{"member not found", 404, `{"code":"MEMBER_NOT_FOUND","message":"member not found"}`, []error{apierrors.ErrNotFound}, "MEMBER_NOT_FOUND", nil, 1},
-		{"internal", 500, `{"code":"INTERNAL_ERROR","message":"database failure"}`, []error{apierrors.ErrInternal}, "INTERNAL_ERROR", nil, 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			m.On(http.MethodPost, addrPath, areatest.JSON(tt.status, tt.body))
-			a, err := m.Client().Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
-			if a != nil {
-				t.Errorf("address = %+v, want nil", a)
-			}
-			e := areatest.APIError(t, err)
-			for _, k := range tt.kinds {
-				if !errors.Is(err, k) {
-					t.Errorf("errors.Is(err, %v) = false; err = %v", k, err)
-				}
-			}
-			if e.StatusCode != tt.status || e.Operation != "customer.UpsertMemberAddress" || e.Method != http.MethodPost || e.Path != addrPath {
-				t.Errorf("error = %+v", e)
-			}
-			if e.Problem != nil || e.CodeMessage == nil || e.CodeMessage.Code != tt.code || e.CodeMessage.Message == "" {
-				t.Fatalf("decoded body: problem %+v, code/message %+v", e.Problem, e.CodeMessage)
-			}
-			if got := e.FieldErrors(); !slices.Equal(got, tt.fields) {
-				t.Errorf("FieldErrors = %+v, want %+v", got, tt.fields)
-			}
-			if m.Calls() != tt.calls {
-				t.Errorf("requests = %d, want %d", m.Calls(), tt.calls)
-			}
-		})
-	}
+		// A 401 makes the client drop the token and resend once; a static
+		// token is not resent.
+		areatest.ErrorCase{Name: "unauthenticated", Status: 401, Body: `{"code":"UNAUTHENTICATED","message":"missing or invalid auth context"}`, Kinds: []error{apierrors.ErrUnauthorized}, Code: "UNAUTHENTICATED"},
+		areatest.ErrorCase{Name: "forbidden", Status: 403, Body: `{"code":"FORBIDDEN","message":"caller lacks permission"}`, Kinds: []error{apierrors.ErrForbidden}, Code: "FORBIDDEN"},
+		areatest.ErrorCase{Name: "member not found", Status: 404, Body: `{"code":"MEMBER_NOT_FOUND","message":"member not found"}`, Kinds: []error{apierrors.ErrNotFound}, Code: "MEMBER_NOT_FOUND"},
+		areatest.ErrorCase{Name: "internal", Status: 500, Body: `{"code":"INTERNAL_ERROR","message":"database failure"}`, Kinds: []error{apierrors.ErrInternal}, Code: "INTERNAL_ERROR"},
+	)
 }
 
 // upsertMemberAddress is the package's operation, for the checks every operation shares.

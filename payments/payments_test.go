@@ -2,7 +2,6 @@ package payments_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -222,48 +221,18 @@ func TestUpdatePaymentMethodValidation(t *testing.T) {
 
 func TestUpdatePaymentMethodErrors(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name        string
-		status      int
-		body        string
-		kind        error
-		serviceCode string
-	}{
-		// Operation 3's serviceCode is free-form, not 8 digits.
-		{"not implemented 501", 501, `{"type":"about:blank","title":"Not implemented","status":501,"serviceCode":"NOT_IMPLEMENTED"}`, apierrors.ErrNotImplemented, "NOT_IMPLEMENTED"},
-		{"not implemented by name", 400, `{"type":"https://errors.example.com/not-implemented","title":"Not Implemented","status":400,"serviceCode":"payments.not_implemented"}`, apierrors.ErrNotImplemented, "payments.not_implemented"},
-		{"not found", 404, `{"type":"about:blank","title":"Not Found","status":404,"serviceCode":"PM-404"}`, apierrors.ErrNotFound, "PM-404"},
-		{"numeric service code", 409, `{"type":"about:blank","title":"Conflict","status":409,"serviceCode":40900001}`, apierrors.ErrConflict, "40900001"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			m.On(http.MethodPatch, pmPath, areatest.Problem(tt.status, tt.body))
-			pm, err := m.Client().Payments.UpdatePaymentMethod(t.Context(), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)})
-			if pm != nil {
-				t.Errorf("payment method = %+v, want nil", pm)
-			}
-			e := areatest.APIError(t, err)
-			if !errors.Is(err, tt.kind) {
-				t.Errorf("errors.Is(err, %v) = false; err = %v", tt.kind, err)
-			}
-			if e.StatusCode != tt.status || e.Operation != "payments.UpdatePaymentMethod" || e.Method != http.MethodPatch || e.Path != pmPath {
-				t.Errorf("error = %+v", e)
-			}
-			if e.Problem == nil || e.Problem.ServiceCode != tt.serviceCode {
-				t.Errorf("problem = %+v, want serviceCode %q", e.Problem, tt.serviceCode)
-			}
-			if m.Calls() != 1 {
-				t.Errorf("requests = %d, want 1", m.Calls())
-			}
-		})
-	}
+	// Operation 3's serviceCode is free-form, not 8 digits.
+	areatest.CheckErrorResponses(t, updatePaymentMethod,
+		areatest.ErrorCase{Name: "not implemented 501", Status: 501, Body: `{"type":"about:blank","title":"Not implemented","status":501,"serviceCode":"NOT_IMPLEMENTED"}`, Kinds: []error{apierrors.ErrNotImplemented}, Code: "NOT_IMPLEMENTED"},
+		areatest.ErrorCase{Name: "not implemented by name", Status: 400, Body: `{"type":"https://errors.example.com/not-implemented","title":"Not Implemented","status":400,"serviceCode":"payments.not_implemented"}`, Kinds: []error{apierrors.ErrNotImplemented}, Code: "payments.not_implemented"},
+		areatest.ErrorCase{Name: "not found", Status: 404, Body: `{"type":"about:blank","title":"Not Found","status":404,"serviceCode":"PM-404"}`, Kinds: []error{apierrors.ErrNotFound}, Code: "PM-404"},
+		areatest.ErrorCase{Name: "numeric service code", Status: 409, Body: `{"type":"about:blank","title":"Conflict","status":409,"serviceCode":40900001}`, Kinds: []error{apierrors.ErrConflict}, Code: "40900001"},
+	)
 }
 
 // updatePaymentMethod is the package's operation, for the checks every operation shares.
 var updatePaymentMethod = areatest.Op{
-	Name: "UpdatePaymentMethod", Operation: "payments.UpdatePaymentMethod", Method: http.MethodPatch, Path: pmPath,
+	Name: "UpdatePaymentMethod", Operation: "payments.UpdatePaymentMethod", Method: http.MethodPatch, Path: pmPath, Problem: true,
 	Body: `{"setAsPrimary":true}`, Response: fullPM,
 	ServerError: areatest.Problem(http.StatusBadGateway, `{"title":"Bad Gateway","status":502}`),
 	Call: func(ctx context.Context, t *testing.T, c *client.Client, opts ...option.RequestOption) error {

@@ -26,6 +26,9 @@ type Op struct {
 	Path      string // escaped path below the base URL
 	Body      string // the JSON body the call sends
 	Response  string // a 2xx body the server answers with
+	// Problem says the operation's errors are RFC 9457 problems; otherwise
+	// they are code/message bodies.
+	Problem bool
 	// ServerError is a retryable 5xx answer in the operation's error format.
 	ServerError httpmock.Responder
 	// Call runs the operation with opts. When it succeeds it also checks
@@ -200,6 +203,66 @@ func CheckMalformedSuccessBody(t *testing.T, op Op, status int, bodies ...string
 			}
 			if string(e.Body) != body {
 				t.Errorf("Body = %q, want the raw body %q", e.Body, body)
+			}
+		})
+	}
+}
+
+// ErrorCase is an error answer in an operation's own format and what the
+// SDK's error must report about it.
+type ErrorCase struct {
+	Name   string
+	Status int
+	Body   string
+	Kinds  []error // errors.Is must match each
+	Code   string  // the problem's serviceCode, or the code of a code/message body
+	Fields []apierrors.FieldError
+}
+
+// CheckErrorResponses checks that each answer fails op after one request
+// with an *errors.Error that matches the case's kinds (and not
+// ErrUnexpectedResponseBody), names the call, and decodes the body in the
+// operation's format: its code, a title or message, its field errors, and
+// for a problem the status in the body.
+func CheckErrorResponses(t *testing.T, op Op, cases ...ErrorCase) {
+	t.Helper()
+	respond, contentType := JSON, "code/message"
+	if op.Problem {
+		respond, contentType = Problem, "problem"
+	}
+	for _, tc := range cases {
+		t.Run(op.Name+"/"+tc.Name, func(t *testing.T) {
+			t.Parallel()
+			m := NewMock(t)
+			m.On(op.Method, op.Path, respond(tc.Status, tc.Body))
+			err := op.Call(t.Context(), t, m.Client())
+			e := APIError(t, err)
+			for _, k := range tc.Kinds {
+				if !errors.Is(err, k) {
+					t.Errorf("errors.Is(err, %v) = false; err = %v", k, err)
+				}
+			}
+			if errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
+				t.Errorf("an error response matched ErrUnexpectedResponseBody")
+			}
+			if e.StatusCode != tc.Status || e.Operation != op.Operation || e.Method != op.Method || e.Path != op.Path {
+				t.Errorf("error = %+v", e)
+			}
+			switch {
+			case op.Problem && (e.Problem == nil || e.CodeMessage != nil):
+				t.Fatalf("decoded as problem %+v, code/message %+v; want a %s", e.Problem, e.CodeMessage, contentType)
+			case op.Problem && (e.Problem.Status != tc.Status || e.Problem.ServiceCode != tc.Code || e.Problem.Title == ""):
+				t.Errorf("problem = %+v, want status %d and serviceCode %q", e.Problem, tc.Status, tc.Code)
+			case !op.Problem && (e.Problem != nil || e.CodeMessage == nil):
+				t.Fatalf("decoded as problem %+v, code/message %+v; want a %s", e.Problem, e.CodeMessage, contentType)
+			case !op.Problem && (e.CodeMessage.Code != tc.Code || e.CodeMessage.Message == ""):
+				t.Errorf("code/message = %+v, want code %q and a message", e.CodeMessage, tc.Code)
+			}
+			if got := e.FieldErrors(); !slices.Equal(got, tc.Fields) {
+				t.Errorf("FieldErrors = %+v, want %+v", got, tc.Fields)
+			}
+			if m.Calls() != 1 {
+				t.Errorf("requests = %d, want 1", m.Calls())
 			}
 		})
 	}
