@@ -63,27 +63,14 @@ func TestLookalikeLoopbackHostsRefused(t *testing.T) {
 	}
 }
 
-func TestPerCallBaseURLRefused(t *testing.T) {
-	t.Parallel()
-	home := newCountingServer(t, userJSON)
-	elsewhere := newCountingServer(t, userJSON)
-	c := newClient(t, option.WithBaseURL(home.URL), option.WithTokenSource(client.StaticToken("secret-token")))
-	err := updateFirstName(t.Context(), c, option.WithBaseURL(elsewhere.URL))
-	var ve *apierrors.ValidationError
-	if !errors.As(err, &ve) || ve.Fields[0].Field != "options" {
-		t.Fatalf("err = %v, want a validation error on options", err)
-	}
-	if home.reqs.Load()+elsewhere.reqs.Load() != 0 {
-		t.Fatalf("requests sent: home %d, elsewhere %d", home.reqs.Load(), elsewhere.reqs.Load())
-	}
-}
-
-// The per-call base URL check compares the URL's value: the same URL given
-// again (another string, parsed separately) is accepted, and only a
-// different one is refused.
-func TestPerCallBaseURLComparedByValue(t *testing.T) {
+// A per-call base URL may only name the client's own: the check compares
+// the URL's value, so the same URL given again (another string, parsed
+// separately) is accepted, and a different one is refused before anything
+// is sent, to it or to the client's own server.
+func TestPerCallBaseURL(t *testing.T) {
 	t.Parallel()
 	srv := newCountingServer(t, userJSON)
+	elsewhere := newCountingServer(t, userJSON)
 	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken("secret-token")))
 	u, _ := url.Parse(srv.URL)
 	same := []string{
@@ -101,6 +88,7 @@ func TestPerCallBaseURLComparedByValue(t *testing.T) {
 		t.Fatalf("%d requests, want %d", got, len(same))
 	}
 	for _, b := range []string{
+		elsewhere.URL,
 		"https://" + u.Host,
 		"http://" + deadAddr(t),
 		srv.URL + "/v2",
@@ -112,7 +100,7 @@ func TestPerCallBaseURLComparedByValue(t *testing.T) {
 			t.Errorf("per-call WithBaseURL(%q): err = %v, want a validation error on options", b, err)
 		}
 	}
-	if got := srv.reqs.Load(); got != int64(len(same)) {
-		t.Fatalf("%d requests after the refused calls, want %d", got, len(same))
+	if got := srv.reqs.Load(); got != int64(len(same)) || elsewhere.reqs.Load() != 0 {
+		t.Fatalf("%d requests after the refused calls (elsewhere %d), want %d (none)", got, elsewhere.reqs.Load(), len(same))
 	}
 }

@@ -288,40 +288,6 @@ func TestNoLoggerLogsNothing(t *testing.T) {
 	}
 }
 
-func TestUserAgentAppInfo(t *testing.T) {
-	uas := make(chan string, 4)
-	srv, tr := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		uas <- r.Header.Get("User-Agent")
-		w.WriteHeader(http.StatusNoContent)
-	})
-	c := newClient(t, option.WithBaseURL(srv.URL), tr, option.WithTokenSource(client.StaticToken("static-token")),
-		option.WithAppInfo("billing-svc", "1.2.3"))
-	ctx := context.Background()
-	base := regexp.MustCompile(`^memberplatform-go/\S+ \(go[^;]+; [a-z0-9]+/[a-z0-9]+\)`)
-	if err := c.AccessMgmt.ReplaceRolePermissions(ctx, "org_01EHZNVPK3SFK441A1RGBFSHRT", "org-admin", nil); err != nil {
-		t.Fatal(err)
-	}
-	if ua := <-uas; !base.MatchString(ua) || !strings.HasSuffix(ua, ") billing-svc/1.2.3") {
-		t.Errorf("User-Agent = %q, want the SDK's followed by billing-svc/1.2.3", ua)
-	}
-	// A per-call WithAppInfo appends to the client's.
-	if err := c.AccessMgmt.ReplaceRolePermissions(ctx, "org_01EHZNVPK3SFK441A1RGBFSHRT", "org-admin", nil,
-		option.WithAppInfo("nightly-job", "7")); err != nil {
-		t.Fatal(err)
-	}
-	if ua := <-uas; !base.MatchString(ua) || !strings.HasSuffix(ua, ") billing-svc/1.2.3 nightly-job/7") {
-		t.Errorf("per-call User-Agent = %q, want ... billing-svc/1.2.3 nightly-job/7", ua)
-	}
-	// And the next call is back to the client's own.
-	if err := c.AccessMgmt.ReplaceRolePermissions(ctx, "org_01EHZNVPK3SFK441A1RGBFSHRT", "org-admin", nil); err != nil {
-		t.Fatal(err)
-	}
-	if ua := <-uas; !strings.HasSuffix(ua, ") billing-svc/1.2.3") {
-		t.Errorf("User-Agent after a per-call WithAppInfo = %q", ua)
-	}
-}
-
 // TestLogsAndErrorsRedactSecrets runs every operation, with a SigV4 token
 // fetch, 503s that force retries (on the token request too), a 401 that
 // forces a second token fetch, and 4xx errors, with a Debug logger, then
