@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -29,22 +30,38 @@ func updateFirstName(ctx context.Context, c *client.Client, opts ...option.Reque
 }
 
 // countingServer answers through its handler and counts requests, new
-// connections and closed ones, and keeps the last Authorization header.
+// connections and closed ones; it keeps the last Authorization header and
+// each request's X-Retry-Attempt header and body.
 type countingServer struct {
 	*httptest.Server
 	reqs, conns, closed atomic.Int64
 	auth                atomic.Value
+	mu                  sync.Mutex
+	tries               []string // X-Retry-Attempt of each request
+	body                [][]byte // body of each request
 }
 
 // newCountingServer starts a countingServer closed when t ends.
 func newCountingServer(t *testing.T, h http.HandlerFunc) *countingServer {
 	t.Helper()
+	return newRetryServer(t, func(w http.ResponseWriter, r *http.Request, _ int) { h(w, r) })
+}
+
+// newRetryServer starts a countingServer that answers with respond, told
+// which request (1, 2, ...) it answers.
+func newRetryServer(t *testing.T, respond func(w http.ResponseWriter, r *http.Request, hit int)) *countingServer {
+	t.Helper()
 	s := &countingServer{}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.reqs.Add(1)
 		s.auth.Store(r.Header.Get("Authorization"))
-		_, _ = io.Copy(io.Discard, r.Body)
-		h(w, r)
+		b, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.tries = append(s.tries, r.Header.Get("X-Retry-Attempt"))
+		s.body = append(s.body, b)
+		hit := len(s.tries)
+		s.mu.Unlock()
+		respond(w, r, hit)
 	}))
 	s.Config.ConnState = func(_ net.Conn, state http.ConnState) {
 		switch state {
@@ -54,9 +71,17 @@ func newCountingServer(t *testing.T, h http.HandlerFunc) *countingServer {
 			s.closed.Add(1)
 		}
 	}
+	s.Config.ErrorLog = log.New(io.Discard, "", 0) // attempts the client abandons are expected
 	s.Start()
 	t.Cleanup(s.Close)
 	return s
+}
+
+// hits is how many requests the server has answered or is answering.
+func (s *countingServer) hits() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.tries)
 }
 
 // userJSON answers with the user updateFirstName updates.

@@ -5,12 +5,8 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,45 +22,6 @@ const retryPMID = "3fa85f64-5717-4562-b3fc-2c963f66afa6"
 const retryPMJSON = `{"id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","billingAccountId":"9b2f4c1e-2a57-4d0b-9a43-1c7c2f5e8d10",
 "lastFourDigits":"4242","cardBrand":"visa","expDate":"08/2031","primary":true,
 "createdAt":"2024-01-02T03:04:05Z","updatedAt":"2024-01-02T03:04:05Z"}`
-
-// retryServer answers with respond(hit) and records each request's
-// X-Retry-Attempt header and body.
-type retryServer struct {
-	*httptest.Server
-	conns atomic.Int32
-	mu    sync.Mutex
-	tries []string
-	body  [][]byte
-}
-
-func (s *retryServer) hits() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.tries)
-}
-
-func newRetryServer(t *testing.T, respond func(w http.ResponseWriter, r *http.Request, hit int)) *retryServer {
-	t.Helper()
-	s := &retryServer{}
-	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		s.mu.Lock()
-		s.tries = append(s.tries, r.Header.Get("X-Retry-Attempt"))
-		s.body = append(s.body, b)
-		n := len(s.tries)
-		s.mu.Unlock()
-		respond(w, r, n)
-	}))
-	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateNew {
-			s.conns.Add(1)
-		}
-	}
-	s.Config.ErrorLog = log.New(io.Discard, "", 0)
-	s.Start()
-	t.Cleanup(s.Close)
-	return s
-}
 
 func retryJSON(w http.ResponseWriter, status int, body string) {
 	w.Header().Set("Content-Type", "application/json")
