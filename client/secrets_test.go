@@ -595,10 +595,22 @@ func leaks(seen, spelled string) []string {
 	return out
 }
 
-func meaningClient(t *testing.T, srv *httptest.Server, transport option.RequestOption, opts ...option.RequestOption) *client.Client {
+// echoClient starts a server that answers through respond, given the
+// bearer token as sp spells it, and returns a client of it that sends
+// meaningToken and logs at Debug into logs, and that spelling.
+func echoClient(t *testing.T, sp spelling, respond func(w http.ResponseWriter, r *http.Request, spelled string)) (c *client.Client, logs *logCapture, spelled string) {
 	t.Helper()
-	return newClient(t, append([]option.RequestOption{option.WithBaseURL(srv.URL), transport,
-		option.WithTokenSource(client.StaticToken(meaningToken)), option.WithMaxRetries(0)}, opts...)...)
+	spelled = sp.spell(meaningToken)
+	srv, transport := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if got := r.Header.Get("Authorization"); got != "Bearer "+meaningToken {
+			t.Errorf("Authorization = %q, want the meaning token", got)
+		}
+		respond(w, r, spelled)
+	})
+	logs = newLogCapture(slog.LevelDebug)
+	c = newClient(t, option.WithBaseURL(srv.URL), transport, option.WithTokenSource(client.StaticToken(meaningToken)),
+		option.WithMaxRetries(0), option.WithLogger(slog.New(logs)))
+	return c, logs, spelled
 }
 
 func jsonString(s string) string { // s already holds its own JSON escapes
@@ -613,9 +625,7 @@ func TestEchoInErrorsByMeaning(t *testing.T) {
 	for _, sp := range spellings {
 		t.Run(sp.name, func(t *testing.T) {
 			t.Parallel()
-			var spelled string
-			srv, transport := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-				spelled = sp.spell(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+			c, logs, spelled := echoClient(t, sp, func(w http.ResponseWriter, r *http.Request, spelled string) {
 				w.Header().Set("X-Request-Id", "req-"+spelled)
 				w.Header().Set("X-Echo", "value "+spelled)
 				if sp.header {
@@ -628,8 +638,6 @@ func TestEchoInErrorsByMeaning(t *testing.T) {
 					`,"serviceMeta":{`+jsonString(spelled)+`:`+jsonString(spelled)+`}`+
 					`,`+jsonString(spelled)+`:{"errors":{`+jsonString(spelled)+`:"x"}}}`)
 			})
-			logs := newLogCapture(slog.LevelDebug)
-			c := meaningClient(t, srv, transport, option.WithLogger(slog.New(logs)))
 			err := updateFirstName(t.Context(), c)
 			var apiErr *apierrors.Error
 			if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusForbidden {
@@ -659,9 +667,7 @@ func TestEchoInCapturedResponsesByMeaning(t *testing.T) {
 	for _, sp := range spellings {
 		t.Run(sp.name, func(t *testing.T) {
 			t.Parallel()
-			var spelled string
-			srv, transport := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-				spelled = sp.spell(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+			c, logs, spelled := echoClient(t, sp, func(w http.ResponseWriter, r *http.Request, spelled string) {
 				if !strings.HasSuffix(r.URL.Path, "/final") {
 					w.Header().Set("X-Hop", "hop "+spelled)
 					if sp.header {
@@ -676,8 +682,6 @@ func TestEchoInCapturedResponsesByMeaning(t *testing.T) {
 				_, _ = io.WriteString(w, `{"id":"user_01E4ZCR3C56J083X43JQXF3JK5","email":"a@b.c"}`)
 				w.Header().Set("X-Trail", "trailer "+spelled)
 			})
-			logs := newLogCapture(slog.LevelDebug)
-			c := meaningClient(t, srv, transport, option.WithLogger(slog.New(logs)))
 			var resp *http.Response
 			if err := updateFirstName(t.Context(), c, option.WithResponseInto(&resp)); err != nil {
 				t.Fatal(err)
