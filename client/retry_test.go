@@ -248,7 +248,7 @@ func TestProviderNotConfiguredIsFinalOnAny5xx(t *testing.T) {
 
 // An error the SDK cannot classify as transient, such as net/http's invalid
 // header value, is returned after one attempt: the same request would fail
-// the same way. (It was retried three times.)
+// the same way.
 func TestUnclassifiedTransportErrorOneAttempt(t *testing.T) {
 	t.Parallel()
 	var trips atomic.Int64
