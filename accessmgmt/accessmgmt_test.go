@@ -1,22 +1,20 @@
 package accessmgmt_test
 
 import (
-	"github.com/memberplatform/memberplatform-go/internal/areatest"
-	"github.com/memberplatform/memberplatform-go/option"
-
 	"context"
 	"errors"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/areatest"
+	"github.com/memberplatform/memberplatform-go/option"
 )
 
 const (
@@ -119,27 +117,7 @@ func TestUpdateUserEmptySuccessBody(t *testing.T) {
 
 func TestUpdateUserMalformedSuccessBody(t *testing.T) {
 	t.Parallel()
-	for _, body := range []string{`{not json`, `[]`, `{"id":5}`, `"user"`, `<html>oops</html>`} {
-		t.Run(body, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			m.On(http.MethodPut, userPath, areatest.JSON(http.StatusOK, body))
-			u, err := m.Client().AccessMgmt.UpdateUser(t.Context(), userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")})
-			if u != nil {
-				t.Errorf("user = %+v, want nil", u)
-			}
-			e := areatest.APIError(t, err)
-			if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
-				t.Errorf("errors.Is(err, ErrUnexpectedResponseBody) = false; err = %v", err)
-			}
-			if e.StatusCode != http.StatusOK || e.Operation != "accessmgmt.UpdateUser" || e.Method != http.MethodPut || e.Path != userPath || e.Err == nil {
-				t.Errorf("error = %+v", e)
-			}
-			if string(e.Body) != body {
-				t.Errorf("Body = %q, want the raw body %q", e.Body, body)
-			}
-		})
-	}
+	areatest.CheckMalformedSuccessBody(t, ops[0], http.StatusOK, `{not json`, `[]`, `{"id":5}`, `"user"`, `<html>oops</html>`)
 }
 
 func TestUpdateUserPathEscaping(t *testing.T) {
@@ -424,77 +402,23 @@ func TestReplaceRolePermissionsValidation(t *testing.T) {
 	}
 }
 
-// call runs one of the two operations against m and returns its error.
-type call struct {
-	name, method, path, op string
-	run                    func(ctx context.Context, c *client.Client, opts ...option.RequestOption) error
-}
-
-var calls = []call{
-	{
-		"UpdateUser", http.MethodPut, userPath, "accessmgmt.UpdateUser",
-		func(ctx context.Context, c *client.Client, opts ...option.RequestOption) error {
-			_, err := c.AccessMgmt.UpdateUser(ctx, userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")}, opts...)
-			return err
-		},
-	},
-	{
-		"ReplaceRolePermissions", http.MethodPut, permsPath, "accessmgmt.ReplaceRolePermissions",
-		func(ctx context.Context, c *client.Client, opts ...option.RequestOption) error {
-			return c.AccessMgmt.ReplaceRolePermissions(ctx, orgID, "org-admin", []string{"users:read"}, opts...)
-		},
-	},
-}
-
 func TestProblemErrors(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		status int
-		body   string
-		kind   error
-		also   error // a second kind it must match, or nil
-		calls  int
-	}{
-		{"bad request", 400, `{"type":"https://errors.example.com/bad-request","title":"BAD_REQUEST","status":400,"serviceCode":"40000001"}`, apierrors.ErrBadRequest, nil, 1},
-		// A 401 makes the client drop the token and resend once.
-		{"unauthorized", 401, `{"type":"about:blank","title":"UNAUTHORIZED","status":401,"serviceCode":"40100001"}`, apierrors.ErrUnauthorized, nil, 1}, // a static token is not resent: it would be rejected again
-		{"forbidden", 403, `{"type":"about:blank","title":"FORBIDDEN","status":403,"serviceCode":"40300001"}`, apierrors.ErrForbidden, nil, 1},
-		{"not found", 404, `{"type":"about:blank","title":"NOT_FOUND","status":404,"serviceCode":"40400001"}`, apierrors.ErrNotFound, nil, 1},
-		{"conflict", 409, `{"type":"about:blank","title":"CONFLICT","status":409,"serviceCode":"40900001"}`, apierrors.ErrConflict, nil, 1},
-		{"unprocessable", 422, `{"type":"about:blank","title":"UNPROCESSABLE_ENTITY","status":422,"serviceCode":"42200001"}`, apierrors.ErrUnprocessableEntity, nil, 1},
-		{"rate limited", 429, `{"type":"https://errors.example.com/provider-rate-limited","title":"Provider rate limited","status":429,"serviceCode":"42900001"}`, apierrors.ErrRateLimited, nil, 1},
-		{"internal", 500, `{"type":"about:blank","title":"INTERNAL_SERVER_ERROR","status":500,"serviceCode":"50000001"}`, apierrors.ErrInternal, nil, 1},
-		{"provider not configured", 503, `{"type":"https://errors.example.com/provider-not-configured","title":"Access provider not configured","status":503,"serviceCode":"50300001"}`, apierrors.ErrProviderNotConfigured, apierrors.ErrServiceUnavailable, 1},
+	cases := []areatest.ErrorCase{
+		{Name: "bad request", Status: 400, Body: `{"type":"https://errors.example.com/bad-request","title":"BAD_REQUEST","status":400,"serviceCode":"40000001"}`, Kinds: []error{apierrors.ErrBadRequest}, Code: "40000001"},
+		// A 401 makes the client drop the token and resend once; a static
+		// token is not resent: it would be rejected again.
+		{Name: "unauthorized", Status: 401, Body: `{"type":"about:blank","title":"UNAUTHORIZED","status":401,"serviceCode":"40100001"}`, Kinds: []error{apierrors.ErrUnauthorized}, Code: "40100001"},
+		{Name: "forbidden", Status: 403, Body: `{"type":"about:blank","title":"FORBIDDEN","status":403,"serviceCode":"40300001"}`, Kinds: []error{apierrors.ErrForbidden}, Code: "40300001"},
+		{Name: "not found", Status: 404, Body: `{"type":"about:blank","title":"NOT_FOUND","status":404,"serviceCode":"40400001"}`, Kinds: []error{apierrors.ErrNotFound}, Code: "40400001"},
+		{Name: "conflict", Status: 409, Body: `{"type":"about:blank","title":"CONFLICT","status":409,"serviceCode":"40900001"}`, Kinds: []error{apierrors.ErrConflict}, Code: "40900001"},
+		{Name: "unprocessable", Status: 422, Body: `{"type":"about:blank","title":"UNPROCESSABLE_ENTITY","status":422,"serviceCode":"42200001"}`, Kinds: []error{apierrors.ErrUnprocessableEntity}, Code: "42200001"},
+		{Name: "rate limited", Status: 429, Body: `{"type":"https://errors.example.com/provider-rate-limited","title":"Provider rate limited","status":429,"serviceCode":"42900001"}`, Kinds: []error{apierrors.ErrRateLimited}, Code: "42900001"},
+		{Name: "internal", Status: 500, Body: `{"type":"about:blank","title":"INTERNAL_SERVER_ERROR","status":500,"serviceCode":"50000001"}`, Kinds: []error{apierrors.ErrInternal}, Code: "50000001"},
+		{Name: "provider not configured", Status: 503, Body: `{"type":"https://errors.example.com/provider-not-configured","title":"Access provider not configured","status":503,"serviceCode":"50300001"}`, Kinds: []error{apierrors.ErrProviderNotConfigured, apierrors.ErrServiceUnavailable}, Code: "50300001"},
 	}
-	for _, op := range calls {
-		for _, tt := range tests {
-			t.Run(op.name+"/"+tt.name, func(t *testing.T) {
-				t.Parallel()
-				m := areatest.NewMock(t)
-				m.On(op.method, op.path, areatest.Problem(tt.status, tt.body))
-				err := op.run(t.Context(), m.Client())
-				e := areatest.APIError(t, err)
-				if !errors.Is(err, tt.kind) {
-					t.Errorf("errors.Is(err, %v) = false; err = %v", tt.kind, err)
-				}
-				if tt.also != nil && !errors.Is(err, tt.also) {
-					t.Errorf("errors.Is(err, %v) = false; err = %v", tt.also, err)
-				}
-				if errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
-					t.Errorf("error response matched ErrUnexpectedResponseBody")
-				}
-				if e.StatusCode != tt.status || e.Operation != op.op || e.Method != op.method || e.Path != op.path {
-					t.Errorf("error = %+v", e)
-				}
-				if e.Problem == nil || e.Problem.Status != tt.status || e.Problem.ServiceCode == "" || e.Problem.Title == "" {
-					t.Errorf("problem = %+v", e.Problem)
-				}
-				if m.Calls() != tt.calls {
-					t.Errorf("requests = %d, want %d", m.Calls(), tt.calls)
-				}
-			})
-		}
+	for _, op := range ops {
+		areatest.CheckErrorResponses(t, op, cases...)
 	}
 }
 
@@ -528,35 +452,6 @@ func TestProblemFieldErrors(t *testing.T) {
 	}
 }
 
-func TestRetriedOnServerError(t *testing.T) {
-	t.Parallel()
-	for _, op := range calls {
-		t.Run(op.name, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			var n atomic.Int32
-			m.On(op.method, op.path, func(r *http.Request) (*http.Response, error) {
-				if n.Add(1) == 1 {
-					return areatest.Problem(http.StatusServiceUnavailable, `{"title":"Service Unavailable","status":503}`)(r)
-				}
-				return areatest.JSON(http.StatusOK, fullUser)(r)
-			})
-			c := m.Client(option.WithMaxRetries(2), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
-			if err := op.run(t.Context(), c); err != nil {
-				t.Fatalf("%s: %v", op.name, err)
-			}
-			reqs := m.Requests()
-			if len(reqs) != 2 {
-				t.Fatalf("requests = %d, want 2", len(reqs))
-			}
-			if string(reqs[0].Body) == "" || string(reqs[0].Body) != string(reqs[1].Body) {
-				t.Errorf("retried body %q differs from first %q", reqs[1].Body, reqs[0].Body)
-			}
-			areatest.CheckHeaders(t, reqs[1].Header, true, "Bearer "+token)
-		})
-	}
-}
-
 func TestProviderNotConfiguredIsNotRetried(t *testing.T) {
 	t.Parallel()
 	m := areatest.NewMock(t)
@@ -575,81 +470,6 @@ func TestProviderNotConfiguredIsNotRetried(t *testing.T) {
 	}
 }
 
-func TestNoAuthorizationWithoutTokenSource(t *testing.T) {
-	t.Parallel()
-	for _, op := range calls {
-		t.Run(op.name, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			m.On(op.method, op.path, areatest.JSON(http.StatusOK, fullUser))
-			if err := op.run(t.Context(), m.Client(option.WithTokenSource(nil))); err != nil {
-				t.Fatal(err)
-			}
-			areatest.CheckHeaders(t, m.Only().Header, true, "")
-		})
-	}
-}
-
-func TestBaseURLPathPrefix(t *testing.T) {
-	t.Parallel()
-	for _, base := range []string{"https://host.example/api/v2", "https://host.example/api/v2/"} {
-		for _, op := range calls {
-			t.Run(op.name+"/"+base, func(t *testing.T) {
-				t.Parallel()
-				m := areatest.NewMock(t)
-				m.On(op.method, "https://host.example/api/v2"+op.path, areatest.JSON(http.StatusOK, fullUser))
-				if err := op.run(t.Context(), m.Client(option.WithBaseURL(base))); err != nil {
-					t.Fatal(err)
-				}
-				r := m.Only()
-				if r.URL.Host != "host.example" || r.URL.Scheme != "https" {
-					t.Errorf("URL = %s", r.URL)
-				}
-				if got, want := r.URL.EscapedPath(), "/api/v2"+op.path; got != want {
-					t.Errorf("path = %q, want %q", got, want)
-				}
-			})
-		}
-	}
-}
-
-func TestPerCallHeaderDoesNotLeak(t *testing.T) {
-	t.Parallel()
-	for _, op := range calls {
-		t.Run(op.name, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			m.On(op.method, op.path, areatest.JSON(http.StatusOK, fullUser))
-			c := m.Client(option.WithHeader("X-Client", "wide"))
-			if err := op.run(t.Context(), c, option.WithHeader("X-Trace-Id", "abc123"), option.WithHeader("X-Client", "extra")); err != nil {
-				t.Fatal(err)
-			}
-			if err := op.run(t.Context(), c); err != nil {
-				t.Fatal(err)
-			}
-			reqs := m.Requests()
-			if len(reqs) != 2 {
-				t.Fatalf("requests = %d, want 2", len(reqs))
-			}
-			if got := reqs[0].Header.Get("X-Trace-Id"); got != "abc123" {
-				t.Errorf("first call X-Trace-Id = %q, want abc123", got)
-			}
-			if got := reqs[0].Header.Values("X-Client"); !slices.Equal(got, []string{"wide", "extra"}) {
-				t.Errorf("first call X-Client = %q", got)
-			}
-			if got := reqs[1].Header.Values("X-Trace-Id"); len(got) != 0 {
-				t.Errorf("second call X-Trace-Id = %q, want none", got)
-			}
-			if got := reqs[1].Header.Values("X-Client"); !slices.Equal(got, []string{"wide"}) {
-				t.Errorf("second call X-Client = %q, want [wide]", got)
-			}
-			for _, r := range reqs {
-				areatest.CheckHeaders(t, r.Header, true, "Bearer "+token)
-			}
-		})
-	}
-}
-
 func TestPerCallAuthorizationHeaderRefused(t *testing.T) {
 	t.Parallel()
 	m := areatest.NewMock(t)
@@ -663,83 +483,35 @@ func TestPerCallAuthorizationHeaderRefused(t *testing.T) {
 	}
 }
 
-type pageQuery struct {
-	Trace  string   `url:"trace"`
-	Limit  int      `url:"limit,omitempty"`
-	Expand []string `url:"expand,omitempty"`
-	Skip   string   `url:"skip,omitempty"`
+// ops are the package's operations, for the checks every operation shares.
+var ops = []areatest.Op{
+	{
+		Name: "UpdateUser", Operation: "accessmgmt.UpdateUser", Method: http.MethodPut, Path: userPath, Problem: true,
+		Body: `{"firstName":"Ada"}`, Response: fullUser,
+		ServerError: areatest.Problem(http.StatusServiceUnavailable, `{"title":"Service Unavailable","status":503}`),
+		Call: func(ctx context.Context, t *testing.T, c *client.Client, opts ...option.RequestOption) error {
+			u, err := c.AccessMgmt.UpdateUser(ctx, userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")}, opts...)
+			want := accessmgmt.ProviderUser{ID: userID, Email: "ada@example.com", MobileNumber: "+61412345678", FirstName: "Ada", LastName: "Lovelace"}
+			switch {
+			case err != nil && u != nil:
+				t.Errorf("user = %+v with error %v, want nil", u, err)
+			case err == nil && *u != want:
+				t.Errorf("user = %+v, want %+v", *u, want)
+			}
+			return err
+		},
+	},
+	{
+		Name: "ReplaceRolePermissions", Operation: "accessmgmt.ReplaceRolePermissions", Method: http.MethodPut, Path: permsPath, Problem: true,
+		Body: `{"permissions":["users:read"]}`, Response: `{"slug":"org-admin","permissions":["users:read"]}`,
+		ServerError: areatest.Problem(http.StatusServiceUnavailable, `{"title":"Service Unavailable","status":503}`),
+		Call: func(ctx context.Context, _ *testing.T, c *client.Client, opts ...option.RequestOption) error {
+			return c.AccessMgmt.ReplaceRolePermissions(ctx, orgID, "org-admin", []string{"users:read"}, opts...)
+		},
+	},
 }
 
-func TestPerCallQuery(t *testing.T) {
+func TestEveryOperation(t *testing.T) {
 	t.Parallel()
-	for _, op := range calls {
-		t.Run(op.name, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			m.On(op.method, op.path, areatest.JSON(http.StatusOK, fullUser))
-			c := m.Client()
-			q := pageQuery{Trace: "a b&c", Limit: 5, Expand: []string{"roles", "orgs"}}
-			if err := op.run(t.Context(), c, option.WithQuery(q)); err != nil {
-				t.Fatal(err)
-			}
-			if err := op.run(t.Context(), c); err != nil {
-				t.Fatal(err)
-			}
-			reqs := m.Requests()
-			if len(reqs) != 2 {
-				t.Fatalf("requests = %d, want 2", len(reqs))
-			}
-			want := url.Values{"trace": {"a b&c"}, "limit": {"5"}, "expand": {"roles", "orgs"}}
-			got := reqs[0].URL.Query()
-			if len(got) != len(want) || got.Encode() != want.Encode() {
-				t.Errorf("query = %v, want %v", got, want)
-			}
-			if reqs[0].URL.EscapedPath() != op.path {
-				t.Errorf("path = %q, want %q", reqs[0].URL.EscapedPath(), op.path)
-			}
-			if reqs[1].URL.RawQuery != "" {
-				t.Errorf("second call query = %q, want none", reqs[1].URL.RawQuery)
-			}
-		})
-	}
-}
-
-func TestPerCallTimeout(t *testing.T) {
-	t.Parallel()
-	for _, op := range calls {
-		t.Run(op.name, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			m.On(op.method, op.path, areatest.JSON(http.StatusOK, fullUser))
-			c := m.Client()
-			if err := op.run(t.Context(), c, option.WithTimeout(time.Minute)); err != nil {
-				t.Fatal(err)
-			}
-			if err := op.run(t.Context(), c); err != nil {
-				t.Fatal(err)
-			}
-			reqs := m.Requests()
-			if len(reqs) != 2 || !reqs[0].HasDeadline || reqs[1].HasDeadline {
-				t.Errorf("deadlines: %d requests, first %v, second %v; want true, false", len(reqs), len(reqs) > 0 && reqs[0].HasDeadline, len(reqs) > 1 && reqs[1].HasDeadline)
-			}
-		})
-	}
-}
-
-func TestPerCallTimeoutExpires(t *testing.T) {
-	t.Parallel()
-	for _, op := range calls {
-		t.Run(op.name, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			m.On(op.method, op.path, areatest.Hang)
-			start := time.Now()
-			err := op.run(areatest.BoundedCtx(t), m.Client(option.WithMaxRetries(3)), option.WithTimeout(250*time.Millisecond)) // room for the first token fetch on a busy machine
-			areatest.CheckTimedOut(t, err, start)
-			var te *apierrors.TransportError
-			if errors.As(err, &te) && (te.Operation != op.op || te.Method != op.method || te.Path != op.path) {
-				t.Errorf("error = %+v", te)
-			}
-		})
-	}
+	areatest.CheckOperations(t, ops...)
 }

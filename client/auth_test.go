@@ -666,31 +666,36 @@ func TestEnvironmentDefaults(t *testing.T) {
 			t.Fatalf("API saw %v", got)
 		}
 	})
-	t.Run("AWS keys: SigV4 with AWS_REGION, session token and service", func(t *testing.T) {
-		clearAuthEnv(t)
-		setAWS(t)
-		t.Setenv("AWS_SESSION_TOKEN", testSessionToken)
-		t.Setenv("AWS_REGION", "ap-southeast-2")
-		t.Setenv("AWS_DEFAULT_REGION", "us-east-1")
-		t.Setenv(EnvSigV4Service, "custom-api")
-		e := newEnvServer(t)
-		e.verifier.Store(&sigV4Verifier{secret: testSecretKey, region: "ap-southeast-2", service: "custom-api", sessionToken: testSessionToken})
-		run(t, e)
-		if got := e.api.get(); !slices.Equal(got, []string{"Bearer sigv4-jwt"}) || e.tokenReqs.Load() != 1 {
-			t.Fatalf("API saw %v after %d token requests", got, e.tokenReqs.Load())
-		}
-	})
-	t.Run("AWS keys: AWS_DEFAULT_REGION and default service", func(t *testing.T) {
-		clearAuthEnv(t)
-		setAWS(t)
-		t.Setenv("AWS_DEFAULT_REGION", "us-west-2")
-		e := newEnvServer(t)
-		e.verifier.Store(&sigV4Verifier{secret: testSecretKey, region: "us-west-2", service: "execute-api"})
-		run(t, e)
-		if got := e.api.get(); !slices.Equal(got, []string{"Bearer sigv4-jwt"}) || e.tokenReqs.Load() != 1 {
-			t.Fatalf("API saw %v after %d token requests", got, e.tokenReqs.Load())
-		}
-	})
+	for _, tc := range []struct {
+		name string
+		env  map[string]string // besides the AWS keys
+		want sigV4Verifier     // what the token request must be signed with
+	}{
+		{
+			"AWS keys: SigV4 with AWS_REGION, session token and service",
+			map[string]string{"AWS_SESSION_TOKEN": testSessionToken, "AWS_REGION": "ap-southeast-2", "AWS_DEFAULT_REGION": "us-east-1", EnvSigV4Service: "custom-api"},
+			sigV4Verifier{secret: testSecretKey, region: "ap-southeast-2", service: "custom-api", sessionToken: testSessionToken},
+		},
+		{
+			"AWS keys: AWS_DEFAULT_REGION and default service",
+			map[string]string{"AWS_DEFAULT_REGION": "us-west-2"},
+			sigV4Verifier{secret: testSecretKey, region: "us-west-2", service: "execute-api"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clearAuthEnv(t)
+			setAWS(t)
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			e := newEnvServer(t)
+			e.verifier.Store(&tc.want)
+			run(t, e)
+			if got := e.api.get(); !slices.Equal(got, []string{"Bearer sigv4-jwt"}) || e.tokenReqs.Load() != 1 {
+				t.Fatalf("API saw %v after %d token requests", got, e.tokenReqs.Load())
+			}
+		})
+	}
 	t.Run("AWS keys without a region fail New", func(t *testing.T) {
 		clearAuthEnv(t)
 		setAWS(t)

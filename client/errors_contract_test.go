@@ -2,9 +2,10 @@ package client_test
 
 import (
 	"context"
-	stderrors "errors"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -180,12 +181,8 @@ func ecClient(t *testing.T, base string) *client.Client {
 	rotating := client.TokenSourceFunc(func(context.Context) (client.Token, error) {
 		return client.Token{Value: "t" + strconv.FormatInt(n.Add(1), 10)}, nil
 	})
-	c, err := client.New(option.WithBaseURL(base), option.WithTokenSource(rotating),
+	return newClient(t, option.WithBaseURL(base), option.WithTokenSource(rotating),
 		option.WithMaxRetries(0), option.WithTransport(tr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 func TestErrorContract(t *testing.T) {
@@ -240,7 +237,7 @@ func TestErrorContract(t *testing.T) {
 					t.Errorf("request went to %s", v)
 				}
 				var e *apierrors.Error
-				if !stderrors.As(err, &e) {
+				if !errors.As(err, &e) {
 					t.Fatalf("errors.As(*errors.Error) failed for %T: %v", err, err)
 				}
 				want := map[error]bool{rc.kind: true}
@@ -248,7 +245,7 @@ func TestErrorContract(t *testing.T) {
 					want[k] = true
 				}
 				for _, k := range ecAllKinds {
-					if got := stderrors.Is(err, k); got != want[k] {
+					if got := errors.Is(err, k); got != want[k] {
 						t.Errorf("errors.Is(err, %v) = %v, want %v", k, got, want[k])
 					}
 				}
@@ -321,7 +318,7 @@ func TestConnectionReusedAfterErrorResponse(t *testing.T) {
 
 	err := ecUpdateUser.call(context.Background(), c)
 	var e *apierrors.Error
-	if !stderrors.As(err, &e) || !stderrors.Is(err, apierrors.ErrConflict) || !e.BodyTruncated || e.Detail() != "taken" {
+	if !errors.As(err, &e) || !errors.Is(err, apierrors.ErrConflict) || !e.BodyTruncated || e.Detail() != "taken" {
 		t.Fatalf("first call: %v", err)
 	}
 	if err := ecUpdateUser.call(context.Background(), c); err != nil {
@@ -384,10 +381,10 @@ func TestRealBodiesThroughSDK(t *testing.T) {
 			defer srv.Close()
 			err := ecUpdateUser.call(context.Background(), ecClient(t, srv.URL))
 			var e *apierrors.Error
-			if !stderrors.As(err, &e) {
+			if !errors.As(err, &e) {
 				t.Fatalf("%T %v", err, err)
 			}
-			if e.StatusCode != s.status || string(e.Body) != string(body) || e.Kind() != s.kind || (s.kind != nil && !stderrors.Is(err, s.kind)) {
+			if e.StatusCode != s.status || string(e.Body) != string(body) || e.Kind() != s.kind || (s.kind != nil && !errors.Is(err, s.kind)) {
 				t.Errorf("status %d kind %v body %d bytes: %v", e.StatusCode, e.Kind(), len(e.Body), err)
 			}
 			if strings.ContainsAny(err.Error(), "\r\n") {
@@ -425,9 +422,99 @@ func TestFieldErrorsInAnyCase(t *testing.T) {
 			if len(fs) != 1 || fs[0].Field != "email" || fs[0].Message != "must be an email address" {
 				t.Fatalf("FieldErrorsOf = %+v (%v)", fs, err)
 			}
-			if !strings.Contains(err.Error(), "[email: must be an email address]") || !stderrors.Is(err, apierrors.ErrUnprocessableEntity) {
+			if !strings.Contains(err.Error(), "[email: must be an email address]") || !errors.Is(err, apierrors.ErrUnprocessableEntity) {
 				t.Errorf("Error() = %q", err.Error())
 			}
 		})
 	}
+}
+
+func TestTransportErrorKeepsTheLastResponse(t *testing.T) {
+	t.Parallel()
+	srv := newCountingServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.Header().Set("X-Request-Id", "req-503")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w, `{"type":"about:blank","title":"Busy","status":503,"serviceCode":"50300001","detail":"try later"}`)
+	})
+	// Cancel when the retry is announced, that is after the 503 was read
+	// and before the hour-long backoff: an event, not a guess at how long
+	// the first attempt takes (a timer fired mid-attempt on a busy machine).
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithRetryBackoff(time.Hour, time.Hour),
+		option.WithLogger(slog.New(cancelOnRetry{cancel})))
+	err := updateFirstName(ctx, c)
+	var te *apierrors.TransportError
+	if !errors.As(err, &te) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want a TransportError wrapping context.Canceled", err)
+	}
+	if te.Last == nil || te.Last.StatusCode != 503 || te.Last.RequestID != "req-503" || te.Last.Problem == nil || te.Last.Problem.ServiceCode != "50300001" {
+		t.Fatalf("Last = %+v, want the decoded 503", te.Last)
+	}
+}
+
+// cancelOnRetry is a slog.Handler that cancels a context when the SDK logs
+// that it is about to retry.
+type cancelOnRetry struct{ cancel context.CancelFunc }
+
+func (h cancelOnRetry) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+
+func (h cancelOnRetry) Handle(_ context.Context, r slog.Record) error {
+	if strings.HasSuffix(r.Message, "retrying") {
+		h.cancel()
+	}
+	return nil
+}
+
+func (h cancelOnRetry) WithAttrs([]slog.Attr) slog.Handler { return h }
+
+func (h cancelOnRetry) WithGroup(string) slog.Handler { return h }
+
+// A call that ends without a final response after the platform throttled
+// it still answers errors.Is(err, ErrRateLimited) and errors.As(&apiErr).
+func TestThrottledCallEndingWithoutAResponseKeepsTheAnswer(t *testing.T) {
+	t.Parallel()
+	throttle := func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Retry-After-Ms", "600")
+		w.Header().Set("X-Request-Id", "req-429")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}
+
+	t.Run("cancelled Retry-After wait", func(t *testing.T) {
+		t.Parallel()
+		srv := newCountingServer(t, throttle)
+		c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(100*time.Millisecond, cancel)
+		err := updateFirstName(ctx, c)
+		var apiErr *apierrors.Error
+		if !errors.Is(err, apierrors.ErrTransport) || !errors.Is(err, context.Canceled) || !errors.Is(err, apierrors.ErrRateLimited) ||
+			!errors.As(err, &apiErr) || apiErr.RequestID != "req-429" || apiErr.RetryAfter != 600*time.Millisecond {
+			t.Fatalf("err = %v (%#v), want a transport error that still reaches the 429", err, apiErr)
+		}
+	})
+
+	t.Run("token refresh failed after a 429", func(t *testing.T) {
+		t.Parallel()
+		srv := newCountingServer(t, throttle)
+		var fetches atomic.Int32
+		tokens := client.TokenSourceFunc(func(context.Context) (client.Token, error) {
+			if fetches.Add(1) == 1 {
+				// Expires during the Retry-After wait: the retry must fetch.
+				return client.Token{Value: "short-lived-token", Expiry: time.Now().Add(400 * time.Millisecond)}, nil
+			}
+			return client.Token{}, errors.New("token service down")
+		})
+		c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(tokens))
+		err := updateFirstName(t.Context(), c)
+		var apiErr *apierrors.Error
+		if !errors.Is(err, apierrors.ErrTokenUnavailable) || !errors.Is(err, apierrors.ErrRateLimited) ||
+			!errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTooManyRequests || apiErr.RequestID != "req-429" {
+			t.Fatalf("err = %v, want a token error that still reaches the 429", err)
+		}
+		if n := srv.reqs.Load(); n != 1 {
+			t.Fatalf("%d API requests, want 1 (no request without a token)", n)
+		}
+	})
 }

@@ -149,11 +149,8 @@ func TestLoggerOneDebugRecordPerAttemptAndWarnOnRetry(t *testing.T) {
 		_, _ = io.WriteString(w, `{"id":"`+logTestUser+`","email":"ada@example.com"}`)
 	})
 	h := newLogCapture(slog.LevelDebug)
-	c, err := client.New(option.WithBaseURL(srv.URL), tr, option.WithTokenSource(client.StaticToken("static-token")),
+	c := newClient(t, option.WithBaseURL(srv.URL), tr, option.WithTokenSource(client.StaticToken("static-token")),
 		option.WithLogger(slog.New(h)), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.WithValue(context.Background(), traceKey{}, "span-42")
 	if _, err := c.AccessMgmt.UpdateUser(ctx, logTestUser, accessmgmt.UpdateUserParams{FirstName: new("Ada")}); err != nil {
 		t.Fatal(err)
@@ -216,12 +213,9 @@ func TestLoggerWarnsOnGiveUp(t *testing.T) {
 		w.WriteHeader(http.StatusBadGateway)
 	})
 	h := newLogCapture(slog.LevelWarn) // Debug disabled: only retries and the give-up
-	c, err := client.New(option.WithBaseURL(srv.URL), tr, option.WithTokenSource(client.StaticToken("static-token")),
+	c := newClient(t, option.WithBaseURL(srv.URL), tr, option.WithTokenSource(client.StaticToken("static-token")),
 		option.WithLogger(slog.New(h)), option.WithMaxRetries(1), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.Payments.UpdatePaymentMethod(context.Background(), "6f1c2a4e-8b3d-4f5a-9c7e-2d1b0a9f8e7d", payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)})
+	_, err := c.Payments.UpdatePaymentMethod(context.Background(), "6f1c2a4e-8b3d-4f5a-9c7e-2d1b0a9f8e7d", payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)})
 	var ae *apierrors.Error
 	if !errors.As(err, &ae) || ae.StatusCode != http.StatusBadGateway {
 		t.Fatalf("err = %v, want a 502 *errors.Error", err)
@@ -263,13 +257,9 @@ func TestNoLoggerLogsNothing(t *testing.T) {
 	slog.SetDefault(slog.New(def))
 	defer slog.SetDefault(old)
 
-	newClient := func(opts ...option.RequestOption) *client.Client {
-		c, err := client.New(append([]option.RequestOption{option.WithBaseURL("http://127.0.0.1:1"), option.WithTransport(memRoundTripper{}),
+	memClient := func(opts ...option.RequestOption) *client.Client {
+		return newClient(t, append([]option.RequestOption{option.WithBaseURL("http://127.0.0.1:1"), option.WithTransport(memRoundTripper{}),
 			option.WithTokenSource(client.StaticToken("static-token"))}, opts...)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
 	}
 	ctx := context.Background()
 	params := accessmgmt.UpdateUserParams{FirstName: new("Ada")}
@@ -280,10 +270,10 @@ func TestNoLoggerLogsNothing(t *testing.T) {
 			}
 		})
 	}
-	none := allocs(newClient())
-	disabled := allocs(newClient(option.WithLogger(slog.New(newLogCapture(slog.LevelError + 1)))))
-	enabled := allocs(newClient(option.WithLogger(slog.New(slog.DiscardHandler))))
-	debug := allocs(newClient(option.WithLogger(slog.New(newLogCapture(slog.LevelDebug)))))
+	none := allocs(memClient())
+	disabled := allocs(memClient(option.WithLogger(slog.New(newLogCapture(slog.LevelError + 1)))))
+	enabled := allocs(memClient(option.WithLogger(slog.New(slog.DiscardHandler))))
+	debug := allocs(memClient(option.WithLogger(slog.New(newLogCapture(slog.LevelDebug)))))
 	t.Logf("allocs/call: no logger %.0f, disabled logger %.0f, discard handler %.0f, capturing Debug logger %.0f", none, disabled, enabled, debug)
 	if recs := def.records(); len(recs) != 0 {
 		t.Errorf("a client without WithLogger wrote %d records to slog.Default: %+v", len(recs), recs[0])
@@ -295,43 +285,6 @@ func TestNoLoggerLogsNothing(t *testing.T) {
 	}
 	if debug <= none {
 		t.Errorf("a Debug logger costs %.0f allocs/call, no logger %.0f: was anything logged?", debug, none)
-	}
-}
-
-func TestUserAgentAppInfo(t *testing.T) {
-	uas := make(chan string, 4)
-	srv, tr := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		uas <- r.Header.Get("User-Agent")
-		w.WriteHeader(http.StatusNoContent)
-	})
-	c, err := client.New(option.WithBaseURL(srv.URL), tr, option.WithTokenSource(client.StaticToken("static-token")),
-		option.WithAppInfo("billing-svc", "1.2.3"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	base := regexp.MustCompile(`^memberplatform-go/\S+ \(go[^;]+; [a-z0-9]+/[a-z0-9]+\)`)
-	if err := c.AccessMgmt.ReplaceRolePermissions(ctx, "org_01EHZNVPK3SFK441A1RGBFSHRT", "org-admin", nil); err != nil {
-		t.Fatal(err)
-	}
-	if ua := <-uas; !base.MatchString(ua) || !strings.HasSuffix(ua, ") billing-svc/1.2.3") {
-		t.Errorf("User-Agent = %q, want the SDK's followed by billing-svc/1.2.3", ua)
-	}
-	// A per-call WithAppInfo appends to the client's.
-	if err := c.AccessMgmt.ReplaceRolePermissions(ctx, "org_01EHZNVPK3SFK441A1RGBFSHRT", "org-admin", nil,
-		option.WithAppInfo("nightly-job", "7")); err != nil {
-		t.Fatal(err)
-	}
-	if ua := <-uas; !base.MatchString(ua) || !strings.HasSuffix(ua, ") billing-svc/1.2.3 nightly-job/7") {
-		t.Errorf("per-call User-Agent = %q, want ... billing-svc/1.2.3 nightly-job/7", ua)
-	}
-	// And the next call is back to the client's own.
-	if err := c.AccessMgmt.ReplaceRolePermissions(ctx, "org_01EHZNVPK3SFK441A1RGBFSHRT", "org-admin", nil); err != nil {
-		t.Fatal(err)
-	}
-	if ua := <-uas; !strings.HasSuffix(ua, ") billing-svc/1.2.3") {
-		t.Errorf("User-Agent after a per-call WithAppInfo = %q", ua)
 	}
 }
 
@@ -415,11 +368,8 @@ func TestLogsAndErrorsRedactSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newLogCapture(slog.LevelDebug)
-	c, err := client.New(option.WithBaseURL(srv.URL), tr, option.WithTokenSource(src), option.WithLogger(slog.New(h)),
+	c := newClient(t, option.WithBaseURL(srv.URL), tr, option.WithTokenSource(src), option.WithLogger(slog.New(h)),
 		option.WithRetryBackoff(time.Millisecond, time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
 	var errs []error
 	_, err = c.AccessMgmt.UpdateUser(ctx, logTestUser, accessmgmt.UpdateUserParams{FirstName: new("Ada")})

@@ -5,11 +5,8 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"sync"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,45 +23,6 @@ const retryPMJSON = `{"id":"3fa85f64-5717-4562-b3fc-2c963f66afa6","billingAccoun
 "lastFourDigits":"4242","cardBrand":"visa","expDate":"08/2031","primary":true,
 "createdAt":"2024-01-02T03:04:05Z","updatedAt":"2024-01-02T03:04:05Z"}`
 
-// retryServer answers with respond(hit) and records each request's
-// X-Retry-Attempt header and body.
-type retryServer struct {
-	*httptest.Server
-	conns atomic.Int32
-	mu    sync.Mutex
-	tries []string
-	body  [][]byte
-}
-
-func (s *retryServer) hits() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.tries)
-}
-
-func newRetryServer(t *testing.T, respond func(w http.ResponseWriter, r *http.Request, hit int)) *retryServer {
-	t.Helper()
-	s := &retryServer{}
-	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		s.mu.Lock()
-		s.tries = append(s.tries, r.Header.Get("X-Retry-Attempt"))
-		s.body = append(s.body, b)
-		n := len(s.tries)
-		s.mu.Unlock()
-		respond(w, r, n)
-	}))
-	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateNew {
-			s.conns.Add(1)
-		}
-	}
-	s.Config.ErrorLog = log.New(io.Discard, "", 0)
-	s.Start()
-	t.Cleanup(s.Close)
-	return s
-}
-
 func retryJSON(w http.ResponseWriter, status int, body string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -79,11 +37,7 @@ func newRetryClient(t *testing.T, url string, opts ...option.RequestOption) *cli
 	t.Cleanup(tr.CloseIdleConnections)
 	all := append([]option.RequestOption{option.WithBaseURL(url), option.WithTokenSource(nil), option.WithTransport(tr),
 		option.WithRetryBackoff(time.Millisecond, 2*time.Millisecond)}, opts...)
-	c, err := client.New(all...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return newClient(t, all...)
 }
 
 func updatePM(ctx context.Context, c *client.Client, opts ...option.RequestOption) (*payments.PaymentMethod, error) {
@@ -260,39 +214,6 @@ func TestPublicNotRetried(t *testing.T) {
 	}
 }
 
-// idleRecorder is a user transport that records CloseIdleConnections.
-type idleRecorder struct {
-	*http.Transport
-	closes atomic.Int32
-}
-
-func (r *idleRecorder) CloseIdleConnections() { r.closes.Add(1); r.Transport.CloseIdleConnections() }
-
-func TestPublicGivingUpKeepsUserPool(t *testing.T) {
-	srv := newRetryServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
-		conn, _, err := http.NewResponseController(w).Hijack()
-		if err == nil {
-			_ = conn.Close() // no response at all
-		}
-	})
-	for _, viaHTTPClient := range []bool{false, true} {
-		rec := &idleRecorder{Transport: &http.Transport{}}
-		opt := option.WithTransport(rec)
-		if viaHTTPClient {
-			opt = option.WithHTTPClient(&http.Client{Transport: rec})
-		}
-		c := newRetryClient(t, srv.URL, opt)
-		_, err := updatePM(context.Background(), c)
-		if !errors.Is(err, apierrors.ErrTransport) || attemptsOf(t, err) != 4 {
-			t.Fatalf("err = %v, want a TransportError after 4 attempts", err)
-		}
-		if n := rec.closes.Load(); n != 0 {
-			t.Fatalf("viaHTTPClient=%v: the SDK closed the user's idle connections %d times", viaHTTPClient, n)
-		}
-		rec.Transport.CloseIdleConnections()
-	}
-}
-
 func TestPublicRetryOptionValidation(t *testing.T) {
 	for name, opt := range map[string]option.RequestOption{
 		"WithMaxRetries(-1)":       option.WithMaxRetries(-1),
@@ -304,5 +225,67 @@ func TestPublicRetryOptionValidation(t *testing.T) {
 		if _, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(nil), opt); !errors.Is(err, apierrors.ErrInvalidInput) {
 			t.Errorf("%s: New err = %v, want ErrInvalidInput", name, err)
 		}
+	}
+}
+
+func TestProviderNotConfiguredIsFinalOnAny5xx(t *testing.T) {
+	t.Parallel()
+	srv := newCountingServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = io.WriteString(w, `{"type":"about:blank","title":"Provider not configured","status":500,"serviceCode":"50000009"}`)
+	})
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	err := updateFirstName(t.Context(), c)
+	var apiErr *apierrors.Error
+	if !errors.As(err, &apiErr) || apiErr.Kind() != apierrors.ErrProviderNotConfigured || apiErr.Temporary() {
+		t.Fatalf("err = %v, want a final provider-not-configured error", err)
+	}
+	if n := srv.reqs.Load(); n != 1 {
+		t.Fatalf("%d requests, want 1: retrying cannot fix configuration", n)
+	}
+}
+
+// An error the SDK cannot classify as transient, such as net/http's invalid
+// header value, is returned after one attempt: the same request would fail
+// the same way.
+func TestUnclassifiedTransportErrorOneAttempt(t *testing.T) {
+	t.Parallel()
+	var trips atomic.Int64
+	c := newClient(t, option.WithBaseURL("https://api.example.com"), option.WithTokenSource(nil),
+		option.WithRetryBackoff(time.Millisecond, time.Millisecond),
+		option.WithTransport(roundTripFunc(func(*http.Request) (*http.Response, error) {
+			trips.Add(1)
+			return nil, errors.New(`net/http: invalid header field value for "User-Agent"`)
+		})))
+	err := updateFirstName(t.Context(), c)
+	var te *apierrors.TransportError
+	if !errors.As(err, &te) || te.Attempts != 1 || trips.Load() != 1 {
+		t.Fatalf("err = %v after %d round trips, want a TransportError after 1 attempt", err, trips.Load())
+	}
+	if !strings.Contains(err.Error(), "invalid header field value") {
+		t.Fatalf("err = %v, want the cause kept", err)
+	}
+}
+
+// A Retry-After too long for a time.Duration is longer than any cap: the
+// call stops at once with a positive RetryAfter instead of retrying
+// immediately on an overflowed negative wait.
+func TestHugeRetryAfterFailsFast(t *testing.T) {
+	t.Parallel()
+	for _, header := range []string{"Retry-After-Ms", "Retry-After"} {
+		t.Run(header, func(t *testing.T) {
+			t.Parallel()
+			srv := newCountingServer(t, func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set(header, "10000000000000")
+				w.WriteHeader(http.StatusTooManyRequests)
+			})
+			c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
+			err := updateFirstName(t.Context(), c)
+			wait, ok := apierrors.RetryAfterOf(err)
+			if !errors.Is(err, apierrors.ErrRateLimited) || !ok || wait < 24*time.Hour || srv.reqs.Load() != 1 {
+				t.Fatalf("err = %v, RetryAfter = %v after %d requests; want one attempt and a huge positive wait", err, wait, srv.reqs.Load())
+			}
+		})
 	}
 }

@@ -19,9 +19,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/credentials"
-
 	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/option"
@@ -68,12 +68,9 @@ func TestEchoedBearerIsRedactedFromErrorsAndLogs(t *testing.T) {
 		})
 	})
 	logs := newLogCapture(slog.LevelDebug)
-	c, err := client.New(option.WithBaseURL(srv.URL), transport, option.WithTokenSource(client.StaticToken(echoedToken)),
+	c := newClient(t, option.WithBaseURL(srv.URL), transport, option.WithTokenSource(client.StaticToken(echoedToken)),
 		option.WithMaxRetries(0), option.WithLogger(slog.New(logs)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = updateFirstName(t.Context(), c)
+	err := updateFirstName(t.Context(), c)
 	if !errors.Is(err, apierrors.ErrForbidden) {
 		t.Fatalf("err = %v, want the 403", err)
 	}
@@ -94,11 +91,8 @@ func TestEchoedBearerIsRedactedFromAnUndecodable2xx(t *testing.T) {
 		w.Header().Set("X-Request-Id", r.Header.Get("Authorization"))
 		_, _ = io.WriteString(w, "<html>debug: "+r.Header.Get("Authorization")+"</html>")
 	})
-	c, err := client.New(option.WithBaseURL(srv.URL), transport, option.WithTokenSource(client.StaticToken(echoedToken)), option.WithMaxRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = updateFirstName(t.Context(), c)
+	c := newClient(t, option.WithBaseURL(srv.URL), transport, option.WithTokenSource(client.StaticToken(echoedToken)), option.WithMaxRetries(0))
+	err := updateFirstName(t.Context(), c)
 	if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
 		t.Fatalf("err = %v, want ErrUnexpectedResponseBody", err)
 	}
@@ -126,12 +120,9 @@ func TestTokenEndpointEchoIsRedacted(t *testing.T) {
 	})
 	creds := credentials.NewStaticCredentialsProvider(accessKeyID, secretAccess, sessionToken)
 	logs := newLogCapture(slog.LevelDebug)
-	c, err := client.New(option.WithBaseURL(srv.URL), transport, option.WithSigV4(creds, "ap-southeast-2"),
+	c := newClient(t, option.WithBaseURL(srv.URL), transport, option.WithSigV4(creds, "ap-southeast-2"),
 		option.WithMaxRetries(0), option.WithLogger(slog.New(logs)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = updateFirstName(t.Context(), c)
+	err := updateFirstName(t.Context(), c)
 	if !errors.Is(err, apierrors.ErrTokenUnavailable) {
 		t.Fatalf("err = %v, want ErrTokenUnavailable", err)
 	}
@@ -178,22 +169,16 @@ func TestCredentialsNeverFollowARedirectOffTheOrigin(t *testing.T) {
 	followAll := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }, Transport: &http.Transport{}}
 	t.Cleanup(followAll.CloseIdleConnections)
 
-	static, err := client.New(option.WithBaseURL(home.URL), option.WithHTTPClient(followAll),
+	static := newClient(t, option.WithBaseURL(home.URL), option.WithHTTPClient(followAll),
 		option.WithTokenSource(client.StaticToken(echoedToken)), option.WithMaxRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := updateFirstName(t.Context(), static); err != nil {
 		t.Fatalf("the user's policy followed the redirect, which must still work without the token: %v", err)
 	}
 
 	creds := credentials.NewStaticCredentialsProvider(accessKeyID, secretAccess, sessionToken)
-	signed, err := client.New(option.WithBaseURL(home.URL), option.WithHTTPClient(followAll),
+	signed := newClient(t, option.WithBaseURL(home.URL), option.WithHTTPClient(followAll),
 		option.WithSigV4(creds, "us-east-1"), option.WithMaxRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = updateFirstName(t.Context(), signed)
+	err := updateFirstName(t.Context(), signed)
 	if !errors.Is(err, apierrors.ErrTokenUnavailable) || !strings.Contains(err.Error(), "another origin") {
 		t.Fatalf("token minted by another origin: err = %v, want it refused", err)
 	}
@@ -217,11 +202,8 @@ func TestSuccessBodyIsBounded(t *testing.T) {
 		srv := newCountingServer(t, func(w http.ResponseWriter, _ *http.Request) {
 			_, _ = io.WriteString(w, `{"id":"`+strings.Repeat("a", 4096)+`"}`)
 		})
-		c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithMaxResponseBytes(1024))
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = updateFirstName(t.Context(), c)
+		c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithMaxResponseBytes(1024))
+		err := updateFirstName(t.Context(), c)
 		var apiErr *apierrors.Error
 		if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) || !errors.As(err, &apiErr) || apiErr.Attempts != 1 || srv.reqs.Load() != 1 {
 			t.Fatalf("err = %v after %d requests, want ErrUnexpectedResponseBody after one", err, srv.reqs.Load())
@@ -248,14 +230,11 @@ func TestSuccessBodyIsBounded(t *testing.T) {
 			}
 			_, _ = io.WriteString(w, `"}`)
 		})
-		c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithMaxRetries(0))
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithMaxRetries(0))
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		err = updateFirstName(t.Context(), c)
+		err := updateFirstName(t.Context(), c)
 		runtime.ReadMemStats(&after)
 		if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
 			t.Fatalf("err = %v, want ErrUnexpectedResponseBody", err)
@@ -355,11 +334,8 @@ func TestEscapedEchoesAreRedacted(t *testing.T) {
 				w.WriteHeader(http.StatusForbidden)
 				_, _ = io.WriteString(w, `{"title":"Forbidden","detail":"token `+spell(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))+` is not allowed"}`)
 			})
-			c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(token)), option.WithMaxRetries(0))
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = updateFirstName(t.Context(), c)
+			c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(token)), option.WithMaxRetries(0))
+			err := updateFirstName(t.Context(), c)
 			if seen := everything(err); strings.Contains(seen, token) || strings.Contains(seen, spell(token)) {
 				t.Fatalf("the escaped echo leaked:\n%s", seen)
 			}
@@ -376,10 +352,7 @@ func TestEscapedEchoesAreRedacted(t *testing.T) {
 			w.WriteHeader(http.StatusBadGateway)
 			_, _ = io.WriteString(w, "<html><title>Bad gateway for "+strings.ReplaceAll(r.Header.Get("Authorization"), "+", "&#43;")+"</title></html>")
 		})
-		c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(token)), option.WithMaxRetries(0))
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(token)), option.WithMaxRetries(0))
 		if seen := everything(updateFirstName(t.Context(), c)); strings.Contains(seen, token) || strings.Contains(seen, "0123456789&#43;abc") {
 			t.Fatalf("the HTML-escaped echo leaked:\n%s", seen)
 		}
@@ -395,11 +368,8 @@ func TestSecretCutAtTheSnippetEndIsRedacted(t *testing.T) {
 		pad := strings.Repeat("x", apierrors.MaxBodySnippet-10)
 		_, _ = io.WriteString(w, pad+r.Header.Get("Authorization")+strings.Repeat("y", 100))
 	})
-	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(echoedToken)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = updateFirstName(t.Context(), c)
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(echoedToken)))
+	err := updateFirstName(t.Context(), c)
 	var apiErr *apierrors.Error
 	if !errors.As(err, &apiErr) || !apiErr.BodyTruncated {
 		t.Fatalf("err = %v, want a truncated 400", err)
@@ -418,12 +388,9 @@ func TestTransportErrorTextIsRedacted(t *testing.T) {
 		w.WriteHeader(http.StatusFound)
 	})
 	logs := newLogCapture(slog.LevelDebug)
-	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(echoedToken)),
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(echoedToken)),
 		option.WithMaxRetries(0), option.WithLogger(slog.New(logs)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = updateFirstName(t.Context(), c)
+	err := updateFirstName(t.Context(), c)
 	if !errors.Is(err, apierrors.ErrTransport) {
 		t.Fatalf("err = %v, want a TransportError", err)
 	}
@@ -440,10 +407,7 @@ func TestUnlimitedResponseBytes(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, `{"id":"`+strings.Repeat("a", 2000)+`"}`)
 	})
-	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithMaxResponseBytes(math.MaxInt64))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithMaxResponseBytes(math.MaxInt64))
 	for _, q := range []string{"", "1"} {
 		var raw []byte
 		if err := c.Execute(t.Context(), http.MethodGet, "/x", nil, &raw, option.WithQuery(url.Values{"chunked": {q}})); err != nil || len(raw) != 2009 {
@@ -466,11 +430,8 @@ func TestUnauthorizedFromAnotherOriginIsNotResent(t *testing.T) {
 	tokens := client.TokenSourceFunc(func(context.Context) (client.Token, error) {
 		return client.Token{Value: fmt.Sprintf("rotating-token-%d", fetches.Add(1))}, nil
 	})
-	c, err := client.New(option.WithBaseURL(home.URL), option.WithHTTPClient(followAll), option.WithTokenSource(tokens))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = c.Execute(t.Context(), http.MethodPost, "/things", map[string]string{}, nil)
+	c := newClient(t, option.WithBaseURL(home.URL), option.WithHTTPClient(followAll), option.WithTokenSource(tokens))
+	err := c.Execute(t.Context(), http.MethodPost, "/things", map[string]string{}, nil)
 	if !errors.Is(err, apierrors.ErrUnauthorized) || home.reqs.Load() != 1 || fetches.Load() != 1 {
 		t.Fatalf("err = %v; home saw %d requests and %d tokens were fetched, want 1 and 1", err, home.reqs.Load(), fetches.Load())
 	}
@@ -483,13 +444,10 @@ func TestCancelledContextFetchesNoToken(t *testing.T) {
 		fetches.Add(1)
 		return client.Token{Value: "never-needed-token"}, nil
 	})
-	c, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(tokens))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newClient(t, option.WithBaseURL("https://api.example.com"), option.WithTokenSource(tokens))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	err = updateFirstName(ctx, c)
+	err := updateFirstName(ctx, c)
 	if !errors.Is(err, apierrors.ErrTransport) || !errors.Is(err, context.Canceled) || fetches.Load() != 0 {
 		t.Fatalf("err = %v after %d token fetches, want a TransportError wrapping Canceled and none", err, fetches.Load())
 	}
@@ -508,10 +466,7 @@ func TestResponseIntoRedactsTheRedirectChain(t *testing.T) {
 		w.Header().Set("X-Debug-Auth", r.Header.Get("Authorization"))
 		_, _ = io.WriteString(w, `{}`)
 	})
-	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(echoedToken)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(echoedToken)))
 	var resp *http.Response
 	if err := c.Execute(t.Context(), http.MethodGet, "/start", nil, nil, option.WithResponseInto(&resp)); err != nil {
 		t.Fatal(err)
@@ -640,14 +595,22 @@ func leaks(seen, spelled string) []string {
 	return out
 }
 
-func meaningClient(t *testing.T, srv *httptest.Server, transport option.RequestOption, opts ...option.RequestOption) *client.Client {
+// echoClient starts a server that answers through respond, given the
+// bearer token as sp spells it, and returns a client of it that sends
+// meaningToken and logs at Debug into logs, and that spelling.
+func echoClient(t *testing.T, sp spelling, respond func(w http.ResponseWriter, r *http.Request, spelled string)) (c *client.Client, logs *logCapture, spelled string) {
 	t.Helper()
-	c, err := client.New(append([]option.RequestOption{option.WithBaseURL(srv.URL), transport,
-		option.WithTokenSource(client.StaticToken(meaningToken)), option.WithMaxRetries(0)}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	spelled = sp.spell(meaningToken)
+	srv, transport := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if got := r.Header.Get("Authorization"); got != "Bearer "+meaningToken {
+			t.Errorf("Authorization = %q, want the meaning token", got)
+		}
+		respond(w, r, spelled)
+	})
+	logs = newLogCapture(slog.LevelDebug)
+	c = newClient(t, option.WithBaseURL(srv.URL), transport, option.WithTokenSource(client.StaticToken(meaningToken)),
+		option.WithMaxRetries(0), option.WithLogger(slog.New(logs)))
+	return c, logs, spelled
 }
 
 func jsonString(s string) string { // s already holds its own JSON escapes
@@ -662,9 +625,7 @@ func TestEchoInErrorsByMeaning(t *testing.T) {
 	for _, sp := range spellings {
 		t.Run(sp.name, func(t *testing.T) {
 			t.Parallel()
-			var spelled string
-			srv, transport := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-				spelled = sp.spell(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+			c, logs, spelled := echoClient(t, sp, func(w http.ResponseWriter, r *http.Request, spelled string) {
 				w.Header().Set("X-Request-Id", "req-"+spelled)
 				w.Header().Set("X-Echo", "value "+spelled)
 				if sp.header {
@@ -677,8 +638,6 @@ func TestEchoInErrorsByMeaning(t *testing.T) {
 					`,"serviceMeta":{`+jsonString(spelled)+`:`+jsonString(spelled)+`}`+
 					`,`+jsonString(spelled)+`:{"errors":{`+jsonString(spelled)+`:"x"}}}`)
 			})
-			logs := newLogCapture(slog.LevelDebug)
-			c := meaningClient(t, srv, transport, option.WithLogger(slog.New(logs)))
 			err := updateFirstName(t.Context(), c)
 			var apiErr *apierrors.Error
 			if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusForbidden {
@@ -708,9 +667,7 @@ func TestEchoInCapturedResponsesByMeaning(t *testing.T) {
 	for _, sp := range spellings {
 		t.Run(sp.name, func(t *testing.T) {
 			t.Parallel()
-			var spelled string
-			srv, transport := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
-				spelled = sp.spell(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+			c, logs, spelled := echoClient(t, sp, func(w http.ResponseWriter, r *http.Request, spelled string) {
 				if !strings.HasSuffix(r.URL.Path, "/final") {
 					w.Header().Set("X-Hop", "hop "+spelled)
 					if sp.header {
@@ -725,8 +682,6 @@ func TestEchoInCapturedResponsesByMeaning(t *testing.T) {
 				_, _ = io.WriteString(w, `{"id":"user_01E4ZCR3C56J083X43JQXF3JK5","email":"a@b.c"}`)
 				w.Header().Set("X-Trail", "trailer "+spelled)
 			})
-			logs := newLogCapture(slog.LevelDebug)
-			c := meaningClient(t, srv, transport, option.WithLogger(slog.New(logs)))
 			var resp *http.Response
 			if err := updateFirstName(t.Context(), c, option.WithResponseInto(&resp)); err != nil {
 				t.Fatal(err)
@@ -760,6 +715,56 @@ func TestRedactByMeaning(t *testing.T) {
 		seen := e.Error() + string(e.Body) + fmt.Sprintf("%v %#v", e.Header, e.CodeMessage) + e.RequestID
 		if left := leaks(seen, spelled); len(left) > 0 {
 			t.Errorf("%s: %q left in:\n%s", sp.name, left, seen)
+		}
+	}
+}
+
+// A query string may carry a caller's secret (an API key for a gateway):
+// when the connection fails, neither the error, however printed, nor any
+// log record holds it.
+func TestQuerySecretNotInTransportErrorOrLogs(t *testing.T) {
+	t.Parallel()
+	const clientSecret, callSecret = "CLIENT-QS-SECRET-8f2e", "CALL-QS-SECRET-41ab"
+
+	// Control: the query really is sent, so its absence below is redaction.
+	var rawQuery atomic.Value
+	live := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		rawQuery.Store(r.URL.RawQuery)
+		userJSON(w, r)
+	})
+	lc := newClient(t, option.WithBaseURL(live.URL), option.WithTokenSource(nil), option.WithQuery(url.Values{"api_key": {clientSecret}}))
+	if err := updateFirstName(t.Context(), lc, option.WithQuery(url.Values{"sig": {callSecret}})); err != nil {
+		t.Fatal(err)
+	}
+	if q, _ := rawQuery.Load().(string); !strings.Contains(q, clientSecret) || !strings.Contains(q, callSecret) {
+		t.Fatalf("server saw query %q, want both secrets", q)
+	}
+
+	var logs syncBuffer
+	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug, AddSource: true}))
+	c := newClient(t, option.WithBaseURL("http://"+deadAddr(t)), option.WithTokenSource(nil),
+		option.WithQuery(url.Values{"api_key": {clientSecret}}), option.WithLogger(logger),
+		option.WithMaxRetries(1), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
+	err := updateFirstName(t.Context(), c, option.WithQuery(url.Values{"sig": {callSecret}}))
+	var te *apierrors.TransportError
+	if !errors.As(err, &te) || te.Attempts != 2 {
+		t.Fatalf("err = %v, want a TransportError after 2 attempts (connection refused)", err)
+	}
+	texts := []string{err.Error(), logs.String()}
+	for _, verb := range []string{"%v", "%+v", "%s", "%q", "%#v"} {
+		texts = append(texts, fmt.Sprintf(verb, err))
+	}
+	for e := error(err); e != nil; e = errors.Unwrap(e) {
+		texts = append(texts, e.Error())
+	}
+	if !strings.Contains(logs.String(), `"level":"WARN"`) || !strings.Contains(logs.String(), `"level":"DEBUG"`) {
+		t.Fatalf("log = %s, want the attempt and retry records", logs.String())
+	}
+	for _, text := range texts {
+		for _, secret := range []string{clientSecret, callSecret} {
+			if strings.Contains(text, secret) {
+				t.Fatalf("query secret %q found in %q", secret, text)
+			}
 		}
 	}
 }

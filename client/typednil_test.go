@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -10,12 +11,11 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"golang.org/x/time/rate"
-
 	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/areatest"
 	"github.com/memberplatform/memberplatform-go/option"
+	"golang.org/x/time/rate"
 )
 
 // typedNilOptions are options given a value that is not nil as an
@@ -68,8 +68,8 @@ func TestTypedNilOptionsAreRefusedByNew(t *testing.T) {
 				c, err = client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(client.StaticToken("t")), tc.opt)
 			}()
 			var ve *apierrors.ValidationError
-			if c != nil || !errors.As(err, &ve) || ve.Fields[0].Field != "config" || !strings.Contains(err.Error(), tc.option) {
-				t.Fatalf("New = %v, %v; want a *errors.ValidationError naming %s", c, err, tc.option)
+			if c != nil || !errors.As(err, &ve) || ve.Fields[0].Field != "config" || !strings.Contains(err.Error(), tc.option) || !strings.Contains(err.Error(), "nil") {
+				t.Fatalf("New = %v, %v; want a *errors.ValidationError naming %s and the nil value", c, err, tc.option)
 			}
 		})
 	}
@@ -125,5 +125,19 @@ func TestPlainNilOptionsKeepTheirMeaning(t *testing.T) {
 	// A working provider still builds.
 	if _, err := client.NewSigV4TokenSource(client.SigV4Config{Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider("AKID", "SECRET", "")), Region: "ap-southeast-2"}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A nil context is refused like a typed nil option: a validation error on
+// ctx before anything is sent.
+func TestNilContextIsAValidationError(t *testing.T) {
+	t.Parallel()
+	srv := newCountingServer(t, userJSON)
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
+	var nilCtx context.Context
+	err := updateFirstName(nilCtx, c)
+	var ve *apierrors.ValidationError
+	if !errors.As(err, &ve) || ve.Fields[0].Field != "ctx" || srv.reqs.Load() != 0 {
+		t.Fatalf("err = %v (requests %d), want a validation error on ctx and no request", err, srv.reqs.Load())
 	}
 }

@@ -1,21 +1,18 @@
 package customer_test
 
 import (
-	"github.com/memberplatform/memberplatform-go/internal/areatest"
-	"github.com/memberplatform/memberplatform-go/option"
-
-	"errors"
+	"context"
 	"net/http"
-	"net/url"
-	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/oapi-codegen/nullable"
 
+	"github.com/memberplatform/memberplatform-go/client"
 	"github.com/memberplatform/memberplatform-go/customer"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/areatest"
+	"github.com/memberplatform/memberplatform-go/option"
 )
 
 const (
@@ -28,6 +25,13 @@ const (
 
 func minParams() customer.UpsertMemberAddressParams {
 	return customer.UpsertMemberAddressParams{AddressLineOne: "1 Main St", State: "NSW", Suburb: "Sydney", Postcode: "2000", Country: "AU"}
+}
+
+// with returns minParams changed by f.
+func with(f func(*customer.UpsertMemberAddressParams)) customer.UpsertMemberAddressParams {
+	p := minParams()
+	f(&p)
+	return p
 }
 
 var fullAddrWant = customer.MemberAddress{
@@ -73,11 +77,6 @@ func sameAddr(t *testing.T, got *customer.MemberAddress, want customer.MemberAdd
 
 func TestUpsertMemberAddressRequest(t *testing.T) {
 	t.Parallel()
-	with := func(f func(*customer.UpsertMemberAddressParams)) customer.UpsertMemberAddressParams {
-		p := minParams()
-		f(&p)
-		return p
-	}
 	tests := []struct {
 		name   string
 		params customer.UpsertMemberAddressParams
@@ -240,24 +239,8 @@ func TestUpsertMemberAddressEmptySuccessBody(t *testing.T) {
 
 func TestUpsertMemberAddressMalformedSuccessBody(t *testing.T) {
 	t.Parallel()
-	for _, body := range []string{`{not json`, `[]`, `{"id":1}`, `{"id":"` + addrID + `","state":7}`, `<html></html>`} {
-		t.Run(body, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			m.On(http.MethodPost, addrPath, areatest.JSON(http.StatusCreated, body))
-			a, err := m.Client().Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
-			if a != nil {
-				t.Errorf("address = %+v, want nil", a)
-			}
-			e := areatest.APIError(t, err)
-			if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
-				t.Errorf("errors.Is(err, ErrUnexpectedResponseBody) = false; err = %v", err)
-			}
-			if e.StatusCode != http.StatusCreated || e.Operation != "customer.UpsertMemberAddress" || e.Method != http.MethodPost || e.Path != addrPath {
-				t.Errorf("error = %+v", e)
-			}
-		})
-	}
+	areatest.CheckMalformedSuccessBody(t, upsertMemberAddress, http.StatusCreated,
+		`{not json`, `[]`, `{"id":1}`, `{"id":"`+addrID+`","state":7}`, `<html></html>`)
 }
 
 func TestMemberAddressDates(t *testing.T) {
@@ -297,11 +280,6 @@ func TestMemberAddressDates(t *testing.T) {
 
 func TestUpsertMemberAddressValidation(t *testing.T) {
 	t.Parallel()
-	with := func(f func(*customer.UpsertMemberAddressParams)) customer.UpsertMemberAddressParams {
-		p := minParams()
-		f(&p)
-		return p
-	}
 	tests := []struct {
 		name   string
 		id     string
@@ -344,166 +322,39 @@ func TestUpsertMemberAddressValidation(t *testing.T) {
 
 func TestUpsertMemberAddressErrors(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		status int
-		body   string
-		kinds  []error
-		code   string
-		fields []apierrors.FieldError
-		calls  int
-	}{
-		{
-			"validation error", 400,
-			`{"code":"VALIDATION_ERROR","message":"Validation failed","errors":[{"field":"postcode","message":"must be 4 digits"},{"field":"state","message":"unknown state"}]}`,
-			[]error{apierrors.ErrBadRequest, apierrors.ErrUnprocessableEntity}, "VALIDATION_ERROR",
-			[]apierrors.FieldError{{Field: "postcode", Message: "must be 4 digits"}, {Field: "state", Message: "unknown state"}}, 1,
+	areatest.CheckErrorResponses(t, upsertMemberAddress,
+		areatest.ErrorCase{
+			Name: "validation error", Status: 400,
+			Body:  `{"code":"VALIDATION_ERROR","message":"Validation failed","errors":[{"field":"postcode","message":"must be 4 digits"},{"field":"state","message":"unknown state"}]}`,
+			Kinds: []error{apierrors.ErrBadRequest, apierrors.ErrUnprocessableEntity}, Code: "VALIDATION_ERROR",
+			Fields: []apierrors.FieldError{{Field: "postcode", Message: "must be 4 digits"}, {Field: "state", Message: "unknown state"}},
 		},
-		// A 401 makes the client drop the token and resend once.
-		{"unauthenticated", 401, `{"code":"UNAUTHENTICATED","message":"missing or invalid auth context"}`, []error{apierrors.ErrUnauthorized}, "UNAUTHENTICATED", nil, 1}, // a static token is not resent
-		{"forbidden", 403, `{"code":"FORBIDDEN","message":"caller lacks permission"}`, []error{apierrors.ErrForbidden}, "FORBIDDEN", nil, 1},
-		{"member not found", 404, `{"code":"MEMBER_NOT_FOUND","message":"member not found"}`, []error{apierrors.ErrNotFound}, "MEMBER_NOT_FOUND", nil, 1},
-		{"internal", 500, `{"code":"INTERNAL_ERROR","message":"database failure"}`, []error{apierrors.ErrInternal}, "INTERNAL_ERROR", nil, 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			m.On(http.MethodPost, addrPath, areatest.JSON(tt.status, tt.body))
-			a, err := m.Client().Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
-			if a != nil {
-				t.Errorf("address = %+v, want nil", a)
-			}
-			e := areatest.APIError(t, err)
-			for _, k := range tt.kinds {
-				if !errors.Is(err, k) {
-					t.Errorf("errors.Is(err, %v) = false; err = %v", k, err)
-				}
-			}
-			if e.StatusCode != tt.status || e.Operation != "customer.UpsertMemberAddress" || e.Method != http.MethodPost || e.Path != addrPath {
-				t.Errorf("error = %+v", e)
-			}
-			if e.Problem != nil || e.CodeMessage == nil || e.CodeMessage.Code != tt.code || e.CodeMessage.Message == "" {
-				t.Fatalf("decoded body: problem %+v, code/message %+v", e.Problem, e.CodeMessage)
-			}
-			if got := e.FieldErrors(); !slices.Equal(got, tt.fields) {
-				t.Errorf("FieldErrors = %+v, want %+v", got, tt.fields)
-			}
-			if m.Calls() != tt.calls {
-				t.Errorf("requests = %d, want %d", m.Calls(), tt.calls)
-			}
-		})
-	}
+		// A 401 makes the client drop the token and resend once; a static
+		// token is not resent.
+		areatest.ErrorCase{Name: "unauthenticated", Status: 401, Body: `{"code":"UNAUTHENTICATED","message":"missing or invalid auth context"}`, Kinds: []error{apierrors.ErrUnauthorized}, Code: "UNAUTHENTICATED"},
+		areatest.ErrorCase{Name: "forbidden", Status: 403, Body: `{"code":"FORBIDDEN","message":"caller lacks permission"}`, Kinds: []error{apierrors.ErrForbidden}, Code: "FORBIDDEN"},
+		areatest.ErrorCase{Name: "member not found", Status: 404, Body: `{"code":"MEMBER_NOT_FOUND","message":"member not found"}`, Kinds: []error{apierrors.ErrNotFound}, Code: "MEMBER_NOT_FOUND"},
+		areatest.ErrorCase{Name: "internal", Status: 500, Body: `{"code":"INTERNAL_ERROR","message":"database failure"}`, Kinds: []error{apierrors.ErrInternal}, Code: "INTERNAL_ERROR"},
+	)
 }
 
-func TestUpsertMemberAddressRetriedOnServerError(t *testing.T) {
-	t.Parallel()
-	m := areatest.NewMock(t)
-	var n atomic.Int32
-	m.On(http.MethodPost, addrPath, func(r *http.Request) (*http.Response, error) {
-		if n.Add(1) == 1 {
-			return areatest.JSON(http.StatusServiceUnavailable, `{"code":"UNAVAILABLE","message":"try later"}`)(r)
+// upsertMemberAddress is the package's operation, for the checks every operation shares.
+var upsertMemberAddress = areatest.Op{
+	Name: "UpsertMemberAddress", Operation: "customer.UpsertMemberAddress", Method: http.MethodPost, Path: addrPath,
+	Body: minBody, Response: fullAddr,
+	ServerError: areatest.JSON(http.StatusServiceUnavailable, `{"code":"UNAVAILABLE","message":"try later"}`),
+	Call: func(ctx context.Context, t *testing.T, c *client.Client, opts ...option.RequestOption) error {
+		a, err := c.Customer.UpsertMemberAddress(ctx, memberID, minParams(), opts...)
+		if err == nil {
+			sameAddr(t, a, fullAddrWant)
+		} else if a != nil {
+			t.Errorf("address = %+v with error %v, want nil", a, err)
 		}
-		return areatest.JSON(http.StatusCreated, fullAddr)(r)
-	})
-	c := m.Client(option.WithMaxRetries(2), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
-	a, err := c.Customer.UpsertMemberAddress(t.Context(), memberID, minParams())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sameAddr(t, a, fullAddrWant)
-	reqs := m.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("requests = %d, want 2", len(reqs))
-	}
-	for _, r := range reqs {
-		areatest.CheckRequest(t, r, http.MethodPost, addrPath, minBody)
-	}
+		return err
+	},
 }
 
-func TestUpsertMemberAddressClientOptions(t *testing.T) {
+func TestEveryOperation(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name string
-		opts []option.RequestOption
-		path string
-		auth string
-	}{
-		{"no token source", []option.RequestOption{option.WithTokenSource(nil)}, addrPath, ""},
-		{"token source", nil, addrPath, "Bearer " + token},
-		{"base path prefix", []option.RequestOption{option.WithBaseURL("https://api.example.com/api/v2")}, "/api/v2" + addrPath, "Bearer " + token},
-		{"base path prefix with slash", []option.RequestOption{option.WithBaseURL("https://api.example.com/api/v2/")}, "/api/v2" + addrPath, "Bearer " + token},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			m.On(http.MethodPost, tt.path, areatest.JSON(http.StatusOK, fullAddr))
-			if _, err := m.Client(tt.opts...).Customer.UpsertMemberAddress(t.Context(), memberID, minParams()); err != nil {
-				t.Fatal(err)
-			}
-			r := m.Only()
-			areatest.CheckRequest(t, r, http.MethodPost, tt.path, minBody)
-			areatest.CheckHeaders(t, r.Header, true, tt.auth)
-		})
-	}
-}
-
-type traceQuery struct {
-	Trace   string   `url:"trace"`
-	Tags    []string `url:"tag"`
-	Omitted int      `url:"omitted,omitempty"`
-}
-
-func TestUpsertMemberAddressPerCallOptions(t *testing.T) {
-	t.Parallel()
-	m := areatest.NewMock(t)
-	m.On(http.MethodPost, addrPath, areatest.JSON(http.StatusOK, fullAddr))
-	c := m.Client(option.WithHeader("X-Client", "wide"))
-	if _, err := c.Customer.UpsertMemberAddress(t.Context(), memberID, minParams(),
-		option.WithHeader("X-Client", "per-call"), option.WithHeader("X-Tenant", "tenant-42"), option.WithQuery(traceQuery{Trace: "t/1", Tags: []string{"a", "b"}}), option.WithTimeout(time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Customer.UpsertMemberAddress(t.Context(), memberID, minParams()); err != nil {
-		t.Fatal(err)
-	}
-	reqs := m.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("requests = %d, want 2", len(reqs))
-	}
-	first, second := reqs[0], reqs[1]
-	if got := first.Header.Get("X-Tenant"); got != "tenant-42" {
-		t.Errorf("first X-Tenant = %q", got)
-	}
-	if got, want := first.URL.Query(), (url.Values{"trace": {"t/1"}, "tag": {"a", "b"}}); got.Encode() != want.Encode() {
-		t.Errorf("first query = %v, want %v", got, want)
-	}
-	if !first.HasDeadline {
-		t.Error("first call has no deadline despite WithTimeout")
-	}
-	if first.URL.EscapedPath() != addrPath || string(first.Body) != minBody {
-		t.Errorf("first request = %s %s", first.URL.EscapedPath(), first.Body)
-	}
-	areatest.CheckHeaders(t, first.Header, true, "Bearer "+token)
-	areatest.CheckRequest(t, second, http.MethodPost, addrPath, minBody)
-	for i, want := range [][]string{{"wide", "per-call"}, {"wide"}} {
-		if got := reqs[i].Header.Values("X-Client"); !slices.Equal(got, want) {
-			t.Errorf("call %d: X-Client = %q, want %q", i+1, got, want)
-		}
-	}
-	if got := second.Header.Values("X-Tenant"); len(got) != 0 {
-		t.Errorf("second X-Tenant = %q, want none", got)
-	}
-	if second.HasDeadline {
-		t.Error("second call has a deadline")
-	}
-}
-
-func TestUpsertMemberAddressPerCallTimeoutExpires(t *testing.T) {
-	t.Parallel()
-	m := areatest.NewMock(t)
-	m.On(http.MethodPost, addrPath, areatest.Hang)
-	start := time.Now()
-	_, err := m.Client().Customer.UpsertMemberAddress(areatest.BoundedCtx(t), memberID, minParams(), option.WithTimeout(250*time.Millisecond)) // room for the first token fetch on a busy machine
-	areatest.CheckTimedOut(t, err, start)
+	areatest.CheckOperations(t, upsertMemberAddress)
 }

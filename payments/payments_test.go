@@ -1,18 +1,15 @@
 package payments_test
 
 import (
-	"github.com/memberplatform/memberplatform-go/internal/areatest"
-	"github.com/memberplatform/memberplatform-go/option"
-
-	"errors"
+	"context"
 	"net/http"
-	"net/url"
-	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/areatest"
+	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/payments"
 )
 
@@ -173,31 +170,8 @@ func TestUpdatePaymentMethodEmptySuccessBody(t *testing.T) {
 
 func TestUpdatePaymentMethodMalformedSuccessBody(t *testing.T) {
 	t.Parallel()
-	for _, body := range []string{
-		`{not json`,
-		`[]`,
-		`{"id":42}`,
-		`{"id":"` + pmID + `","primary":"yes"}`,
-		`{"id":"` + pmID + `","createdAt":"last tuesday"}`,
-		`{"id":"` + pmID + `","updatedAt":true}`,
-	} {
-		t.Run(body, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			m.On(http.MethodPatch, pmPath, areatest.JSON(http.StatusOK, body))
-			pm, err := m.Client().Payments.UpdatePaymentMethod(t.Context(), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)})
-			if pm != nil {
-				t.Errorf("payment method = %+v, want nil", pm)
-			}
-			e := areatest.APIError(t, err)
-			if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
-				t.Errorf("errors.Is(err, ErrUnexpectedResponseBody) = false; err = %v", err)
-			}
-			if e.StatusCode != http.StatusOK || e.Operation != "payments.UpdatePaymentMethod" || e.Method != http.MethodPatch || e.Path != pmPath {
-				t.Errorf("error = %+v", e)
-			}
-		})
-	}
+	areatest.CheckMalformedSuccessBody(t, updatePaymentMethod, http.StatusOK,
+		`{not json`, `[]`, `{"id":42}`, `{"id":"`+pmID+`","primary":"yes"}`, `{"id":"`+pmID+`","createdAt":"last tuesday"}`, `{"id":"`+pmID+`","updatedAt":true}`)
 }
 
 func TestUpdatePaymentMethodValidation(t *testing.T) {
@@ -247,156 +221,32 @@ func TestUpdatePaymentMethodValidation(t *testing.T) {
 
 func TestUpdatePaymentMethodErrors(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name        string
-		status      int
-		body        string
-		kind        error
-		serviceCode string
-	}{
-		// Operation 3's serviceCode is free-form, not 8 digits.
-		{"not implemented 501", 501, `{"type":"about:blank","title":"Not implemented","status":501,"serviceCode":"NOT_IMPLEMENTED"}`, apierrors.ErrNotImplemented, "NOT_IMPLEMENTED"},
-		{"not implemented by name", 400, `{"type":"https://errors.example.com/not-implemented","title":"Not Implemented","status":400,"serviceCode":"payments.not_implemented"}`, apierrors.ErrNotImplemented, "payments.not_implemented"},
-		{"not found", 404, `{"type":"about:blank","title":"Not Found","status":404,"serviceCode":"PM-404"}`, apierrors.ErrNotFound, "PM-404"},
-		{"numeric service code", 409, `{"type":"about:blank","title":"Conflict","status":409,"serviceCode":40900001}`, apierrors.ErrConflict, "40900001"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			m.On(http.MethodPatch, pmPath, areatest.Problem(tt.status, tt.body))
-			pm, err := m.Client().Payments.UpdatePaymentMethod(t.Context(), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)})
-			if pm != nil {
-				t.Errorf("payment method = %+v, want nil", pm)
-			}
-			e := areatest.APIError(t, err)
-			if !errors.Is(err, tt.kind) {
-				t.Errorf("errors.Is(err, %v) = false; err = %v", tt.kind, err)
-			}
-			if e.StatusCode != tt.status || e.Operation != "payments.UpdatePaymentMethod" || e.Method != http.MethodPatch || e.Path != pmPath {
-				t.Errorf("error = %+v", e)
-			}
-			if e.Problem == nil || e.Problem.ServiceCode != tt.serviceCode {
-				t.Errorf("problem = %+v, want serviceCode %q", e.Problem, tt.serviceCode)
-			}
-			if m.Calls() != 1 {
-				t.Errorf("requests = %d, want 1", m.Calls())
-			}
-		})
-	}
+	// Operation 3's serviceCode is free-form, not 8 digits.
+	areatest.CheckErrorResponses(t, updatePaymentMethod,
+		areatest.ErrorCase{Name: "not implemented 501", Status: 501, Body: `{"type":"about:blank","title":"Not implemented","status":501,"serviceCode":"NOT_IMPLEMENTED"}`, Kinds: []error{apierrors.ErrNotImplemented}, Code: "NOT_IMPLEMENTED"},
+		areatest.ErrorCase{Name: "not implemented by name", Status: 400, Body: `{"type":"https://errors.example.com/not-implemented","title":"Not Implemented","status":400,"serviceCode":"payments.not_implemented"}`, Kinds: []error{apierrors.ErrNotImplemented}, Code: "payments.not_implemented"},
+		areatest.ErrorCase{Name: "not found", Status: 404, Body: `{"type":"about:blank","title":"Not Found","status":404,"serviceCode":"PM-404"}`, Kinds: []error{apierrors.ErrNotFound}, Code: "PM-404"},
+		areatest.ErrorCase{Name: "numeric service code", Status: 409, Body: `{"type":"about:blank","title":"Conflict","status":409,"serviceCode":40900001}`, Kinds: []error{apierrors.ErrConflict}, Code: "40900001"},
+	)
 }
 
-func TestUpdatePaymentMethodRetriedOnServerError(t *testing.T) {
-	t.Parallel()
-	m := areatest.NewMock(t)
-	var n atomic.Int32
-	m.On(http.MethodPatch, pmPath, func(r *http.Request) (*http.Response, error) {
-		if n.Add(1) == 1 {
-			return areatest.Problem(http.StatusBadGateway, `{"title":"Bad Gateway","status":502}`)(r)
+// updatePaymentMethod is the package's operation, for the checks every operation shares.
+var updatePaymentMethod = areatest.Op{
+	Name: "UpdatePaymentMethod", Operation: "payments.UpdatePaymentMethod", Method: http.MethodPatch, Path: pmPath, Problem: true,
+	Body: `{"setAsPrimary":true}`, Response: fullPM,
+	ServerError: areatest.Problem(http.StatusBadGateway, `{"title":"Bad Gateway","status":502}`),
+	Call: func(ctx context.Context, t *testing.T, c *client.Client, opts ...option.RequestOption) error {
+		pm, err := c.Payments.UpdatePaymentMethod(ctx, pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)}, opts...)
+		if err == nil {
+			samePM(t, pm, fullPMWant)
+		} else if pm != nil {
+			t.Errorf("payment method = %+v with error %v, want nil", pm, err)
 		}
-		return areatest.JSON(http.StatusOK, fullPM)(r)
-	})
-	c := m.Client(option.WithMaxRetries(2), option.WithRetryBackoff(time.Millisecond, time.Millisecond))
-	pm, err := c.Payments.UpdatePaymentMethod(t.Context(), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(false)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	samePM(t, pm, fullPMWant)
-	reqs := m.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("requests = %d, want 2", len(reqs))
-	}
-	for _, r := range reqs {
-		areatest.CheckRequest(t, r, http.MethodPatch, pmPath, `{"setAsPrimary":false}`)
-	}
+		return err
+	},
 }
 
-func TestUpdatePaymentMethodClientOptions(t *testing.T) {
+func TestEveryOperation(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name string
-		opts []option.RequestOption
-		path string
-		auth string
-	}{
-		{"no token source", []option.RequestOption{option.WithTokenSource(nil)}, pmPath, ""},
-		{"token source", nil, pmPath, "Bearer " + token},
-		{"base path prefix", []option.RequestOption{option.WithBaseURL("https://api.example.com/api/v2")}, "/api/v2" + pmPath, "Bearer " + token},
-		{"base path prefix with slash", []option.RequestOption{option.WithBaseURL("https://api.example.com/api/v2/")}, "/api/v2" + pmPath, "Bearer " + token},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			m := areatest.NewMock(t)
-			m.On(http.MethodPatch, tt.path, areatest.JSON(http.StatusOK, fullPM))
-			if _, err := m.Client(tt.opts...).Payments.UpdatePaymentMethod(t.Context(), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)}); err != nil {
-				t.Fatal(err)
-			}
-			r := m.Only()
-			areatest.CheckRequest(t, r, http.MethodPatch, tt.path, `{"setAsPrimary":true}`)
-			areatest.CheckHeaders(t, r.Header, true, tt.auth)
-		})
-	}
-}
-
-type traceQuery struct {
-	Trace  string `url:"trace"`
-	DryRun bool   `url:"dryRun,omitempty"`
-	Unset  string `url:"unset,omitempty"`
-}
-
-func TestUpdatePaymentMethodPerCallOptions(t *testing.T) {
-	t.Parallel()
-	m := areatest.NewMock(t)
-	m.On(http.MethodPatch, pmPath, areatest.JSON(http.StatusOK, fullPM))
-	c := m.Client(option.WithHeader("X-Client", "wide"))
-	params := payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)}
-	if _, err := c.Payments.UpdatePaymentMethod(t.Context(), pmID, params,
-		option.WithHeader("X-Client", "per-call"), option.WithHeader("Idempotency-Key", "k-1"), option.WithQuery(traceQuery{Trace: "t1", DryRun: true}), option.WithTimeout(time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Payments.UpdatePaymentMethod(t.Context(), pmID, params); err != nil {
-		t.Fatal(err)
-	}
-	reqs := m.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("requests = %d, want 2", len(reqs))
-	}
-	first, second := reqs[0], reqs[1]
-	if got := first.Header.Get("Idempotency-Key"); got != "k-1" {
-		t.Errorf("first Idempotency-Key = %q", got)
-	}
-	if got, want := first.URL.Query(), (url.Values{"trace": {"t1"}, "dryRun": {"true"}}); got.Encode() != want.Encode() {
-		t.Errorf("first query = %v, want %v", got, want)
-	}
-	if !first.HasDeadline {
-		t.Error("first call has no deadline despite WithTimeout")
-	}
-	if first.URL.EscapedPath() != pmPath {
-		t.Errorf("first path = %q", first.URL.EscapedPath())
-	}
-	areatest.CheckHeaders(t, first.Header, true, "Bearer "+token)
-	// Nothing of the first call's options leaks into the second.
-	areatest.CheckRequest(t, second, http.MethodPatch, pmPath, `{"setAsPrimary":true}`)
-	for i, want := range [][]string{{"wide", "per-call"}, {"wide"}} {
-		if got := reqs[i].Header.Values("X-Client"); !slices.Equal(got, want) {
-			t.Errorf("call %d: X-Client = %q, want %q", i+1, got, want)
-		}
-	}
-	if got := second.Header.Values("Idempotency-Key"); len(got) != 0 {
-		t.Errorf("second Idempotency-Key = %q, want none", got)
-	}
-	if second.HasDeadline {
-		t.Error("second call has a deadline")
-	}
-}
-
-func TestUpdatePaymentMethodPerCallTimeoutExpires(t *testing.T) {
-	t.Parallel()
-	m := areatest.NewMock(t)
-	m.On(http.MethodPatch, pmPath, areatest.Hang)
-	start := time.Now()
-	_, err := m.Client().Payments.UpdatePaymentMethod(areatest.BoundedCtx(t), pmID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)},
-		option.WithTimeout(250*time.Millisecond)) // room for the first token fetch on a busy machine
-	areatest.CheckTimedOut(t, err, start)
+	areatest.CheckOperations(t, updatePaymentMethod)
 }

@@ -26,10 +26,7 @@ var faultFieldErrors = []apierrors.FieldError{
 // faulted operation's own format.
 func TestFaultFieldsOnTheWire(t *testing.T) {
 	t.Parallel()
-	srv := sdktest.NewServer(t)
-	srv.AddUser(sdktest.User{ID: "u", Email: "u@example.com"})
-	pm := srv.AddPaymentMethod(sdktest.PaymentMethod{})
-	m := srv.AddMember("")
+	srv, pm, m := newSeededServer(t)
 	problemPointers := []string{"/permissions/2", "/address/postcode", ""}
 	for _, tc := range []struct {
 		op, method, path, body          string
@@ -65,11 +62,7 @@ func TestFaultFieldsOnTheWire(t *testing.T) {
 // error reports, whichever format carried it.
 func TestFaultFieldsThroughTheSDK(t *testing.T) {
 	t.Parallel()
-	srv := sdktest.NewServer(t)
-	srv.AddUser(sdktest.User{ID: "u", Email: "u@example.com"})
-	srv.AddRole("o", "org-a")
-	pm := srv.AddPaymentMethod(sdktest.PaymentMethod{})
-	m := srv.AddMember("")
+	srv, pm, m := newSeededServer(t)
 	c := srv.Client(option.WithMaxRetries(0))
 	ctx := t.Context()
 	fields := []apierrors.FieldError{{Field: "email", Message: "is blocked"}, {Field: "permissions[1]", Message: "unknown"}}

@@ -36,6 +36,17 @@ func readResponse(t *testing.T, resp *http.Response) string {
 	return string(b)
 }
 
+// checkWireFormat checks a responder's status, Content-Type and exact body.
+func checkWireFormat(t *testing.T, resp *http.Response, status int, contentType, want string) {
+	t.Helper()
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != status || ct != contentType {
+		t.Errorf("status %d, Content-Type %q; want %d, %q", resp.StatusCode, ct, status, contentType)
+	}
+	if got := readResponse(t, resp); got != want {
+		t.Errorf("body\n got %s\nwant %s", got, want)
+	}
+}
+
 func TestProblemResponseWireFormat(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -64,13 +75,7 @@ func TestProblemResponseWireFormat(t *testing.T) {
 			`{"type":"https://sdktest.memberplatform.invalid/problems/bad-request","title":"Bad Request","status":400,"serviceCode":"40000001","serviceMeta":{},"serviceErrors":[]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			resp := sdktest.ProblemResponse(tc.status, tc.p)
-			if ct := resp.Header.Get("Content-Type"); resp.StatusCode != tc.status || ct != "application/problem+json" {
-				t.Errorf("status %d, Content-Type %q", resp.StatusCode, ct)
-			}
-			if got := readResponse(t, resp); got != tc.want {
-				t.Errorf("body\n got %s\nwant %s", got, tc.want)
-			}
+			checkWireFormat(t, sdktest.ProblemResponse(tc.status, tc.p), tc.status, "application/problem+json", tc.want)
 		})
 	}
 }
@@ -95,13 +100,7 @@ func TestCodeMessageResponseWireFormat(t *testing.T) {
 			`{"code":"DB_DOWN","message":"database unavailable","details":["a"],"retryable":true}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			resp := sdktest.CodeMessageResponse(tc.status, tc.cm)
-			if ct := resp.Header.Get("Content-Type"); resp.StatusCode != tc.status || ct != "application/json" {
-				t.Errorf("status %d, Content-Type %q", resp.StatusCode, ct)
-			}
-			if got := readResponse(t, resp); got != tc.want {
-				t.Errorf("body\n got %s\nwant %s", got, tc.want)
-			}
+			checkWireFormat(t, sdktest.CodeMessageResponse(tc.status, tc.cm), tc.status, "application/json", tc.want)
 		})
 	}
 }

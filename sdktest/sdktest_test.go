@@ -95,13 +95,19 @@ func pointers(m map[string]any, key, field string) []string {
 	return out
 }
 
-func TestServerSideValidation(t *testing.T) {
-	t.Parallel()
-	srv := sdktest.NewServer(t)
+// newSeededServer returns a fake holding one of each resource: user "u",
+// role "org-a" of organisation "o", a payment method and a member.
+func newSeededServer(t *testing.T) (srv *sdktest.Server, pm sdktest.PaymentMethod, memberID string) {
+	t.Helper()
+	srv = sdktest.NewServer(t)
 	srv.AddUser(sdktest.User{ID: "u", Email: "u@example.com"})
 	srv.AddRole("o", "org-a")
-	pm := srv.AddPaymentMethod(sdktest.PaymentMethod{})
-	m := srv.AddMember("")
+	return srv, srv.AddPaymentMethod(sdktest.PaymentMethod{}), srv.AddMember("")
+}
+
+func TestServerSideValidation(t *testing.T) {
+	t.Parallel()
+	srv, pm, m := newSeededServer(t)
 	users := "/auth/access-management/users/u"
 	role := "/auth/access-management/organizations/o/roles/org-a/permissions"
 	for _, tc := range []struct {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memberplatform/memberplatform-go/internal/exampletest"
 	"github.com/memberplatform/memberplatform-go/internal/leakcheck"
 	"github.com/memberplatform/memberplatform-go/sdktest"
 )
@@ -98,16 +99,9 @@ func TestRunFailsOnUnexpectedError(t *testing.T) {
 	}
 }
 
-// failingWriter fails every write, as a closed pipe does.
-type failingWriter struct{}
-
-func (failingWriter) Write([]byte) (int, error) { return 0, errWrite }
-
-var errWrite = errors.New("write failed")
-
 // Output that cannot be written fails the program instead of vanishing.
 func TestRunReportsAWriteError(t *testing.T) {
-	if err := run(t.Context(), failingWriter{}, func(string) string { return "" }); !errors.Is(err, errWrite) {
+	if err := run(t.Context(), exampletest.FailingWriter{}, func(string) string { return "" }); !errors.Is(err, exampletest.ErrWrite) {
 		t.Fatalf("run = %v, want the write error", err)
 	}
 }

@@ -1,7 +1,3 @@
-// Package areatest holds the httpmock helpers the area packages'
-// (accessmgmt, payments, customer) tests share: a per-test MockTransport
-// that records every request, responders, and assertions on the requests
-// and errors the SDK produces. It is internal and used only by tests.
 package areatest
 
 import (

@@ -33,6 +33,25 @@ func (c *fakeClock) Add(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
+// newClockedPacer returns a Pacer on a fakeClock, at a whole second.
+func newClockedPacer() (*fakeClock, *Pacer) {
+	clock := newFakeClock()
+	return clock, NewWithClock(clock.Now)
+}
+
+// waitQueued returns once n callers wait in p's queue.
+func waitQueued(p *Pacer, n int) {
+	for {
+		p.mu.Lock()
+		queued := len(p.queue)
+		p.mu.Unlock()
+		if queued == n {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func wantRate(t *testing.T, a *Pacer, want float64, wantEngaged bool) {
 	t.Helper()
 	got, engaged := a.Rate()
@@ -42,9 +61,7 @@ func wantRate(t *testing.T, a *Pacer, want float64, wantEngaged bool) {
 }
 
 func TestPacerUnengagedLetsEverythingThrough(t *testing.T) {
-	clock := newFakeClock() // at a whole second
-	now := clock.Now
-	a := NewWithClock(now)
+	_, a := newClockedPacer()
 	for range 1000 {
 		a.Admitted()
 	}
@@ -57,9 +74,7 @@ func TestPacerUnengagedLetsEverythingThrough(t *testing.T) {
 
 // The rates after a sequence of outcomes, with the arithmetic spelled out.
 func TestPacerRatesAfterASequence(t *testing.T) {
-	clock := newFakeClock() // at a whole second
-	now := clock.Now        // at a whole second
-	a := NewWithClock(now)
+	clock, a := newClockedPacer()
 
 	// A burst of 20 admitted answers, then the first throttle: engaged at
 	// the admitted rate of the last second, 20/s, in slow start.
@@ -169,9 +184,7 @@ func TestPacerFirstEstimateIsRaisedByLateAnswers(t *testing.T) {
 }
 
 func TestPacerMinimumRate(t *testing.T) {
-	clock := newFakeClock() // at a whole second
-	now := clock.Now
-	a := NewWithClock(now)
+	_, a := newClockedPacer()
 	a.Throttled(0, 0) // nothing admitted yet
 	wantRate(t, a, 0.5, true)
 	a.Throttled(1, 0)
@@ -198,9 +211,7 @@ func TestPacerCutCap(t *testing.T) {
 
 // Growth stops at twice the admitted rate, but the cap never lowers the rate.
 func TestPacerGrowthCap(t *testing.T) {
-	clock := newFakeClock() // at a whole second
-	now := clock.Now
-	a := NewWithClock(now)
+	clock, a := newClockedPacer()
 	a.Throttled(0, 0)
 	a.Throttled(1, 0) // into CUBIC at the floor, 0.5/s
 	a.mu.Lock()
@@ -221,9 +232,7 @@ func TestPacerGrowthCap(t *testing.T) {
 // Once the curve reaches four times its plateau without a throttle, the
 // limiter lets go, and the next throttle engages it afresh.
 func TestPacerReleases(t *testing.T) {
-	clock := newFakeClock() // at a whole second
-	now := clock.Now
-	a := NewWithClock(now)
+	clock, a := newClockedPacer()
 	a.Throttled(0, 0)
 	a.Throttled(1, 0) // CUBIC
 	a.mu.Lock()
@@ -293,9 +302,7 @@ func engaged(r float64) *Pacer {
 }
 
 func TestPacerPaces(t *testing.T) {
-	clock := newFakeClock() // at a whole second
-	now := clock.Now
-	a := NewWithClock(now)
+	clock, a := newClockedPacer()
 	a.Throttled(0, 0)
 	a.mu.Lock()
 	a.rate = 20
@@ -367,15 +374,7 @@ func TestPacerCancelLeavesTheQueue(t *testing.T) {
 	for range 3 {
 		go func() { _, err := a.Wait(ctx, NoMaxWait); errs <- err }()
 	}
-	for {
-		a.mu.Lock()
-		n := len(a.queue)
-		a.mu.Unlock()
-		if n == 3 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitQueued(a, 3)
 	cancel()
 	for range 3 {
 		if err := <-errs; !stderrors.Is(err, context.Canceled) {

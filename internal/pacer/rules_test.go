@@ -114,15 +114,7 @@ func TestWaitCountsTheQueueAgainstMaxWait(t *testing.T) {
 	for range 2 {
 		go func() { _, _ = p.Wait(ctx, NoMaxWait) }()
 	}
-	for {
-		p.mu.Lock()
-		n := len(p.queue)
-		p.mu.Unlock()
-		if n == 2 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitQueued(p, 2)
 	var r *Refusal
 	if _, err := p.Wait(context.Background(), 5*time.Second); !stderrors.As(err, &r) || r.Wait < 5*time.Second {
 		t.Fatalf("Wait behind 2 waiters = %v; want a refusal of a slot ≥ 5 s away", err)

@@ -1,0 +1,54 @@
+// Package observe is the SDK's extension point for telemetry. An Observer,
+// given to client.New with option.WithObserver, sees what a client does:
+// every operation call, every HTTP attempt, every token fetch, each retry
+// decision, each wait for a rate limiter and each retry the retry budget
+// refused. It can also read the client's load-control state for gauges
+// (StateObserver).
+//
+// The OpenTelemetry adapter, module
+// github.com/memberplatform/memberplatform-go/otelmemberplatform, is built
+// on this package alone; the SDK's root module depends on no telemetry
+// library. Write an Observer only to feed another telemetry system.
+//
+// # What is called, and when
+//
+// For each call of an operation (accessmgmt.UpdateUser, client.Execute,
+// the SigV4 token call auth.Token...), in this order:
+//
+//	StartCall
+//	  StartTokenFetch ... EndTokenFetch   when the call needs a fresh token;
+//	                                      a SigV4 fetch is itself a call
+//	                                      (auth.Token, Call.Token set) nested here
+//	  RateLimitWait                       before an attempt, when a limiter is in play
+//	  StartAttempt ... EndAttempt         once per HTTP attempt
+//	  Retry | BudgetRefused               after an attempt the policy would retry
+//	  ... more waits and attempts ...
+//	EndCall
+//
+// Each Start method returns the context the SDK then uses for what happens
+// inside (the returned context must derive from the one given); the
+// matching End method gets that context back. The other methods get the
+// call's context, or one derived from it.
+//
+// # Cost
+//
+// With no observer the SDK calls nothing and allocates nothing for
+// observation. With one, the methods run on the call's goroutine (a token
+// fetch runs on the fetch's own goroutine), inside the call's latency:
+// they must be fast, safe for concurrent use, and must not panic.
+//
+// # Stability
+//
+// Observer will not gain methods: new events come as new optional
+// interfaces (as StateObserver and Combiner are), checked with a type
+// assertion, and as new fields of the event structs. Reading a struct's
+// fields by name keeps an Observer compiling across releases.
+//
+// # Secrets
+//
+// No event carries a token, a signature, a body, a query string or a path
+// parameter: Call.URLTemplate is the path template with its {placeholders}.
+// Attempt.Request is the one exception, the request itself; an Observer
+// must not record its URL (path IDs, query values) or its credential
+// headers.
+package observe
