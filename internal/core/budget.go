@@ -165,9 +165,13 @@ func (state *callState) spendRetry(apiErr *apierrors.Error, err error) bool {
 		}
 		return false
 	}
-	state.retryCost = cost
+	state.retryCost, state.retryPending = cost, true
 	return true
 }
+
+// retrySent notes that the retry the budget paid for went out: from now
+// on it is settled by its answer, not refunded.
+func (state *callState) retrySent() { state.retryPending = false }
 
 // refundRetry gives back what a retry took when it is not sent after all
 // (the context ended during its backoff, the limiter refused it, signing

@@ -100,6 +100,7 @@ type redactedError struct {
 }
 
 func (e *redactedError) Error() string { return e.text }
+
 func (e *redactedError) Unwrap() error { return e.err }
 
 // redactError returns err, or err behind a redactedError when its text
