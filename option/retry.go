@@ -12,7 +12,7 @@ import (
 //
 // Scope: client-wide and per call. Default: none (the context's deadline).
 func WithTimeout(d time.Duration) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return anywhere(func(s *core.Settings) error {
 		if d < 0 {
 			return errors.New("memberplatform: WithTimeout: negative duration")
 		}
@@ -32,12 +32,11 @@ func WithTimeout(d time.Duration) RequestOption {
 // accepts and never answers (the README's "Retries and timeouts" says why
 // 30 s).
 func WithAttemptTimeout(d time.Duration) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return anywhere(func(s *core.Settings) error {
 		if d < 0 {
 			return errors.New("memberplatform: WithAttemptTimeout: negative duration")
 		}
 		s.AttemptTimeout = d
-		s.HTTPChanged = true
 		return nil
 	})
 }
@@ -47,7 +46,7 @@ func WithAttemptTimeout(d time.Duration) RequestOption {
 //
 // Scope: client-wide and per call. Default: 3 (4 attempts).
 func WithMaxRetries(n int) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return anywhere(func(s *core.Settings) error {
 		if n < 0 {
 			return errors.New("memberplatform: WithMaxRetries: negative count")
 		}
@@ -61,7 +60,7 @@ func WithMaxRetries(n int) RequestOption {
 //
 // Scope: client-wide and per call. Default: base 250ms, max 8s.
 func WithRetryBackoff(base, max time.Duration) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return anywhere(func(s *core.Settings) error {
 		if base <= 0 || max < base {
 			return errors.New("memberplatform: WithRetryBackoff: need 0 < base <= max")
 		}
@@ -79,7 +78,7 @@ func WithRetryBackoff(base, max time.Duration) RequestOption {
 //
 // Scope: client-wide and per call. Default: 20s.
 func WithMaxRetryAfter(d time.Duration) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return anywhere(func(s *core.Settings) error {
 		if d < 0 {
 			return errors.New("memberplatform: WithMaxRetryAfter: negative duration")
 		}

@@ -125,10 +125,6 @@ func (b *RetryBudget) give(n int) {
 	}
 }
 
-// clientWideLoadOptions is the error for a call given a load option: the
-// budget and the limiters bound the client's load as a whole.
-const clientWideLoadOptions = "WithRetryBudget, WithRateLimiter, WithAdaptiveRateLimit and WithoutAdaptiveRateLimit apply to client.New, not to a single call"
-
 // loadState is what the retry budget and the adaptive rate limiter keep
 // about one send, inside its callState.
 type loadState struct {

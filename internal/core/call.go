@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -84,26 +85,9 @@ func callSettings[O any](c *Client, call *Call, opts []O) (*Settings, *attemptCl
 		return &c.settings, c.attempts, nil
 	}
 	s := c.settings
-	// Header and Query are shared with the client: copy them before a
-	// per-call option writes to them. TokenSourceSet is cleared so that a
-	// per-call WithTokenSource is detected without comparing sources (a
-	// TokenSourceFunc is not comparable: == would panic).
-	s.cloned = false
-	s.TokenSourceSet = false
-	s.HTTPChanged = false
-	s.LoadSet = false
-	s.ObserverSet = false
-	if err := Apply(&s, opts); err != nil {
+	s.cloned = false // Header and Query are the client's: copied before a per-call option writes them
+	if err := Apply(&s, true, opts); err != nil {
 		return nil, nil, invalidCall(call, "options", strings.TrimPrefix(err.Error(), "memberplatform: "))
-	}
-	if s.TokenSourceSet {
-		return nil, nil, invalidCall(call, "options", "WithTokenSource and WithSigV4 apply to client.New, not to a single call")
-	}
-	if s.LoadSet {
-		return nil, nil, invalidCall(call, "options", clientWideLoadOptions)
-	}
-	if s.ObserverSet {
-		return nil, nil, invalidCall(call, "options", clientWideObserver)
 	}
 	if !sameBaseURL(s.BaseURL, c.settings.BaseURL) {
 		// The client's token must never go to a host it was not built for.
@@ -114,10 +98,18 @@ func callSettings[O any](c *Client, call *Call, opts []O) (*Settings, *attemptCl
 		return nil, nil, invalidCall(call, "options", "WithInsecureBearerOverHTTP applies to client.New, not to a single call")
 	}
 	ac := c.attempts
-	if s.HTTPChanged {
+	if s.HTTPClient != c.settings.HTTPClient || s.AttemptTimeout != c.settings.AttemptTimeout || !sameInterface(s.Transport, c.settings.Transport) {
 		ac = newAttemptClient(buildHTTPClient(&s, c.attempts.http))
 	}
 	return &s, ac, nil
+}
+
+// sameInterface reports whether a and b hold the same value, without the
+// panic of == on a value whose type is not comparable (a func type):
+// such a value counts as different.
+func sameInterface(a, b any) bool {
+	ta := reflect.TypeOf(a)
+	return ta == reflect.TypeOf(b) && (ta == nil || ta.Comparable() && a == b)
 }
 
 // sameBaseURL reports whether a and b name the same base URL: the same

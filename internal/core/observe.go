@@ -18,15 +18,10 @@ import (
 // (startAttempt, abandonAttempt), checkRetry (observeAttempt) and waitTurn
 // (observeWait), the token cache (fetchObserved) and New (observeClient).
 
-// clientWideObserver is the error for a call given option.WithObserver: the
-// observer sees the client as a whole, its token fetches and gauges too.
-const clientWideObserver = "WithObserver and the OpenTelemetry options apply to client.New, not to a single call"
-
 // AddObserver adds o to the settings' observers (option.WithObserver). A
 // Combiner may merge with the observer already set; otherwise both are
 // called, the earlier first.
 func (s *Settings) AddObserver(o observe.Observer) error {
-	s.ObserverSet = true
 	if o == nil {
 		return nil
 	}

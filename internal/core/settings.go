@@ -39,43 +39,29 @@ type Settings struct {
 	ResponseInto **http.Response
 	// Idempotent marks the call safe to repeat whatever its method.
 	Idempotent bool
-	// HTTPChanged says an option set the transport, the HTTP client or the
-	// per-attempt timeout, so a call needs an *http.Client of its own.
-	// Options set it rather than the pipeline comparing RoundTrippers,
-	// which may not be comparable (a func type panics on ==).
-	HTTPChanged bool
-	Retry       RetryPolicy
-	Logger      *slog.Logger
-	// LoggerSet says option.WithLogger chose Logger, even nil: then
-	// MEMBERPLATFORM_LOG is not read.
-	LoggerSet bool
-	AppInfo   string // appended to the User-Agent
+	Retry      RetryPolicy
+	Logger     *slog.Logger
+	AppInfo    string // appended to the User-Agent
 	// AllowInsecureBearer permits sending a bearer token over plain http to
 	// a host that is not loopback.
 	AllowInsecureBearer bool
 
-	// TokenSource is the bearer token source; TokenSourceSet says an
-	// option chose it, even if nil. SigV4, when set, asks client.New to
-	// build a SigV4 source instead. Client-wide only.
-	TokenSource    memberplatform.TokenSource
-	TokenSourceSet bool
-	SigV4          *SigV4Settings
+	// TokenSource is the bearer token source, nil for none. SigV4, when
+	// set, asks client.New to build a SigV4 source instead. Client-wide
+	// only.
+	TokenSource memberplatform.TokenSource
+	SigV4       *SigV4Settings
 
 	// Load bounding (budget.go, ratelimit.go), client-wide only: the
 	// pointers are shared by every call and by the token pipeline built
 	// from a copy of these settings. RetryBudget nil disables the budget.
-	// LoadSet says an option set one of them, so a call's options can be
-	// refused.
 	RetryBudget *RetryBudget
 	RateLimiter RateLimiter
 	Adaptive    *pacer.Pacer // nil when option.WithoutAdaptiveRateLimit turned it off
-	LoadSet     bool
 
 	// Observer sees the client's calls, attempts, waits and decisions
-	// (observe.go); nil observes nothing, at no cost. Client-wide only:
-	// ObserverSet says an option set it.
-	Observer    observe.Observer
-	ObserverSet bool
+	// (observe.go); nil observes nothing, at no cost. Client-wide only.
+	Observer observe.Observer
 
 	cloned bool // Header/Query are private copies, safe to mutate
 }
@@ -89,19 +75,22 @@ type SigV4Settings struct {
 // Applier is implemented by option.RequestOption values. The public
 // interface has only an unexported method, so that every option is built
 // and documented in package option; the pipeline reaches the option's
-// behaviour through this interface.
+// behaviour through this interface. perCall says s is one call's copy: an
+// option that applies to client.New only (or to a call only) refuses
+// itself there, so the scope is checked once, by the option.
 type Applier interface {
-	ApplyTo(*Settings) error
+	ApplyTo(s *Settings, perCall bool) error
 }
 
 // Apply applies opts to s in order and returns the first error. Nil
-// options are skipped.
-func Apply[O any](s *Settings, opts []O) error {
+// options are skipped; a value that is not an Applier (a type embedding
+// option.RequestOption, say) is refused.
+func Apply[O any](s *Settings, perCall bool, opts []O) error {
 	for _, o := range opts {
 		switch a := any(o).(type) {
 		case nil:
 		case Applier:
-			if err := a.ApplyTo(s); err != nil {
+			if err := a.ApplyTo(s, perCall); err != nil {
 				return err
 			}
 		default:

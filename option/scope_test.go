@@ -1,0 +1,56 @@
+package option_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/memberplatform/memberplatform-go/internal/core"
+	"github.com/memberplatform/memberplatform-go/observe"
+	"github.com/memberplatform/memberplatform-go/option"
+)
+
+type nopObserver struct{ observe.Observer }
+
+// Each option checks its own scope, once: the client-wide ones refuse a
+// single call, WithResponseInto refuses client.New, and a refused option
+// changes nothing.
+func TestOptionScope(t *testing.T) {
+	creds := aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) { return aws.Credentials{}, nil })
+	for _, tt := range []struct {
+		name    string
+		o       option.RequestOption
+		perCall bool
+		want    string
+	}{
+		{"WithRetryBudget", option.WithRetryBudget(option.RetryBudget{Disabled: true}), true, "WithRetryBudget, WithRateLimiter, WithAdaptiveRateLimit and WithoutAdaptiveRateLimit apply to client.New, not to a single call"},
+		{"WithRateLimiter", option.WithRateLimiter(nopLimiter{}), true, "apply to client.New, not to a single call"},
+		{"WithAdaptiveRateLimit", option.WithAdaptiveRateLimit(), true, "apply to client.New, not to a single call"},
+		{"WithoutAdaptiveRateLimit", option.WithoutAdaptiveRateLimit(), true, "apply to client.New, not to a single call"},
+		{"WithObserver", option.WithObserver(nopObserver{}), true, "WithObserver and the OpenTelemetry options apply to client.New, not to a single call"},
+		{"WithTokenSource", option.WithTokenSource(nil), true, "WithTokenSource and WithSigV4 apply to client.New, not to a single call"},
+		{"WithSigV4", option.WithSigV4(creds, "eu-west-1"), true, "WithTokenSource and WithSigV4 apply to client.New, not to a single call"},
+		{"WithResponseInto", option.WithResponseInto(new(*http.Response)), false, "option.WithResponseInto applies to a single call, not to client.New"},
+	} {
+		s := core.DefaultSettings()
+		before := s
+		err := core.Apply(&s, tt.perCall, []option.RequestOption{tt.o})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s (per call %v): err = %v, want %q", tt.name, tt.perCall, err, tt.want)
+		}
+		if s.RetryBudget != before.RetryBudget || s.Adaptive != before.Adaptive || s.RateLimiter != nil || s.Observer != nil ||
+			s.SigV4 != nil || s.ResponseInto != nil {
+			t.Errorf("%s: a refused option changed the settings", tt.name)
+		}
+	}
+	// Options for both scopes apply in either.
+	for _, perCall := range []bool{false, true} {
+		s := core.DefaultSettings()
+		if err := core.Apply(&s, perCall, []option.RequestOption{option.WithMaxRetries(7), nil}); err != nil || s.Retry.MaxRetries != 7 {
+			t.Errorf("WithMaxRetries (per call %v): err = %v, MaxRetries %d", perCall, err, s.Retry.MaxRetries)
+		}
+	}
+}
