@@ -54,3 +54,15 @@ func TestOptionScope(t *testing.T) {
 		}
 	}
 }
+
+// embedded satisfies option.RequestOption by embedding one, without being
+// an option the pipeline can apply: it is refused, not skipped.
+type embedded struct{ option.RequestOption }
+
+func TestForeignOptionRefused(t *testing.T) {
+	s := core.DefaultSettings()
+	err := core.Apply(&s, false, []option.RequestOption{embedded{option.WithMaxRetries(1)}})
+	if err == nil || !strings.Contains(err.Error(), "not an option from package option") || s.Retry.MaxRetries == 1 {
+		t.Fatalf("err = %v, MaxRetries %d; want refused", err, s.Retry.MaxRetries)
+	}
+}
