@@ -74,19 +74,6 @@ func redactDecoded(e *apierrors.Error, body []byte, secrets []string) {
 	e.Body = body
 }
 
-// redactHeader replaces every secret in h's names and values, in place.
-func redactHeader(h http.Header, set *redact.Set) {
-	for name, values := range h {
-		for i, v := range values {
-			values[i] = set.String(v)
-		}
-		if clean := set.String(name); clean != name {
-			delete(h, name)
-			h[clean] = append(h[clean], values...)
-		}
-	}
-}
-
 // redactText replaces every secret in s.
 func redactText(s string, secrets []string) string {
 	return redact.New(secrets...).String(s)
@@ -131,10 +118,10 @@ func redactedResponse(resp *http.Response, set *redact.Set) *http.Response {
 	cp := *resp
 	cp.Body = http.NoBody
 	cp.Header = resp.Header.Clone()
-	redactHeader(cp.Header, set)
+	set.Header(cp.Header)
 	if resp.Trailer != nil {
 		cp.Trailer = resp.Trailer.Clone()
-		redactHeader(cp.Trailer, set)
+		set.Header(cp.Trailer)
 	}
 	cp.Request = redactedRequest(resp.Request, set)
 	return &cp
@@ -153,7 +140,7 @@ func redactedRequest(req *http.Request, set *redact.Set) *http.Request {
 			cp.Header.Set(h, apierrors.Redacted)
 		}
 	}
-	redactHeader(cp.Header, set)
+	set.Header(cp.Header)
 	cp.Body, cp.GetBody = nil, nil
 	if req.Response != nil {
 		cp.Response = redactedResponse(req.Response, set)

@@ -222,39 +222,13 @@ func transientError(err error) bool {
 	if stderrors.As(err, &opErr) && (opErr.Op == "read" || opErr.Op == "write" || opErr.Op == "dial") {
 		return true
 	}
-	if isTimeout(err) {
+	if httpx.IsTimeout(err) {
 		return true
 	}
 	msg := err.Error()
 	for _, t := range transientTexts {
 		if strings.Contains(msg, t) {
 			return true
-		}
-	}
-	return false
-}
-
-// isTimeout reports whether any error in err's tree says Timeout(). It
-// walks the tree itself because errors.As stops at the first net.Error,
-// and *url.Error is one whose Timeout asks only its direct cause: a timeout
-// wrapped once more inside it would be missed.
-func isTimeout(err error) bool {
-	for err != nil {
-		if t, ok := err.(interface{ Timeout() bool }); ok && t.Timeout() {
-			return true
-		}
-		switch u := err.(type) {
-		case interface{ Unwrap() error }:
-			err = u.Unwrap()
-		case interface{ Unwrap() []error }:
-			for _, e := range u.Unwrap() {
-				if isTimeout(e) {
-					return true
-				}
-			}
-			return false
-		default:
-			return false
 		}
 	}
 	return false
