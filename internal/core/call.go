@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"reflect"
 	"strings"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -86,6 +85,9 @@ func callSettings[O any](c *Client, call *Call, opts []O) (*Settings, *attemptCl
 	}
 	s := c.settings
 	s.cloned = false // Header and Query are the client's: copied before a per-call option writes them
+	// A per-call WithTransport is seen by its presence: a RoundTripper may
+	// not be comparable with the client's (== panics on a func type).
+	s.Transport = nil
 	if err := Apply(&s, true, opts); err != nil {
 		return nil, nil, invalidCall(call, "options", strings.TrimPrefix(err.Error(), "memberplatform: "))
 	}
@@ -98,18 +100,14 @@ func callSettings[O any](c *Client, call *Call, opts []O) (*Settings, *attemptCl
 		return nil, nil, invalidCall(call, "options", "WithInsecureBearerOverHTTP applies to client.New, not to a single call")
 	}
 	ac := c.attempts
-	if s.HTTPClient != c.settings.HTTPClient || s.AttemptTimeout != c.settings.AttemptTimeout || !sameInterface(s.Transport, c.settings.Transport) {
+	ownTransport := s.Transport != nil
+	if !ownTransport {
+		s.Transport = c.settings.Transport
+	}
+	if ownTransport || s.HTTPClient != c.settings.HTTPClient || s.AttemptTimeout != c.settings.AttemptTimeout {
 		ac = newAttemptClient(buildHTTPClient(&s, c.attempts.http))
 	}
 	return &s, ac, nil
-}
-
-// sameInterface reports whether a and b hold the same value, without the
-// panic of == on a value whose type is not comparable (a func type):
-// such a value counts as different.
-func sameInterface(a, b any) bool {
-	ta := reflect.TypeOf(a)
-	return ta == reflect.TypeOf(b) && (ta == nil || ta.Comparable() && a == b)
 }
 
 // sameBaseURL reports whether a and b name the same base URL: the same

@@ -74,19 +74,12 @@ func runMiddleware(chain []Middleware, req *http.Request, send func(*http.Reques
 
 // DefaultAttemptTimeout is how long the client's own connection pool waits
 // for an attempt's response headers when no option bounds the attempt, so
-// that a call without a deadline never hangs on a server that accepts the
-// connection and never answers. Every operation of the contract is one
-// small JSON exchange that a working service answers in well under a
-// second; 30 s leaves room for a slow provider behind the platform and is
-// half the 60 s idle timeout of common load balancers (AWS ALB, nginx's
-// proxy_read_timeout), which answer 504 past it anyway. A timed-out attempt
-// is retried like a connection failure, within the retry budget.
-//
-// It is the transport's ResponseHeaderTimeout, not http.Client.Timeout:
-// the latter costs every attempt a goroutine and 18 allocations when the
-// transport is wrapped, as the SDK's is, and the success path has no room
-// for that. option.WithAttemptTimeout still sets http.Client.Timeout,
-// which bounds the body too.
+// that a call without a deadline never hangs on a server that accepts and
+// never answers (the README's "Retries and timeouts" says why 30 s). It is
+// the transport's ResponseHeaderTimeout, not http.Client.Timeout: the
+// latter costs every attempt a goroutine and 18 allocations under a
+// wrapped transport, as the SDK's is, and the success path has no room for
+// that.
 const DefaultAttemptTimeout = 30 * time.Second
 
 // NewPooledTransport returns the connection pool a client makes for itself
