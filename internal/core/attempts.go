@@ -234,14 +234,8 @@ func (state *callState) readResponse(resp *http.Response) (*apierrors.Error, err
 		return nil, nil
 	}
 	body, err := readBody(resp, apierrors.MaxBodySnippet)
-	// Secrets are replaced in the bytes, then in the decoded texts, which
-	// may spell one with escapes the bytes did not match.
-	secrets := secretsSent(resp)
-	body, truncated := redactSnippet(body, secrets, apierrors.MaxBodySnippet, err != nil)
-	state.body = body
-	e := apierrors.Decode(resp.StatusCode, resp.Header, body)
-	redactDecoded(e, body, secrets)
-	e.BodyTruncated = truncated
+	e := errorFor(resp, body, err != nil, true)
+	state.body = e.Body
 	e.Operation, e.Method, e.Path, e.Attempts = state.call.Op.Name, state.call.Op.Method, state.req.path, state.prior+state.attempts
 	state.lastErr = e
 	return e, nil

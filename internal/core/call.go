@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
-	"github.com/memberplatform/memberplatform-go/internal/httpx"
 )
 
 // Do runs call through the pipeline (see the package doc) with the
@@ -351,14 +350,10 @@ func decodeResult(out *outcome, call *Call, req *request) error {
 // it keeps the status, headers, request ID and a snippet of the body, and
 // wraps the decoding error (errors.Is(err, ErrUnexpectedResponseBody)).
 func undecodable(out *outcome, call *Call, req *request, err error) error {
-	resp := out.resp
-	e := &apierrors.Error{Operation: call.Op.Name, Method: call.Op.Method, Path: req.path, StatusCode: resp.StatusCode,
-		Header: resp.Header, RequestID: httpx.RequestID(resp.Header), Attempts: out.attempts, Err: err}
 	var tooLong *bodyTooLong
-	secrets := secretsSent(resp)
 	head := out.body[:min(len(out.body), apierrors.MaxBodySnippet+1)] // +1: more than the snippet was read
-	e.Body, e.BodyTruncated = redactSnippet(bytes.Clone(head), secrets, apierrors.MaxBodySnippet, errors.As(err, &tooLong))
-	redactDecoded(e, e.Body, secrets)
+	e := errorFor(out.resp, bytes.Clone(head), errors.As(err, &tooLong), false)
+	e.Operation, e.Method, e.Path, e.Attempts, e.Err = call.Op.Name, call.Op.Method, req.path, out.attempts, err
 	return e
 }
 
