@@ -7,12 +7,8 @@ import (
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 )
 
-// RateLimiter is waited on before every attempt, retries and the token
-// call included. option.RateLimiter is the same interface; a
-// *rate.Limiter from golang.org/x/time/rate satisfies it. Wait must return
-// promptly with an error when ctx is done, and should refuse (return an
-// error at once) a wait that would end after ctx's deadline, as
-// *rate.Limiter does. An error ends the call.
+// RateLimiter is option.RateLimiter (its contract is documented there),
+// waited on before every attempt, retries and the token call included.
 type RateLimiter interface {
 	Wait(ctx context.Context) error
 }
