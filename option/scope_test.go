@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/memberplatform/memberplatform-go/client"
 	"github.com/memberplatform/memberplatform-go/internal/core"
 	"github.com/memberplatform/memberplatform-go/observe"
 	"github.com/memberplatform/memberplatform-go/option"
@@ -64,5 +65,19 @@ func TestForeignOptionRefused(t *testing.T) {
 	err := core.Apply(&s, false, []option.RequestOption{embedded{option.WithMaxRetries(1)}})
 	if err == nil || !strings.Contains(err.Error(), "not an option from package option") || s.Retry.MaxRetries == 1 {
 		t.Fatalf("err = %v, MaxRetries %d; want refused", err, s.Retry.MaxRetries)
+	}
+}
+
+// A SigV4 source's own options are client options: WithResponseInto is
+// refused there, rather than handed every token response.
+func TestSigV4SourceRefusesResponseInto(t *testing.T) {
+	creds := aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+		return aws.Credentials{AccessKeyID: "AKID", SecretAccessKey: "secret"}, nil
+	})
+	var resp *http.Response
+	_, err := client.NewSigV4TokenSource(client.SigV4Config{Credentials: creds, Region: "eu-west-1", BaseURL: "https://api.example.com",
+		Options: []option.RequestOption{option.WithResponseInto(&resp)}})
+	if err == nil || !strings.Contains(err.Error(), "WithResponseInto applies to a single call") {
+		t.Fatalf("err = %v, want WithResponseInto refused", err)
 	}
 }
