@@ -218,15 +218,7 @@ func tokenSourceFromSettings(s *core.Settings) (TokenSource, error) {
 		return NewSigV4TokenSource(SigV4Config{Credentials: s.SigV4.Credentials, Region: s.SigV4.Region})
 	}
 	if _, fromEnv := s.TokenSource.(tokenSourceFromEnvironment); !fromEnv {
-		if core.NilInside(s.TokenSource) {
-			// option.WithTokenSource refuses it already; never fall back
-			// to sending no token.
-			return nil, core.TypedNilError("WithTokenSource", s.TokenSource, "pass nil itself to send no token")
-		}
-		if s.TokenSource == nil {
-			return nil, nil
-		}
-		return s.TokenSource, nil
+		return s.TokenSource, nil // an option's choice, nil for none (a typed nil is refused by the option)
 	}
 	if v := os.Getenv(EnvToken); v != "" {
 		return StaticToken(v), nil
