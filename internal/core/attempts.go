@@ -86,7 +86,7 @@ type callState struct {
 	waited   time.Duration
 	start    time.Time     // when the current attempt started
 	sent     *http.Request // the current attempt's request, as authorized
-	own      ownedHeaders  // the first attempt's header values (call.go)
+	own      ownedHeaders  // the first attempt's header values (setHeaders)
 
 	lastStatus int
 	lastErr    *apierrors.Error // the last error response, decoded once
@@ -114,6 +114,64 @@ type outcome struct {
 	refused  error            // why a 2xx body will not be used, if so
 	tok      *CachedToken     // the token the final attempt carried, nil for none
 }
+
+// ownedHeaders holds the values of the headers the SDK sets on an attempt.
+// Each send has its own (in its callState, which is allocated anyway), so
+// a middleware or RoundTripper that writes req.Header["Authorization"][0]
+// in place (legal http.Header use) changes only that request: no other
+// call, goroutine or the token cache shares the slice. A retry gets fresh
+// slices from prepareRetry's Header.Clone.
+type ownedHeaders [4]string
+
+const (
+	ownedUserAgent = iota
+	ownedAccept
+	ownedContentType
+	ownedAuthorization
+)
+
+// own stores v in slot i and returns a one-element slice of it whose
+// capacity ends there, so that an append by the caller reallocates instead
+// of writing into the next slot.
+func (o *ownedHeaders) own(i int, v string) []string {
+	o[i] = v
+	return o[i : i+1 : i+1]
+}
+
+// setHeaders sets the headers every attempt carries: User-Agent, Accept,
+// Content-Type and the caller's extra headers, each in slices this request
+// owns. Authorization and the signature are added later, per attempt.
+func (c *Client) setHeaders(h http.Header, s *Settings, hasBody bool, own *ownedHeaders) {
+	ua := c.userAgent
+	if s.AppInfo != c.settings.AppInfo {
+		ua = UserAgent(s.AppInfo)
+	}
+	h["User-Agent"] = own.own(ownedUserAgent, ua)
+	h["Accept"] = own.own(ownedAccept, acceptHeader)
+	if hasBody {
+		h["Content-Type"] = own.own(ownedContentType, jsonContentType)
+	}
+	if len(s.Header) > 0 {
+		// Extra headers (option.WithHeader): one allocation holds every
+		// value, so the request owns them as well.
+		n := 0
+		for _, v := range s.Header {
+			n += len(v)
+		}
+		vals := make([]string, 0, n)
+		for k, v := range s.Header {
+			start := len(vals)
+			vals = append(vals, v...)
+			h[k] = vals[start:len(vals):len(vals)]
+		}
+	}
+}
+
+// Header values the SDK sends.
+const (
+	acceptHeader    = "application/json, application/problem+json"
+	jsonContentType = "application/json"
+)
 
 // send makes the attempts of one request with token tok (nil for none). It
 // returns the final response, or the typed error that ended the call

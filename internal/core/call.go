@@ -141,64 +141,6 @@ func newRequest(s *Settings, call *Call) (request, error) {
 	return r, nil
 }
 
-// ownedHeaders holds the values of the headers the SDK sets on an attempt.
-// Each send has its own (in its callState, which is allocated anyway), so
-// a middleware or RoundTripper that writes req.Header["Authorization"][0]
-// in place (legal http.Header use) changes only that request: no other
-// call, goroutine or the token cache shares the slice. A retry gets fresh
-// slices from prepareRetry's Header.Clone.
-type ownedHeaders [4]string
-
-const (
-	ownedUserAgent = iota
-	ownedAccept
-	ownedContentType
-	ownedAuthorization
-)
-
-// own stores v in slot i and returns a one-element slice of it whose
-// capacity ends there, so that an append by the caller reallocates instead
-// of writing into the next slot.
-func (o *ownedHeaders) own(i int, v string) []string {
-	o[i] = v
-	return o[i : i+1 : i+1]
-}
-
-// setHeaders sets the headers every attempt carries: User-Agent, Accept,
-// Content-Type and the caller's extra headers, each in slices this request
-// owns. Authorization and the signature are added later, per attempt.
-func (c *Client) setHeaders(h http.Header, s *Settings, hasBody bool, own *ownedHeaders) {
-	ua := c.userAgent
-	if s.AppInfo != c.settings.AppInfo {
-		ua = UserAgent(s.AppInfo)
-	}
-	h["User-Agent"] = own.own(ownedUserAgent, ua)
-	h["Accept"] = own.own(ownedAccept, acceptHeader)
-	if hasBody {
-		h["Content-Type"] = own.own(ownedContentType, jsonContentType)
-	}
-	if len(s.Header) > 0 {
-		// Extra headers (option.WithHeader): one allocation holds every
-		// value, so the request owns them as well.
-		n := 0
-		for _, v := range s.Header {
-			n += len(v)
-		}
-		vals := make([]string, 0, n)
-		for k, v := range s.Header {
-			start := len(vals)
-			vals = append(vals, v...)
-			h[k] = vals[start:len(vals):len(vals)]
-		}
-	}
-}
-
-// Header values the SDK sends.
-const (
-	acceptHeader    = "application/json, application/problem+json"
-	jsonContentType = "application/json"
-)
-
 // buildURL joins the base URL (keeping its path prefix), the path template
 // with its parameters escaped, and the query. It returns the full URL and
 // the escaped path alone.

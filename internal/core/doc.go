@@ -11,9 +11,9 @@
 //	tokens.go    the bearer token, from the token cache
 //	attempts.go  the boundary with go-retryablehttp (its hook order is
 //	             documented there) and the state of one send, with all
-//	             that changes it: pacing, authorizing and signing each
-//	             attempt, reading each body inside its attempt, the typed
-//	             error for a send that got no final answer
+//	             that changes it: the headers it owns, pacing, authorizing
+//	             and signing each attempt, reading each body inside its
+//	             attempt, the typed error for a send that got no final answer
 //	transport.go the *http.Client under the attempts: redirect policy,
 //	             credentials kept on the origin, middleware
 //	redact.go    secrets a server echoes back, out of errors and responses
