@@ -63,6 +63,7 @@
 package client
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -122,18 +123,20 @@ func New(opts ...option.RequestOption) (*Client, error) {
 
 func newClient(opts []option.RequestOption) (*Client, error) {
 	s := core.DefaultSettings()
-	if err := core.Apply(&s, opts); err != nil {
+	// The environment's logger and token source are defaults like the
+	// others, which an option replaces (even with nil). They are read only
+	// when no option did, so a bad variable cannot fail a client that does
+	// not use it.
+	s.Logger, s.TokenSource = loggerFromEnvironment, tokenSourceFromEnvironment{}
+	if err := core.Apply(&s, false, opts); err != nil {
 		return nil, err
-	}
-	if s.ResponseInto != nil {
-		return nil, errors.New("memberplatform: option.WithResponseInto applies to a single call, not to client.New")
 	}
 	if core.NilInside(s.RateLimiter) {
 		// Checked here rather than in the option: every attempt waits on
 		// the limiter first, so a typed nil would panic on every call.
 		return nil, core.TypedNilError("WithRateLimiter", s.RateLimiter, "pass a limiter, or leave the option out for none")
 	}
-	if !s.LoggerSet {
+	if s.Logger == loggerFromEnvironment {
 		l, err := loggerFromEnv()
 		if err != nil {
 			return nil, err
@@ -179,7 +182,7 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 		// The token request goes to the same platform with the same
 		// transport and retry settings, without a bearer token.
 		plain := s
-		plain.TokenSource, plain.TokenSourceSet = nil, true
+		plain.TokenSource = nil
 		tokenPipeline, err := core.New(plain, nil)
 		if err != nil {
 			return nil, err
@@ -214,16 +217,8 @@ func tokenSourceFromSettings(s *core.Settings) (TokenSource, error) {
 	if s.SigV4 != nil {
 		return NewSigV4TokenSource(SigV4Config{Credentials: s.SigV4.Credentials, Region: s.SigV4.Region})
 	}
-	if s.TokenSourceSet {
-		if core.NilInside(s.TokenSource) {
-			// option.WithTokenSource refuses it already; never fall back
-			// to sending no token.
-			return nil, core.TypedNilError("WithTokenSource", s.TokenSource, "pass nil itself to send no token")
-		}
-		if s.TokenSource == nil {
-			return nil, nil
-		}
-		return s.TokenSource, nil
+	if _, fromEnv := s.TokenSource.(tokenSourceFromEnvironment); !fromEnv {
+		return s.TokenSource, nil // an option's choice, nil for none (a typed nil is refused by the option)
 	}
 	if v := os.Getenv(EnvToken); v != "" {
 		return StaticToken(v), nil
@@ -236,6 +231,17 @@ func tokenSourceFromSettings(s *core.Settings) (TokenSource, error) {
 		return src, nil
 	}
 	return nil, nil
+}
+
+// loggerFromEnvironment and tokenSourceFromEnvironment stand, in the
+// settings, for what the environment would give, until an option replaces
+// them. Neither is ever used.
+var loggerFromEnvironment = slog.New(slog.DiscardHandler)
+
+type tokenSourceFromEnvironment struct{}
+
+func (tokenSourceFromEnvironment) Token(context.Context) (Token, error) {
+	return Token{}, errors.New("memberplatform: the environment's token source was not resolved")
 }
 
 // loggerFromEnv returns a text logger to stderr at the level

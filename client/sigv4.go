@@ -173,7 +173,7 @@ func (s *SigV4TokenSource) tokenPipeline() (*core.Client, error) {
 	}
 	settings := core.DefaultSettings()
 	opts := append([]option.RequestOption{option.WithBaseURL(s.baseURL)}, s.opts...)
-	if err := core.Apply(&settings, opts); err != nil {
+	if err := core.Apply(&settings, false, opts); err != nil {
 		return nil, err
 	}
 	// The response carries the bearer token: the same rule as for sending

@@ -1,8 +1,6 @@
 package errors
 
 import (
-	"net/http"
-
 	"github.com/memberplatform/memberplatform-go/internal/redact"
 )
 
@@ -32,7 +30,7 @@ func (e *Error) Redact(secrets ...string) {
 	} else {
 		e.Body = set.Bytes(e.Body)
 	}
-	e.Header = redactHeader(set, e.Header)
+	e.Header = set.Header(e.Header)
 	e.RequestID = set.String(e.RequestID)
 	if p := e.Problem; p != nil {
 		for _, s := range []*string{&p.Type, &p.Title, &p.Detail, &p.Instance, &p.ServiceCode} {
@@ -51,21 +49,6 @@ func (e *Error) Redact(secrets ...string) {
 		}
 		cm.Extensions = redactMap(set, cm.Extensions)
 	}
-}
-
-// redactHeader replaces the secrets in h's names and values, in place, and
-// returns h.
-func redactHeader(set *redact.Set, h http.Header) http.Header {
-	for name, values := range h {
-		for i, v := range values {
-			values[i] = set.String(v)
-		}
-		if clean := set.String(name); clean != name {
-			delete(h, name)
-			h[clean] = append(h[clean], values...)
-		}
-	}
-	return h
 }
 
 // redactMap replaces the secrets in the keys and strings of decoded JSON

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/httpx"
 )
 
 // The values ErrorType returns: a short, stable, low-cardinality name for
@@ -62,7 +63,7 @@ func ErrorType(err error) string {
 		return ErrorRateLimited
 	case stderrors.Is(err, context.Canceled):
 		return ErrorCanceled
-	case stderrors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+	case stderrors.Is(err, context.DeadlineExceeded) || httpx.IsTimeout(err):
 		return ErrorTimeout
 	case stderrors.Is(err, apierrors.ErrInvalidInput):
 		return ErrorInvalidInput
@@ -101,27 +102,4 @@ var kindNames = []struct {
 	{apierrors.ErrInternal, ErrorInternal},
 	{apierrors.ErrNotImplemented, ErrorNotImplemented},
 	{apierrors.ErrServiceUnavailable, ErrorServiceUnavailable},
-}
-
-// isTimeout reports whether an error in err's tree says Timeout().
-func isTimeout(err error) bool {
-	for err != nil {
-		if t, ok := err.(interface{ Timeout() bool }); ok && t.Timeout() {
-			return true
-		}
-		switch u := err.(type) {
-		case interface{ Unwrap() error }:
-			err = u.Unwrap()
-		case interface{ Unwrap() []error }:
-			for _, e := range u.Unwrap() {
-				if isTimeout(e) {
-					return true
-				}
-			}
-			return false
-		default:
-			return false
-		}
-	}
-	return false
 }

@@ -19,11 +19,11 @@ import (
 // Scope: client-wide; passing it to a single call fails. Default: chosen
 // from the environment (see client.New).
 func WithTokenSource(ts memberplatform.TokenSource) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return clientWide(clientWideAuth, func(s *core.Settings) error {
 		if core.NilInside(ts) {
 			return core.TypedNilError("WithTokenSource", ts, "pass nil itself to send no token")
 		}
-		s.TokenSource, s.TokenSourceSet, s.SigV4 = ts, true, nil
+		s.TokenSource, s.SigV4 = ts, nil
 		return nil
 	})
 }
@@ -39,12 +39,11 @@ func WithTokenSource(ts memberplatform.TokenSource) RequestOption {
 // Scope: client-wide; passing it to a single call fails. Default: chosen
 // from the environment (see client.New).
 func WithSigV4(creds aws.CredentialsProvider, region string) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return clientWide(clientWideAuth, func(s *core.Settings) error {
 		if err := core.CheckCredentialsProvider(creds); err != nil {
 			return errors.New("memberplatform: option.WithSigV4: " + err.Error())
 		}
-		s.TokenSource, s.TokenSourceSet = nil, true
-		s.SigV4 = &core.SigV4Settings{Credentials: creds, Region: region}
+		s.TokenSource, s.SigV4 = nil, &core.SigV4Settings{Credentials: creds, Region: region}
 		return nil
 	})
 }

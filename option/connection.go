@@ -16,7 +16,7 @@ import (
 // built for. Default: MEMBERPLATFORM_BASE_URL (required when this option is
 // not given).
 func WithBaseURL(rawURL string) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return anywhere(func(s *core.Settings) error {
 		u, err := core.ParseBaseURL(rawURL)
 		if err != nil {
 			return err
@@ -36,7 +36,7 @@ func WithBaseURL(rawURL string) RequestOption {
 // client's own and a redirect policy that follows only same-origin
 // redirects.
 func WithHTTPClient(hc *http.Client) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return anywhere(func(s *core.Settings) error {
 		if hc == nil {
 			return errors.New("memberplatform: WithHTTPClient: nil *http.Client")
 		}
@@ -47,7 +47,6 @@ func WithHTTPClient(hc *http.Client) RequestOption {
 			return core.TypedNilError("WithHTTPClient", hc.Jar, "its Jar would panic on every request; leave Jar nil for no cookies")
 		}
 		s.HTTPClient = hc
-		s.HTTPChanged = true
 		return nil
 	})
 }
@@ -80,7 +79,7 @@ func WithHTTPClient(hc *http.Client) RequestOption {
 // Scope: client-wide and per call. Default: a pooled transport of the
 // client's own (see client.Client.CloseIdleConnections).
 func WithTransport(rt http.RoundTripper) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return anywhere(func(s *core.Settings) error {
 		if rt == nil {
 			return errors.New("memberplatform: WithTransport: nil RoundTripper")
 		}
@@ -88,7 +87,6 @@ func WithTransport(rt http.RoundTripper) RequestOption {
 			return core.TypedNilError("WithTransport", rt, "it would panic on every request")
 		}
 		s.Transport = rt
-		s.HTTPChanged = true
 		return nil
 	})
 }
@@ -99,7 +97,7 @@ func WithTransport(rt http.RoundTripper) RequestOption {
 //
 // Scope: client-wide. Default: refused (loopback hosts are always allowed).
 func WithInsecureBearerOverHTTP() RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return anywhere(func(s *core.Settings) error {
 		s.AllowInsecureBearer = true
 		return nil
 	})

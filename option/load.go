@@ -67,8 +67,7 @@ type RetryBudget struct {
 // Scope: client-wide; passing it to a single call fails. Default: on, with
 // the numbers above.
 func WithRetryBudget(b RetryBudget) RequestOption {
-	return requestOption(func(s *core.Settings) error {
-		s.LoadSet = true
+	return clientWide(clientWideLoad, func(s *core.Settings) error {
 		if b.Disabled {
 			s.RetryBudget = nil
 			return nil
@@ -125,11 +124,11 @@ type RateLimiter interface {
 //
 // Scope: client-wide; passing it to a single call fails. Default: none.
 func WithRateLimiter(l RateLimiter) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return clientWide(clientWideLoad, func(s *core.Settings) error {
 		if l == nil {
 			return errors.New("memberplatform: WithRateLimiter: nil RateLimiter")
 		}
-		s.RateLimiter, s.LoadSet = l, true
+		s.RateLimiter = l
 		return nil
 	})
 }
@@ -141,11 +140,10 @@ func WithRateLimiter(l RateLimiter) RequestOption {
 //
 // Scope: client-wide; passing it to a single call fails. Default: on.
 func WithAdaptiveRateLimit() RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return clientWide(clientWideLoad, func(s *core.Settings) error {
 		if s.Adaptive == nil {
 			s.Adaptive = pacer.New()
 		}
-		s.LoadSet = true
 		return nil
 	})
 }
@@ -189,8 +187,8 @@ func WithAdaptiveRateLimit() RequestOption {
 //
 // Scope: client-wide; passing it to a single call fails.
 func WithoutAdaptiveRateLimit() RequestOption {
-	return requestOption(func(s *core.Settings) error {
-		s.Adaptive, s.LoadSet = nil, true
+	return clientWide(clientWideLoad, func(s *core.Settings) error {
+		s.Adaptive = nil
 		return nil
 	})
 }

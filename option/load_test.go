@@ -13,7 +13,7 @@ import (
 func applied(t *testing.T, opts ...option.RequestOption) core.Settings {
 	t.Helper()
 	s := core.DefaultSettings()
-	if err := core.Apply(&s, opts); err != nil {
+	if err := core.Apply(&s, false, opts); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -30,8 +30,8 @@ func TestWithRetryBudget(t *testing.T) {
 	if got != want || applied(t, option.WithRetryBudget(option.RetryBudget{Capacity: 100})).RetryBudget.Tokens() != 100 {
 		t.Fatalf("budget %+v, want %+v, full", got, want)
 	}
-	if s := applied(t, option.WithRetryBudget(option.RetryBudget{Disabled: true})); s.RetryBudget != nil || !s.LoadSet {
-		t.Fatalf("Disabled: budget %v, LoadSet %v; want none, set", s.RetryBudget, s.LoadSet)
+	if s := applied(t, option.WithRetryBudget(option.RetryBudget{Disabled: true})); s.RetryBudget != nil {
+		t.Fatalf("Disabled: budget %v, want none", s.RetryBudget)
 	}
 	// One option value, two clients: two budgets.
 	o := option.WithRetryBudget(option.RetryBudget{Capacity: 7})
@@ -43,7 +43,7 @@ func TestWithRetryBudget(t *testing.T) {
 
 func TestAdaptiveRateLimitOptions(t *testing.T) {
 	def := applied(t)
-	if def.Adaptive == nil || def.LoadSet {
+	if def.Adaptive == nil {
 		t.Fatal("the adaptive rate limit must be on by default")
 	}
 	if _, engaged := def.Adaptive.Rate(); engaged {
@@ -51,12 +51,12 @@ func TestAdaptiveRateLimitOptions(t *testing.T) {
 	}
 	// WithAdaptiveRateLimit changes nothing from the default, but stays a
 	// client-wide option.
-	if s := applied(t, option.WithAdaptiveRateLimit()); s.Adaptive == nil || !s.LoadSet {
-		t.Fatalf("WithAdaptiveRateLimit: limiter %v, LoadSet %v; want on, set", s.Adaptive, s.LoadSet)
+	if s := applied(t, option.WithAdaptiveRateLimit()); s.Adaptive == nil {
+		t.Fatalf("WithAdaptiveRateLimit: limiter %v, want on", s.Adaptive)
 	}
 	off := applied(t, option.WithoutAdaptiveRateLimit())
-	if off.Adaptive != nil || !off.LoadSet {
-		t.Fatalf("WithoutAdaptiveRateLimit: limiter %v, LoadSet %v; want none, set", off.Adaptive, off.LoadSet)
+	if off.Adaptive != nil {
+		t.Fatalf("WithoutAdaptiveRateLimit: limiter %v, want none", off.Adaptive)
 	}
 	// The last option wins, and each client gets a limiter of its own.
 	o := option.WithAdaptiveRateLimit()
@@ -84,7 +84,7 @@ type nopLimiter struct{}
 func (nopLimiter) Wait(context.Context) error { return nil }
 
 func TestWithRateLimiter(t *testing.T) {
-	if s := applied(t, option.WithRateLimiter(nopLimiter{})); s.RateLimiter == nil || !s.LoadSet {
-		t.Fatalf("limiter %v, LoadSet %v", s.RateLimiter, s.LoadSet)
+	if s := applied(t, option.WithRateLimiter(nopLimiter{})); s.RateLimiter == nil {
+		t.Fatalf("limiter %v, want set", s.RateLimiter)
 	}
 }

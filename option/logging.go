@@ -21,13 +21,13 @@ import (
 // Scope: client-wide and per call. Default: no logging, unless
 // MEMBERPLATFORM_LOG names a level (see client.EnvLog).
 func WithLogger(l *slog.Logger) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return anywhere(func(s *core.Settings) error {
 		if l != nil && (l.Handler() == nil || core.NilInside(l.Handler())) {
 			// A zero slog.Logger, or one around a nil handler, panics on
 			// its first record: only nil means "no logging".
 			return errors.New("memberplatform: option.WithLogger: a *slog.Logger with a nil handler panics on its first record; build it with slog.New, or pass nil for no logging")
 		}
-		s.Logger, s.LoggerSet = l, true
+		s.Logger = l
 		return nil
 	})
 }

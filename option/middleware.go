@@ -33,7 +33,7 @@ type MiddlewareNext = func(*http.Request) (*http.Response, error)
 // Scope: client-wide and per call (added after the client's). Default:
 // none.
 func WithMiddleware(mw ...Middleware) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return anywhere(func(s *core.Settings) error {
 		chain := s.Middleware[:len(s.Middleware):len(s.Middleware)] // never append into the client's array
 		for _, m := range mw {
 			if m == nil {

@@ -20,5 +20,5 @@ import (
 // Scope: client-wide; passing it to a single call fails. Default: none, and
 // then observation costs nothing.
 func WithObserver(o observe.Observer) RequestOption {
-	return requestOption(func(s *core.Settings) error { return s.AddObserver(o) })
+	return clientWide(clientWideObserver, func(s *core.Settings) error { return s.AddObserver(o) })
 }

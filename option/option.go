@@ -13,7 +13,11 @@
 // ignored.
 package option
 
-import "github.com/memberplatform/memberplatform-go/internal/core"
+import (
+	"errors"
+
+	"github.com/memberplatform/memberplatform-go/internal/core"
+)
 
 // RequestOption configures a client or one call. Build one with the With…
 // functions of this package.
@@ -24,10 +28,42 @@ type RequestOption interface {
 }
 
 // requestOption is every RequestOption: a change to the pipeline's
-// settings. The pipeline applies it through core.Applier.
-type requestOption func(*core.Settings) error
+// settings, and where it applies. The pipeline applies it through
+// core.Applier.
+type requestOption struct {
+	apply func(*core.Settings) error
+	// clientOnly (callOnly) is the refusal when the option is given to a
+	// single call (to client.New); "" when it applies there.
+	clientOnly, callOnly string
+}
 
 func (requestOption) isRequestOption() {}
 
-// ApplyTo applies the option to s.
-func (o requestOption) ApplyTo(s *core.Settings) error { return o(s) }
+// ApplyTo applies the option to s, a call's settings when perCall, else
+// the client's.
+func (o requestOption) ApplyTo(s *core.Settings, perCall bool) error {
+	switch {
+	case perCall && o.clientOnly != "":
+		return errors.New("memberplatform: " + o.clientOnly)
+	case !perCall && o.callOnly != "":
+		return errors.New("memberplatform: " + o.callOnly)
+	}
+	return o.apply(s)
+}
+
+// anywhere is an option for client.New and for single calls.
+func anywhere(apply func(*core.Settings) error) requestOption {
+	return requestOption{apply: apply}
+}
+
+// Refusals of options out of their scope.
+const (
+	clientWideAuth     = "WithTokenSource and WithSigV4 apply to client.New, not to a single call"
+	clientWideLoad     = "WithRetryBudget, WithRateLimiter, WithAdaptiveRateLimit and WithoutAdaptiveRateLimit apply to client.New, not to a single call"
+	clientWideObserver = "WithObserver and the OpenTelemetry options apply to client.New, not to a single call"
+)
+
+// clientWide is an option for client.New only; refusal says so to a call.
+func clientWide(refusal string, apply func(*core.Settings) error) requestOption {
+	return requestOption{apply: apply, clientOnly: refusal}
+}

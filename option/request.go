@@ -22,7 +22,7 @@ import (
 // Scope: client-wide and per call (added to the client's headers). Default:
 // none.
 func WithHeader(key, value string) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return anywhere(func(s *core.Settings) error {
 		ck := http.CanonicalHeaderKey(key)
 		switch ck {
 		case "Authorization":
@@ -69,7 +69,7 @@ func isToken(s string) bool {
 // Scope: client-wide and per call (added to the client's parameters).
 // Default: none.
 func WithQuery(v any) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return anywhere(func(s *core.Settings) error {
 		var vals url.Values
 		switch t := v.(type) {
 		case url.Values:
@@ -96,7 +96,7 @@ func WithQuery(v any) RequestOption {
 // Scope: client-wide and per call. Default: none (the User-Agent is
 // "memberplatform-go/<version> (<go version>; <os>/<arch>)").
 func WithAppInfo(name, version string) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return anywhere(func(s *core.Settings) error {
 		if !isToken(name) || (version != "" && !isToken(version)) {
 			return errors.New("memberplatform: WithAppInfo: name and version must be HTTP tokens: visible ASCII without spaces, control characters or separators such as '/'")
 		}
@@ -121,7 +121,7 @@ func WithAppInfo(name, version string) RequestOption {
 // Scope: client-wide and per call. Default: 8 MiB, far above any response
 // in the contract.
 func WithMaxResponseBytes(n int64) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return anywhere(func(s *core.Settings) error {
 		if n <= 0 {
 			return errors.New("memberplatform: WithMaxResponseBytes: need a positive size")
 		}

@@ -23,13 +23,13 @@ func WithResponseInto(dst **http.Response) RequestOption {
 		// pipeline (invalid parameters) leaves no stale response behind.
 		*dst = nil
 	}
-	return requestOption(func(s *core.Settings) error {
+	return requestOption{callOnly: "option.WithResponseInto applies to a single call, not to client.New", apply: func(s *core.Settings) error {
 		if dst == nil {
 			return errors.New("memberplatform: WithResponseInto: nil destination")
 		}
 		s.ResponseInto = dst
 		return nil
-	})
+	}}
 }
 
 // WithIdempotent marks a call as safe to repeat, so that it is retried after
@@ -43,7 +43,7 @@ func WithResponseInto(dst **http.Response) RequestOption {
 // idempotent; client.Client.Execute retries GET, HEAD, OPTIONS, PUT, DELETE
 // and TRACE.
 func WithIdempotent() RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return anywhere(func(s *core.Settings) error {
 		s.Idempotent = true
 		return nil
 	})

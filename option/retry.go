@@ -12,13 +12,7 @@ import (
 //
 // Scope: client-wide and per call. Default: none (the context's deadline).
 func WithTimeout(d time.Duration) RequestOption {
-	return requestOption(func(s *core.Settings) error {
-		if d < 0 {
-			return errors.New("memberplatform: WithTimeout: negative duration")
-		}
-		s.Timeout = d
-		return nil
-	})
+	return duration("WithTimeout", d, func(s *core.Settings) { s.Timeout = d })
 }
 
 // WithAttemptTimeout bounds each HTTP attempt (response headers and body);
@@ -32,14 +26,7 @@ func WithTimeout(d time.Duration) RequestOption {
 // accepts and never answers (the README's "Retries and timeouts" says why
 // 30 s).
 func WithAttemptTimeout(d time.Duration) RequestOption {
-	return requestOption(func(s *core.Settings) error {
-		if d < 0 {
-			return errors.New("memberplatform: WithAttemptTimeout: negative duration")
-		}
-		s.AttemptTimeout = d
-		s.HTTPChanged = true
-		return nil
-	})
+	return duration("WithAttemptTimeout", d, func(s *core.Settings) { s.AttemptTimeout = d })
 }
 
 // WithMaxRetries sets how many times a retriable failure is retried; 0
@@ -47,7 +34,7 @@ func WithAttemptTimeout(d time.Duration) RequestOption {
 //
 // Scope: client-wide and per call. Default: 3 (4 attempts).
 func WithMaxRetries(n int) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return anywhere(func(s *core.Settings) error {
 		if n < 0 {
 			return errors.New("memberplatform: WithMaxRetries: negative count")
 		}
@@ -61,7 +48,7 @@ func WithMaxRetries(n int) RequestOption {
 //
 // Scope: client-wide and per call. Default: base 250ms, max 8s.
 func WithRetryBackoff(base, max time.Duration) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return anywhere(func(s *core.Settings) error {
 		if base <= 0 || max < base {
 			return errors.New("memberplatform: WithRetryBackoff: need 0 < base <= max")
 		}
@@ -79,11 +66,16 @@ func WithRetryBackoff(base, max time.Duration) RequestOption {
 //
 // Scope: client-wide and per call. Default: 20s.
 func WithMaxRetryAfter(d time.Duration) RequestOption {
-	return requestOption(func(s *core.Settings) error {
+	return duration("WithMaxRetryAfter", d, func(s *core.Settings) { s.Retry.MaxRetryAfter = d })
+}
+
+// duration is an option that sets a duration, refusing a negative one.
+func duration(name string, d time.Duration, set func(*core.Settings)) RequestOption {
+	return anywhere(func(s *core.Settings) error {
 		if d < 0 {
-			return errors.New("memberplatform: WithMaxRetryAfter: negative duration")
+			return errors.New("memberplatform: " + name + ": negative duration")
 		}
-		s.Retry.MaxRetryAfter = d
+		set(s)
 		return nil
 	})
 }

@@ -1,9 +1,11 @@
 package core
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net/http"
@@ -23,10 +25,33 @@ import (
 // it is covered by a SigV4 signature rather than breaking it.
 const RetryAttemptHeader = "X-Retry-Attempt"
 
-// attemptClient runs the attempts of a call on go-retryablehttp. One
-// library client serves every call of a core.Client: its hooks are plain
-// functions, and each call's state travels in the request's context
-// (callState), which the library hands to CheckRetry and PrepareRetry.
+// This file is the pipeline's boundary with go-retryablehttp, and the
+// state of one send with everything that changes it.
+//
+// The library's loop, per attempt, calls the hooks in this order:
+//
+//	RequestLogHook (attemptStarts)  the attempt starts: its clock, the retry paid for goes out
+//	HTTPClient.Do                   attemptTransport (transport.go) under the *http.Client
+//	CheckRetry (checkRetry)         read and decode the answer, ask the policy and the budget
+//	Backoff (noLibraryBackoff)      0: checkRetry chose the wait, prepareRetry waits it
+//	PrepareRetry (prepareRetry)     wait, pace, number the retry, authorize and sign again
+//	ErrorHandler (returnLastError)  once, when the loop ends on an error
+//
+// Library settings that exist here only to be switched off: RetryMax
+// (the policy counts retries, so a call's options can change the limit
+// while the library client is shared), Backoff (it gets no context and a
+// nil response after a connection error), the library's logger (the SDK
+// logs allow-listed records, log.go), and its "giving up after N attempts"
+// error (ErrorHandler returns the cause). The library also calls the
+// transport's CloseIdleConnections when it gives up; attemptTransport
+// hides it from a shared pool.
+//
+// The hooks are plain functions shared by every call of a Client, and read
+// the call's state from the request's context (stateOf). Closures per call
+// would cost each call a library client and its allocations; the success
+// path has none to spare.
+
+// attemptClient runs the attempts of a call on go-retryablehttp.
 type attemptClient struct {
 	http  *http.Client
 	retry *retryablehttp.Client
@@ -34,9 +59,7 @@ type attemptClient struct {
 
 func newAttemptClient(hc *http.Client) *attemptClient {
 	return &attemptClient{http: hc, retry: &retryablehttp.Client{
-		HTTPClient: hc,
-		// The SDK's policy counts retries in checkRetry, because a call's
-		// options may change the limit while the library client is shared.
+		HTTPClient:     hc,
 		RetryMax:       math.MaxInt32,
 		CheckRetry:     checkRetry,
 		Backoff:        noLibraryBackoff,
@@ -63,7 +86,7 @@ type callState struct {
 	waited   time.Duration
 	start    time.Time     // when the current attempt started
 	sent     *http.Request // the current attempt's request, as authorized
-	own      ownedHeaders  // the first attempt's header values (request.go)
+	own      ownedHeaders  // the first attempt's header values (setHeaders)
 
 	lastStatus int
 	lastErr    *apierrors.Error // the last error response, decoded once
@@ -91,6 +114,64 @@ type outcome struct {
 	refused  error            // why a 2xx body will not be used, if so
 	tok      *CachedToken     // the token the final attempt carried, nil for none
 }
+
+// ownedHeaders holds the values of the headers the SDK sets on an attempt.
+// Each send has its own (in its callState, which is allocated anyway), so
+// a middleware or RoundTripper that writes req.Header["Authorization"][0]
+// in place (legal http.Header use) changes only that request: no other
+// call, goroutine or the token cache shares the slice. A retry gets fresh
+// slices from prepareRetry's Header.Clone.
+type ownedHeaders [4]string
+
+const (
+	ownedUserAgent = iota
+	ownedAccept
+	ownedContentType
+	ownedAuthorization
+)
+
+// own stores v in slot i and returns a one-element slice of it whose
+// capacity ends there, so that an append by the caller reallocates instead
+// of writing into the next slot.
+func (o *ownedHeaders) own(i int, v string) []string {
+	o[i] = v
+	return o[i : i+1 : i+1]
+}
+
+// setHeaders sets the headers every attempt carries: User-Agent, Accept,
+// Content-Type and the caller's extra headers, each in slices this request
+// owns. Authorization and the signature are added later, per attempt.
+func (c *Client) setHeaders(h http.Header, s *Settings, hasBody bool, own *ownedHeaders) {
+	ua := c.userAgent
+	if s.AppInfo != c.settings.AppInfo {
+		ua = UserAgent(s.AppInfo)
+	}
+	h["User-Agent"] = own.own(ownedUserAgent, ua)
+	h["Accept"] = own.own(ownedAccept, acceptHeader)
+	if hasBody {
+		h["Content-Type"] = own.own(ownedContentType, jsonContentType)
+	}
+	if len(s.Header) > 0 {
+		// Extra headers (option.WithHeader): one allocation holds every
+		// value, so the request owns them as well.
+		n := 0
+		for _, v := range s.Header {
+			n += len(v)
+		}
+		vals := make([]string, 0, n)
+		for k, v := range s.Header {
+			start := len(vals)
+			vals = append(vals, v...)
+			h[k] = vals[start:len(vals):len(vals)]
+		}
+	}
+}
+
+// Header values the SDK sends.
+const (
+	acceptHeader    = "application/json, application/problem+json"
+	jsonContentType = "application/json"
+)
 
 // send makes the attempts of one request with token tok (nil for none). It
 // returns the final response, or the typed error that ended the call
@@ -124,7 +205,7 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 	if err != nil {
 		return outcome{}, state.failure(err)
 	}
-	if state.stop.givesUp() {
+	if state.stop.givesUp() && s.Logger != nil {
 		state.log(slog.LevelWarn, "giving up", resp, nil, slog.String("reason", state.stop.String()))
 	}
 	out := outcome{resp: resp, body: state.body, attempts: prior + state.attempts, refused: state.refused, tok: state.tok}
@@ -163,25 +244,30 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 			}
 		}
 	}
-	state.log(slog.LevelDebug, "attempt", resp, err)
+	if state.s.Logger != nil {
+		state.log(slog.LevelDebug, "attempt", resp, err)
+	}
 	state.observeRate(apiErr, err)
 	d, wait := state.s.Retry.Decide(ctx, state.attempts, state.call.Op.Idempotent || state.s.Idempotent, apiErr, err)
 	if d == Retry && !state.spendRetry(apiErr, err) {
 		d = StopBudget
 	}
 	state.stop = d
-	state.observeAttempt(ctx, resp, apiErr, err, d, wait)
+	if state.s.Observer != nil {
+		state.observeAttempt(ctx, resp, apiErr, err, d, wait)
+	}
 	if d != Retry {
 		// A non-nil error makes go-retryablehttp pass it to the
 		// ErrorHandler instead of returning the emptied response.
 		return false, bodyErr
 	}
 	state.wait = wait
-	state.retryPending = true
 	if state.s.Retry.OnRetry != nil {
 		state.s.Retry.OnRetry(state.attempts, wait)
 	}
-	state.log(slog.LevelWarn, "retrying", resp, err, slog.Duration("wait", wait))
+	if state.s.Logger != nil {
+		state.log(slog.LevelWarn, "retrying", resp, err, slog.Duration("wait", wait))
+	}
 	return true, nil
 }
 
@@ -206,14 +292,8 @@ func (state *callState) readResponse(resp *http.Response) (*apierrors.Error, err
 		return nil, nil
 	}
 	body, err := readBody(resp, apierrors.MaxBodySnippet)
-	// Secrets are replaced in the bytes, then in the decoded texts, which
-	// may spell one with escapes the bytes did not match.
-	secrets := secretsSent(resp)
-	body, truncated := redactSnippet(body, secrets, apierrors.MaxBodySnippet, err != nil)
-	state.body = body
-	e := apierrors.Decode(resp.StatusCode, resp.Header, body)
-	redactDecoded(e, body, secrets)
-	e.BodyTruncated = truncated
+	e := errorFor(resp, body, err != nil, true)
+	state.body = e.Body
 	e.Operation, e.Method, e.Path, e.Attempts = state.call.Op.Name, state.call.Op.Method, state.req.path, state.prior+state.attempts
 	state.lastErr = e
 	return e, nil
@@ -279,5 +359,204 @@ func returnLastError(resp *http.Response, err error, _ int) (*http.Response, err
 func attemptStarts(_ retryablehttp.Logger, req *http.Request, _ int) {
 	state := stateOf(req.Context())
 	state.start = time.Now()
-	state.retryPending = false // the retry the budget paid for goes out
+	state.retrySent()
+}
+
+// authorizeAttempt sets the bearer token and the signature on one attempt.
+// refresh asks the cache again first: before a retry, the token may have
+// been refreshed during the backoff.
+func (state *callState) authorizeAttempt(req *http.Request, refresh bool) error {
+	if state.tok != nil {
+		if refresh {
+			t, err := state.client.tokens.Get(req.Context())
+			if err != nil {
+				return err
+			}
+			state.tok = t
+		}
+		if refresh {
+			// prepareRetry cloned the headers; the retry gets its own slice.
+			req.Header["Authorization"] = []string{state.tok.Header}
+		} else {
+			req.Header["Authorization"] = state.own.own(ownedAuthorization, state.tok.Header)
+		}
+	}
+	if state.s.Observer != nil {
+		state.startAttempt(req) // observe.go: before signing, so propagation headers are signed
+	}
+	if state.call.Sign != nil {
+		if err := state.call.Sign(req, state.req.body); err != nil {
+			return state.abandonAttempt(req, &apierrors.TokenError{Reason: "signing the request", Err: err}) // observe.go
+		}
+	}
+	state.sent = req
+	return nil
+}
+
+// DefaultMaxResponseBytes bounds a 2xx body the SDK reads (see
+// option.WithMaxResponseBytes). The contract's largest response, a role
+// with thousands of permission slugs, is a few hundred KiB; 8 MiB leaves
+// room for growth while keeping a misbehaving server from exhausting memory.
+const DefaultMaxResponseBytes = 8 << 20
+
+// readBody reads resp's body inside the attempt, so that the per-attempt
+// timeout covers it, a body cut short can be retried, and the connection
+// goes back to the pool before any backoff. It reads at most limit+1 bytes
+// (one more tells that the body is longer than limit), then drains a
+// bounded amount more and closes the body, which is replaced by
+// http.NoBody: the bytes are returned instead. On a read error, the bytes
+// read so far are returned with the error.
+func readBody(resp *http.Response, limit int64) ([]byte, error) {
+	orig := resp.Body
+	if orig == nil || orig == http.NoBody {
+		return nil, nil
+	}
+	resp.Body = http.NoBody
+	max := limit + 1 // one more byte tells that the body is longer than limit
+	if max <= 0 {
+		max = math.MaxInt64 // limit was math.MaxInt64: no limit
+	}
+	body, err := readAtMost(orig, max, resp.ContentLength)
+	if err != nil || int64(len(body)) < max {
+		// Read to EOF (or failed): nothing is left to drain.
+		_ = orig.Close()
+	} else {
+		httpx.DrainAndClose(orig)
+	}
+	return body, err
+}
+
+// readAtMost reads r until EOF or max bytes. The buffer starts at the
+// announced length (when known and within max) and otherwise doubles, never
+// past max, so a body longer than max costs about 2·max of allocation, not
+// its own size.
+func readAtMost(r io.Reader, max, announced int64) ([]byte, error) {
+	size := int64(bytes.MinRead)
+	if announced > 0 && announced < max {
+		size = announced + 1 // +1 to see EOF without growing
+	}
+	// Reserve at most what a body this size plausibly needs up front: a
+	// huge Content-Length must not allocate before a byte arrives.
+	size = min(size, max, 1<<20)
+	buf := make([]byte, 0, size)
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) >= max {
+				return buf, nil
+			}
+			grown := make([]byte, len(buf), min(2*int64(cap(buf)), max, int64(cap(buf))+64<<20))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// failure turns the error that ended a send without a final response into
+// the SDK's typed error: a token or signing failure stays a TokenError;
+// anything else is a TransportError that keeps the server's last answer.
+func (state *callState) failure(err error) error {
+	state.refundRetry()
+	var te *apierrors.TokenError
+	if errors.As(err, &te) {
+		if state.lastErr == nil || te.Last != nil {
+			return withOperation(err, state.call.Op.Name)
+		}
+		// A refresh failed between retries: keep the answer that was
+		// being retried (a 429, say) reachable with errors.Is and As. The
+		// error may be shared by every caller of the fetch: copy it.
+		cp := *te
+		cp.Last = state.lastErr
+		cp.Last.Attempts = state.prior + state.attempts
+		return withOperation(&cp, state.call.Op.Name)
+	}
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		// Never echo a query string (it may hold caller secrets).
+		if u, perr := url.Parse(uerr.URL); perr == nil {
+			uerr.URL = redactURL(u)
+		}
+	}
+	// A server can put a credential where net/http quotes it (an echoed
+	// Location): the error's text must not show it.
+	err = redactError(err, state.secrets())
+	err = state.budgetCause(err)
+	attempts := state.prior + state.attempts
+	e := &apierrors.TransportError{Operation: state.call.Op.Name, Method: state.call.Op.Method, Path: state.req.path,
+		Attempts: attempts, Waited: state.waited, LastStatus: state.lastStatus, Err: err}
+	if state.lastErr != nil {
+		// The server's last answer (a 503, say) is kept: its problem,
+		// request ID and Retry-After are what an operator needs.
+		e.Last = state.lastErr
+		e.Last.Attempts = attempts
+	}
+	return e
+}
+
+// secrets returns what the current attempt's request carried that must not
+// come back out in an error or a log record.
+func (state *callState) secrets() []string {
+	if state.sent == nil {
+		return nil
+	}
+	return secretsOf(state.sent.Header)
+}
+
+// waitTurn waits until the call may send its next attempt: first on the
+// adaptive limiter (internal/pacer), then on the user's limiter. It runs
+// before the first attempt of a send and after the backoff of each retry,
+// before the attempt is signed, so a long wait cannot stale a signature.
+// The adaptive limiter never starts a wait longer than MaxRetryAfter, the
+// longest the client waits when the provider itself asks.
+func (state *callState) waitTurn(ctx context.Context) error {
+	if state.s.Observer != nil {
+		defer state.observeWait(state.waitStarts()) // observe.go
+	}
+	if a := state.s.Adaptive; a != nil {
+		epoch, err := a.Wait(ctx, state.s.Retry.MaxRetryAfter)
+		if err != nil {
+			return pacedOut(err)
+		}
+		state.epoch = epoch
+	}
+	if l := state.s.RateLimiter; l != nil {
+		if err := l.Wait(ctx); err != nil {
+			return fmt.Errorf("waiting on the rate limiter: %w", err)
+		}
+	}
+	return nil
+}
+
+// observeRate tells the adaptive limiter how an attempt went: apiErr is its
+// decoded error response (nil for a 2xx) and err the failure that left it
+// without a usable response.
+func (state *callState) observeRate(apiErr *apierrors.Error, err error) {
+	a := state.s.Adaptive
+	if a == nil || err != nil {
+		return // no answer: nothing learnt about the provider's rate
+	}
+	switch {
+	case apiErr == nil:
+		a.Admitted()
+	case rateLimited(apiErr):
+		a.Throttled(state.epoch, apiErr.RetryAfter)
+	case apiErr.StatusCode < http.StatusInternalServerError:
+		// A 4xx was admitted by the provider's limit just as a 2xx was. A
+		// 5xx says nothing about the rate and is left to the retry budget.
+		a.Admitted()
+	}
+}
+
+// sameOrigin reports whether req goes to the base URL's scheme and host
+// (with its port).
+func (state *callState) sameOrigin(req *http.Request) bool {
+	base := state.client.settings.BaseURL
+	return strings.EqualFold(req.URL.Scheme, base.Scheme) && strings.EqualFold(req.URL.Host, base.Host)
 }

@@ -39,7 +39,7 @@ func TestHungAttemptIsRetriedAsATimeout(t *testing.T) {
 	defer tr.CloseIdleConnections()
 	var spent []int
 	c := rtNewClient(t, srv.URL, func(s *Settings) {
-		s.Transport, s.HTTPChanged = tr, true
+		s.Transport = tr
 		s.Retry.BaseDelay = time.Millisecond
 		s.Retry.OnRetry = func(int, time.Duration) { spent = append(spent, s.RetryBudget.Tokens()) }
 	})

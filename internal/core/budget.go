@@ -7,66 +7,33 @@ import (
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 )
 
-// The retry budget keeps retries from multiplying the load on a service
-// that is already failing. Without it every call retries on its own: in a
-// full outage each call becomes 1+MaxRetries attempts. With it, the
-// client's calls share one pool of tokens: a retry spends tokens, an answer
-// from a healthy service puts a few back, and when the pool is empty calls
-// still make their first attempt but are not retried. In a sustained outage
-// the client therefore sends little more than one attempt per call; when
-// the service recovers, the first answers refill the pool and retries
-// resume.
-//
-// The reference is AWS SDK standard mode's retry quota (a pool of 500, a
-// retry costing a few tokens); the defaults here take the same pool and
-// order the costs by how much a retry adds to the service's trouble (see
-// DefaultBudgetConfig).
+// The retry budget keeps retries from multiplying the load on a failing
+// service: the client's calls share one pool of tokens, a retry spends
+// some, a healthy answer puts some back, and an empty pool stops retries
+// (not first attempts). What the numbers mean for users, and the AWS quota
+// they follow, is option.WithRetryBudget's documentation.
 
 // BudgetConfig sizes a retry budget, in tokens.
 type BudgetConfig struct {
-	// Capacity is the budget when full, and where it starts.
-	Capacity int
-	// ThrottleCost is what a retry after a rate-limited answer (429, or
-	// the contract's rate-limited problem) costs when the client has no
-	// adaptive limiter. The service is up and asked the client to slow
-	// down; the retry waits its Retry-After.
-	ThrottleCost int
-	// PacedThrottleCost is what such a retry costs while the adaptive
-	// limiter paces the client (Settings.Adaptive set). The limiter, the
-	// Retry-After wait and MaxRetries bound those retries; the budget is
-	// kept for a service that is failing, not one that asks the client to
-	// slow down.
-	PacedThrottleCost int
-	// ErrorCost is what a retry after any other retriable error response
-	// (408, 500, 502, 503, 504) costs: the service is failing.
-	ErrorCost int
-	// TimeoutCost is what a retry after a connection failure or a timeout
-	// (no usable response) costs: the service is overloaded or
-	// unreachable, and the attempt held a connection, and perhaps the
-	// server's work, until it failed.
-	TimeoutCost int
-	// SuccessRefill is what a call whose first attempt got a healthy
-	// answer puts back. A retry that got a healthy answer gets its own cost
-	// back instead.
+	Capacity int // the budget when full, and where it starts
+	// What a retry costs after: a rate-limited answer (429, or the
+	// contract's rate-limited problem) without the adaptive limiter, and
+	// while it paces the client (the limiter, Retry-After and MaxRetries
+	// bound those); another retriable error response (the service is
+	// failing); a connection failure or timeout (it is overloaded or
+	// unreachable, and the attempt held a connection until it failed).
+	ThrottleCost, PacedThrottleCost, ErrorCost, TimeoutCost int
+	// SuccessRefill is what a call answered healthily at its first attempt
+	// puts back; a retry answered healthily gets its own cost back.
 	SuccessRefill int
 }
 
-// DefaultBudgetConfig returns the defaults: capacity 500; a retry costs
-// nothing after a rate-limited answer while the adaptive limiter paces the
-// client (5 without it), 10 after another error response, 15 after a
-// timeout or connection failure; a healthy answer puts 1 back (its own
-// cost, for a retry).
-//
-// What they mean: with no healthy answer in between, a client can make
-// 50 retries of failing calls or 33 after timeouts (100 of throttled calls
-// without the adaptive limiter), in total across all its calls, before it
-// stops retrying. That covers any short blip at any concurrency; in a long
-// outage it bounds the extra load to at most 50 attempts, so 4,000 failing
-// calls cost about 4,050 attempts instead of 16,000. After the budget is
-// spent, every 10 healthy answers buy one retry of a failing call. A retry
-// that gets a healthy answer gets its cost back, so transient failures
-// cost nothing in the long run: only retries that fail again drain the
-// budget.
+// DefaultBudgetConfig returns the defaults: capacity 500; a retry costs 5
+// after a throttle (nothing while paced), 10 after another error, 15 after
+// a timeout; a healthy first answer puts 1 back. With no healthy answer in
+// between, a client can thus retry 50 failing calls (33 timeouts) in all
+// before it stops, so 4,000 failing calls cost about 4,050 attempts
+// instead of 16,000.
 func DefaultBudgetConfig() BudgetConfig {
 	return BudgetConfig{Capacity: 500, ThrottleCost: 5, PacedThrottleCost: 0, ErrorCost: 10, TimeoutCost: 15, SuccessRefill: 1}
 }
@@ -125,10 +92,6 @@ func (b *RetryBudget) give(n int) {
 	}
 }
 
-// clientWideLoadOptions is the error for a call given a load option: the
-// budget and the limiters bound the client's load as a whole.
-const clientWideLoadOptions = "WithRetryBudget, WithRateLimiter, WithAdaptiveRateLimit and WithoutAdaptiveRateLimit apply to client.New, not to a single call"
-
 // loadState is what the retry budget and the adaptive rate limiter keep
 // about one send, inside its callState.
 type loadState struct {
@@ -165,9 +128,13 @@ func (state *callState) spendRetry(apiErr *apierrors.Error, err error) bool {
 		}
 		return false
 	}
-	state.retryCost = cost
+	state.retryCost, state.retryPending = cost, true
 	return true
 }
+
+// retrySent notes that the retry the budget paid for went out: from now
+// on it is settled by its answer, not refunded.
+func (state *callState) retrySent() { state.retryPending = false }
 
 // refundRetry gives back what a retry took when it is not sent after all
 // (the context ended during its backoff, the limiter refused it, signing

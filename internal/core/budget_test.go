@@ -297,18 +297,6 @@ func TestRetryBudgetRecovery(t *testing.T) {
 	}
 }
 
-// A call's options cannot change the client's load settings.
-func TestLoadOptionsAreClientWide(t *testing.T) {
-	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 200, `{}`) })
-	c := rtNewClient(t, srv.URL, nil)
-	setsLoad := func(s *Settings) error { s.RetryBudget, s.LoadSet = nil, true; return nil }
-	err := c.do(context.Background(), rtCall(rtPutOp, nil), setsLoad)
-	var ve *apierrors.ValidationError
-	if !stderrors.As(err, &ve) || !strings.Contains(err.Error(), "client.New") || srv.hits() != 0 {
-		t.Fatalf("err = %v, %d hits; want a ValidationError before sending", err, srv.hits())
-	}
-}
-
 // A capacity of math.MaxInt means "no limit": refunds saturate at it
 // instead of wrapping into a negative budget that refuses every retry.
 func TestRetryBudgetRefundSaturatesAtAHugeCapacity(t *testing.T) {

@@ -6,7 +6,7 @@ import "context"
 // settings, applied through Applier like option.RequestOption.
 type settingsOption func(*Settings) error
 
-func (o settingsOption) ApplyTo(s *Settings) error { return o(s) }
+func (o settingsOption) ApplyTo(s *Settings, _ bool) error { return o(s) }
 
 // do runs call through the pipeline with opts.
 func (c *Client) do(ctx context.Context, call *Call, opts ...func(*Settings) error) error {

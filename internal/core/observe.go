@@ -12,29 +12,16 @@ import (
 )
 
 // This file is the pipeline's side of package observe: it tells the
-// client's Observer (option.WithObserver) what the stages do. Each stage
-// calls it in one line; every function here returns at once when no
-// observer is set, so an unobserved call pays a nil check and no
-// allocation. The call sites:
-//
-//	do.go        Do: observeCall around the whole call
-//	authorize.go authorizeAttempt: startAttempt, before signing;
-//	             abandonAttempt when signing fails
-//	attempts.go  checkRetry: observeAttempt (the attempt's end, the retry
-//	             or the budget's refusal)
-//	ratelimit.go waitTurn: observeWait
-//	tokens.go    fetchShared: fetchObserved
-//	client.go    New: observeClient (the token cache's observer, gauges)
-
-// clientWideObserver is the error for a call given option.WithObserver: the
-// observer sees the client as a whole, its token fetches and gauges too.
-const clientWideObserver = "WithObserver and the OpenTelemetry options apply to client.New, not to a single call"
+// client's Observer (option.WithObserver) what the stages do. The stages
+// call it only when an observer is set, so an unobserved call pays a nil
+// check and no allocation: Do (observeCall), the attempts' authorizeAttempt
+// (startAttempt, abandonAttempt), checkRetry (observeAttempt) and waitTurn
+// (observeWait), the token cache (fetchObserved) and New (observeClient).
 
 // AddObserver adds o to the settings' observers (option.WithObserver). A
 // Combiner may merge with the observer already set; otherwise both are
 // called, the earlier first.
 func (s *Settings) AddObserver(o observe.Observer) error {
-	s.ObserverSet = true
 	if o == nil {
 		return nil
 	}
@@ -137,9 +124,6 @@ func attemptOf(ctx context.Context) *attemptState {
 // changed in place.
 func (state *callState) startAttempt(req *http.Request) {
 	obs := state.s.Observer
-	if obs == nil {
-		return
-	}
 	a := &attemptState{attempt: observe.Attempt{Call: callInfo(state.call.Op), Request: req, Resend: state.prior + state.attempts}, open: true}
 	a.ctx = obs.StartAttempt(state.ctx, a.attempt)
 	a.attempt.Request = nil // not kept past StartAttempt: the observer must not read it later
@@ -151,9 +135,6 @@ func (state *callState) startAttempt(req *http.Request) {
 // retry after wait, or the budget's refusal.
 func (state *callState) observeAttempt(ctx context.Context, resp *http.Response, apiErr *apierrors.Error, err error, d Decision, wait time.Duration) {
 	obs := state.s.Observer
-	if obs == nil {
-		return
-	}
 	var outcome error
 	switch {
 	case err != nil:
@@ -191,12 +172,9 @@ func (state *callState) abandonAttempt(req *http.Request, err error) error {
 }
 
 // waitStarts returns when a wait for the rate limiters starts, or the zero
-// time when it is not observed: no observer, or no limiter that could make
-// the attempt wait (no user limiter, and the pacer absent or dormant).
+// time when no limiter could make the attempt wait (no user limiter, and
+// the pacer absent or dormant).
 func (state *callState) waitStarts() time.Time {
-	if state.s.Observer == nil {
-		return time.Time{}
-	}
 	if state.s.RateLimiter == nil {
 		if a := state.s.Adaptive; a == nil {
 			return time.Time{}

@@ -235,8 +235,8 @@ func (c *combining) Combine(prev observe.Observer) (observe.Observer, bool) {
 }
 
 // TestAddObserver: observers chain in order; a Combiner merges with its
-// own kind, wherever it sits in the chain; a nil pointer is refused; a
-// per-call observer is refused.
+// own kind, wherever it sits in the chain; a nil pointer is refused. (A
+// per-call observer is refused by the option: option's scope test.)
 func TestAddObserver(t *testing.T) {
 	t.Parallel()
 	var s Settings
@@ -260,11 +260,6 @@ func TestAddObserver(t *testing.T) {
 		t.Errorf("nil: err = %v, observers %v; want no change", err, s.Observer)
 	}
 
-	c, _ := observedClient(t, &recorder{}, nil, 200)
-	err := c.do(context.Background(), rtCall(rtPutOp, nil), func(s *Settings) error { return s.AddObserver(&recorder{}) })
-	if err == nil || !strings.Contains(err.Error(), "client.New") {
-		t.Errorf("a per-call observer: err = %v, want refused", err)
-	}
 }
 
 // stateRecorder is a StateObserver.

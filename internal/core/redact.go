@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/httpx"
 	"github.com/memberplatform/memberplatform-go/internal/redact"
 )
 
@@ -48,43 +49,32 @@ func secretsSent(resp *http.Response) []string {
 	return secrets
 }
 
-// redactSnippet keeps at most limit bytes of an error body with no secret
-// left in them: the secrets are replaced in all that was read before the
-// cut, then a secret's beginning left at the cut is removed. truncated says
-// the body was longer than what is returned, or its reading failed.
-func redactSnippet(body []byte, secrets []string, limit int, truncated bool) ([]byte, bool) {
+// errorFor is the typed error for resp, whose body, as read, is body:
+// decoded as an error answer when decode is set, with at most a snippet of
+// the body kept. Every secret the requests carried is replaced, in the
+// bytes first (before the cut, then a secret's beginning left at the cut),
+// then in the decoded texts, which may spell one with escapes the bytes did
+// not match. truncated says the body was cut short or its reading failed.
+func errorFor(resp *http.Response, body []byte, truncated, decode bool) *apierrors.Error {
+	secrets := secretsSent(resp)
 	set := redact.New(secrets...)
 	body = set.Bytes(body)
-	if len(body) > limit {
-		body, truncated = body[:limit], true
+	if len(body) > apierrors.MaxBodySnippet {
+		body, truncated = body[:apierrors.MaxBodySnippet], true
 	}
 	if truncated {
 		body = set.Cut(body)
 	}
-	return body, truncated
-}
-
-// redactDecoded replaces the secrets in what e holds from the response:
-// header names and values, the request ID and the decoded texts and keys.
-// body, e.Body, has been through redactSnippet already: it is left out so
-// that a large snippet is not searched twice.
-func redactDecoded(e *apierrors.Error, body []byte, secrets []string) {
-	e.Body = nil
-	e.Redact(secrets...)
-	e.Body = body
-}
-
-// redactHeader replaces every secret in h's names and values, in place.
-func redactHeader(h http.Header, set *redact.Set) {
-	for name, values := range h {
-		for i, v := range values {
-			values[i] = set.String(v)
-		}
-		if clean := set.String(name); clean != name {
-			delete(h, name)
-			h[clean] = append(h[clean], values...)
-		}
+	var e *apierrors.Error
+	if decode {
+		e = apierrors.Decode(resp.StatusCode, resp.Header, body)
+	} else {
+		e = &apierrors.Error{StatusCode: resp.StatusCode, Header: resp.Header, RequestID: httpx.RequestID(resp.Header)}
 	}
+	e.Body = nil // redacted already: a large snippet is not searched twice
+	e.Redact(secrets...)
+	e.Body, e.BodyTruncated = body, truncated
+	return e
 }
 
 // redactText replaces every secret in s.
@@ -100,6 +90,7 @@ type redactedError struct {
 }
 
 func (e *redactedError) Error() string { return e.text }
+
 func (e *redactedError) Unwrap() error { return e.err }
 
 // redactError returns err, or err behind a redactedError when its text
@@ -130,10 +121,10 @@ func redactedResponse(resp *http.Response, set *redact.Set) *http.Response {
 	cp := *resp
 	cp.Body = http.NoBody
 	cp.Header = resp.Header.Clone()
-	redactHeader(cp.Header, set)
+	set.Header(cp.Header)
 	if resp.Trailer != nil {
 		cp.Trailer = resp.Trailer.Clone()
-		redactHeader(cp.Trailer, set)
+		set.Header(cp.Trailer)
 	}
 	cp.Request = redactedRequest(resp.Request, set)
 	return &cp
@@ -152,7 +143,7 @@ func redactedRequest(req *http.Request, set *redact.Set) *http.Request {
 			cp.Header.Set(h, apierrors.Redacted)
 		}
 	}
-	redactHeader(cp.Header, set)
+	set.Header(cp.Header)
 	cp.Body, cp.GetBody = nil, nil
 	if req.Response != nil {
 		cp.Response = redactedResponse(req.Response, set)

@@ -22,18 +22,10 @@ import (
 // RetryPolicy configures retries. The zero value of a field means "use the
 // default" only through DefaultRetryPolicy; options set fields explicitly.
 type RetryPolicy struct {
-	// MaxRetries is how many times a failed attempt is retried; 0 disables
-	// retries. Default 3 (4 attempts).
-	MaxRetries int
-	// BaseDelay and MaxDelay shape exponential backoff with full jitter:
-	// retry n waits a uniformly random duration in [0, min(MaxDelay,
-	// BaseDelay·2ⁿ)). Defaults 250ms and 8s.
-	BaseDelay time.Duration
-	MaxDelay  time.Duration
-	// MaxRetryAfter caps a server's Retry-After: when a 429 or 503 asks for
-	// longer, the call stops at once and returns the rate-limited error with
-	// the asked duration. Default 20s.
-	MaxRetryAfter time.Duration
+	// What option.WithMaxRetries, WithRetryBackoff and WithMaxRetryAfter
+	// set (their documentation says what each means).
+	MaxRetries                         int
+	BaseDelay, MaxDelay, MaxRetryAfter time.Duration
 	// Rand returns a float in [0,1) for jitter; nil uses math/rand/v2.
 	Rand func() float64
 	// Now returns the current time; nil uses time.Now. It is used to
@@ -137,18 +129,12 @@ func (d Decision) String() string {
 	return "unknown"
 }
 
-// Retriable reports whether an attempt's outcome may be retried.
-// Responses: whatever (*errors.Error).Temporary says (408, 429, 500, 502,
-// 503 and 504, except a 5xx saying the provider is not configured), and
-// only for an idempotent request. Errors: only those the SDK can classify
-// as transient (see transientError): connection failures (refused, reset,
-// aborted, broken pipe, EOF before or while reading the response) and
-// per-attempt timeouts; never TLS certificate or alert errors, invalid
-// URLs, a DNS name that does not exist, or an error it cannot classify,
-// such as an invalid header value: sending the same request again would
-// fail the same way. (Decide stops first when the call's own context is
-// done.) A non-idempotent request is retried only when the connection
-// failed before the request was written: a dial or proxy connect error.
+// Retriable reports whether an attempt's outcome may be retried: a
+// response (*errors.Error).Temporary calls so, for an idempotent request;
+// an error known to be transient (transientError), never one the SDK
+// cannot classify, since the same request would fail the same way. A
+// non-idempotent request is retried only when the connection failed
+// before the request was written (a dial or proxy connect error).
 func Retriable(idempotent bool, apiErr *apierrors.Error, err error) bool {
 	if err != nil {
 		return retriableError(idempotent, err)
@@ -203,12 +189,8 @@ var transientTexts = []string{
 	"http2: server sent GOAWAY and closed the connection",
 }
 
-// transientError reports whether err is known to be transient: a refused,
-// reset or aborted connection or a broken pipe; EOF before or during the
-// response (a body read error from attempts.go wraps its cause, so it is
-// judged by that cause); a read, write or dial *net.OpError; a timeout
-// (http.Client.Timeout, which is the per-attempt timeout, a TLS handshake
-// or response-header timeout); or one of transientTexts.
+// transientError reports whether err is known to be transient. A body read
+// error from the attempts wraps its cause, so it is judged by that cause.
 func transientError(err error) bool {
 	for _, e := range transientErrnos {
 		if stderrors.Is(err, e) {
@@ -222,39 +204,13 @@ func transientError(err error) bool {
 	if stderrors.As(err, &opErr) && (opErr.Op == "read" || opErr.Op == "write" || opErr.Op == "dial") {
 		return true
 	}
-	if isTimeout(err) {
+	if httpx.IsTimeout(err) {
 		return true
 	}
 	msg := err.Error()
 	for _, t := range transientTexts {
 		if strings.Contains(msg, t) {
 			return true
-		}
-	}
-	return false
-}
-
-// isTimeout reports whether any error in err's tree says Timeout(). It
-// walks the tree itself because errors.As stops at the first net.Error,
-// and *url.Error is one whose Timeout asks only its direct cause: a timeout
-// wrapped once more inside it would be missed.
-func isTimeout(err error) bool {
-	for err != nil {
-		if t, ok := err.(interface{ Timeout() bool }); ok && t.Timeout() {
-			return true
-		}
-		switch u := err.(type) {
-		case interface{ Unwrap() error }:
-			err = u.Unwrap()
-		case interface{ Unwrap() []error }:
-			for _, e := range u.Unwrap() {
-				if isTimeout(e) {
-					return true
-				}
-			}
-			return false
-		default:
-			return false
 		}
 	}
 	return false

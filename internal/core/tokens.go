@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -279,30 +278,6 @@ func CheckTokenValue(v string) error {
 func (c *TokenCache) Invalidate(t *CachedToken) {
 	if t != nil {
 		c.cur.CompareAndSwap(t, nil)
-	}
-}
-
-// InvalidateRejected drops the token that req carried, the request a 401
-// answered, if it is still the current token: a newer token fetched in the
-// meantime is kept. sent is the token the caller attached; the request's own
-// Authorization header wins, because a retry may have attached a refreshed
-// token. A request that reached the server without the header (dropped on a
-// cross-host redirect) invalidates nothing.
-func (c *TokenCache) InvalidateRejected(req *http.Request, sent *CachedToken) {
-	if req == nil {
-		c.Invalidate(sent)
-		return
-	}
-	h := req.Header.Get("Authorization")
-	if h == "" {
-		return
-	}
-	if sent != nil && sent.Header == h {
-		c.Invalidate(sent)
-		return
-	}
-	if cur := c.cur.Load(); cur != nil && cur.Header == h {
-		c.cur.CompareAndSwap(cur, nil)
 	}
 }
 

@@ -3,8 +3,93 @@ package core
 import (
 	"errors"
 	"net/http"
-	"strings"
+	"time"
+
+	"github.com/hashicorp/go-cleanhttp"
 )
+
+// buildHTTPClient makes the *http.Client the attempts use: the user's
+// transport (or a pooled default) under the SDK's own attemptTransport.
+// prev, when set, is the client's own http.Client, whose transport a
+// per-call client reuses when the call did not choose another.
+func buildHTTPClient(s *Settings, prev *http.Client) *http.Client {
+	rt := s.Transport
+	hc := &http.Client{}
+	if s.HTTPClient != nil {
+		hc.Jar = s.HTTPClient.Jar
+		hc.CheckRedirect = s.HTTPClient.CheckRedirect
+		hc.Timeout = s.HTTPClient.Timeout
+		if rt == nil {
+			rt = s.HTTPClient.Transport
+		}
+	}
+	if rt == nil {
+		rt = s.DefaultTransport
+	}
+	if rt == nil && prev != nil {
+		if t, ok := prev.Transport.(attemptTransport); ok {
+			rt = t.next
+		}
+	}
+	if rt == nil {
+		rt = NewPooledTransport()
+	}
+	if s.AttemptTimeout > 0 {
+		hc.Timeout = s.AttemptTimeout
+	}
+	if hc.CheckRedirect == nil {
+		hc.CheckRedirect = sameOriginRedirect
+	}
+	hc.Transport = attemptTransport{rt}
+	return hc
+}
+
+// sameOriginRedirect, the default redirect policy, follows up to 5
+// redirects that stay on the original scheme and host. A redirect elsewhere
+// is not followed: its 3xx response is returned (and becomes an
+// *errors.Error), so a request body carrying personal data is never replayed
+// to another host. A user's own policy (option.WithHTTPClient) may follow
+// more; attemptTransport still keeps the credentials from leaving the
+// origin.
+func sameOriginRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 5 || req.URL.Scheme != via[0].URL.Scheme || req.URL.Host != via[0].URL.Host {
+		return http.ErrUseLastResponse
+	}
+	return nil
+}
+
+// Middleware is option.Middleware: it sees one HTTP request of an attempt
+// and calls next to send it.
+type Middleware = func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error)
+
+// runMiddleware sends req through chain, in order, then send.
+func runMiddleware(chain []Middleware, req *http.Request, send func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	if len(chain) == 0 {
+		return send(req)
+	}
+	return chain[0](req, func(r *http.Request) (*http.Response, error) {
+		return runMiddleware(chain[1:], r, send)
+	})
+}
+
+// DefaultAttemptTimeout is how long the client's own connection pool waits
+// for an attempt's response headers when no option bounds the attempt, so
+// that a call without a deadline never hangs on a server that accepts and
+// never answers (the README's "Retries and timeouts" says why 30 s). It is
+// the transport's ResponseHeaderTimeout, not http.Client.Timeout: the
+// latter costs every attempt a goroutine and 18 allocations under a
+// wrapped transport, as the SDK's is, and the success path has no room for
+// that.
+const DefaultAttemptTimeout = 30 * time.Second
+
+// NewPooledTransport returns the connection pool a client makes for itself
+// when no option gives a transport: go-cleanhttp's pooled transport, which
+// waits at most DefaultAttemptTimeout for response headers.
+func NewPooledTransport() *http.Transport {
+	t := cleanhttp.DefaultPooledTransport()
+	t.ResponseHeaderTimeout = DefaultAttemptTimeout
+	return t
+}
 
 // attemptTransport is the SDK's own layer under the *http.Client of the
 // attempts, below any redirect policy the user chose. For every HTTP request
@@ -52,11 +137,4 @@ func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Request = req
 	}
 	return resp, err
-}
-
-// sameOrigin reports whether req goes to the base URL's scheme and host
-// (with its port).
-func (state *callState) sameOrigin(req *http.Request) bool {
-	base := state.client.settings.BaseURL
-	return strings.EqualFold(req.URL.Scheme, base.Scheme) && strings.EqualFold(req.URL.Host, base.Host)
 }

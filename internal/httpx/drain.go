@@ -1,9 +1,6 @@
 package httpx
 
-import (
-	"io"
-	"net"
-)
+import "io"
 
 // MaxDrain bounds how much of an unwanted response body is read before the
 // body is closed. Reading the rest lets net/http reuse the connection; a body
@@ -19,5 +16,3 @@ func DrainAndClose(body io.ReadCloser) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, MaxDrain))
 	_ = body.Close()
 }
-
-func parseIP(s string) net.IP { return net.ParseIP(s) }

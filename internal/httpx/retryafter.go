@@ -1,4 +1,3 @@
-// Package httpx holds small HTTP helpers shared by the SDK's packages.
 package httpx
 
 import (
@@ -68,35 +67,4 @@ func parseMillis(v string) (time.Duration, bool) {
 		return time.Duration(ns), true
 	}
 	return math.MaxInt64, true
-}
-
-// RequestID returns the first request-correlation header present on a
-// response, in this order: X-Request-Id, X-Amzn-RequestId, X-Amz-Request-Id,
-// X-Correlation-Id, Request-Id, X-Amzn-Trace-Id, Traceparent.
-func RequestID(h http.Header) string {
-	for _, k := range requestIDHeaders {
-		if v := h.Get(k); v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-var requestIDHeaders = []string{
-	"X-Request-Id", "X-Amzn-Requestid", "X-Amz-Request-Id", "X-Correlation-Id",
-	"Request-Id", "X-Amzn-Trace-Id", "Traceparent",
-}
-
-// IsLoopbackHost reports whether host (without port) names the local machine:
-// "localhost", a *.localhost name, or a loopback IP address.
-func IsLoopbackHost(host string) bool {
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	host = strings.TrimPrefix(strings.TrimSuffix(host, "]"), "[")
-	if ip := parseIP(host); ip != nil {
-		return ip.IsLoopback()
-	}
-	return false
 }

@@ -28,6 +28,7 @@ import (
 	"encoding/binary"
 	"html"
 	"math"
+	"net/http"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -185,6 +186,21 @@ func (set *Set) Cut(b []byte) []byte {
 		return b
 	}
 	return replace(s, spans)
+}
+
+// Header replaces the secrets in h's names and values, in place, and
+// returns h.
+func (set *Set) Header(h http.Header) http.Header {
+	for name, values := range h {
+		for i, v := range values {
+			values[i] = set.String(v)
+		}
+		if clean := set.String(name); clean != name {
+			delete(h, name)
+			h[clean] = append(h[clean], values...)
+		}
+	}
+	return h
 }
 
 // Contains reports whether s holds a secret in any spelling.

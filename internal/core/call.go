@@ -1,0 +1,308 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+)
+
+// Do runs call through the pipeline (see the package doc) with the
+// client's settings and opts (option.RequestOption values) applied. Every
+// failure is a typed error from package errors.
+func Do[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
+	if c == nil {
+		return invalidCall(call, "client", "is not configured: use the services of a client built by client.New")
+	}
+	if ctx == nil {
+		return invalidCall(call, "ctx", "must not be nil (use context.Background())")
+	}
+	if c.settings.Observer != nil {
+		return observeCall(ctx, c, call, opts) // observe.go: doCall between the observer's StartCall and EndCall
+	}
+	return doCall(ctx, c, call, opts)
+}
+
+// doCall is Do once the client and the context are known to be there.
+func doCall[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
+	s, ac, err := callSettings(c, call, opts)
+	if err != nil {
+		return err
+	}
+	if s.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.Timeout)
+		defer cancel()
+	}
+	req, err := newRequest(s, call)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		// Already over: no token fetch, no attempt. The same error as a
+		// call cancelled during its attempts.
+		return &apierrors.TransportError{Operation: call.Op.Name, Method: call.Op.Method, Path: req.path, Err: err}
+	}
+	if s.ResponseInto != nil {
+		*s.ResponseInto = nil
+	}
+	out, err := c.authorize(ctx, s, ac, call, &req)
+	if err != nil {
+		return err
+	}
+	if s.ResponseInto != nil {
+		*s.ResponseInto = responseForCaller(out.resp)
+	}
+	if call.Status != nil {
+		*call.Status = out.resp.StatusCode
+	}
+	if out.apiErr != nil {
+		return out.apiErr
+	}
+	return decodeResult(&out, call, &req)
+}
+
+// invalidCall is the error for a call refused before anything was sent.
+func invalidCall(call *Call, field, msg string) error {
+	return &apierrors.ValidationError{Operation: call.Op.Name, Fields: []apierrors.FieldError{{Field: field, Message: msg}}}
+}
+
+// callSettings returns the settings for one call: the client's own when
+// there are no options (shared, never written), else a copy with opts
+// applied. It also returns the retrying client to send with, which differs
+// from the client's only when an option changed the transport or the
+// per-attempt timeout.
+func callSettings[O any](c *Client, call *Call, opts []O) (*Settings, *attemptClient, error) {
+	if len(opts) == 0 {
+		return &c.settings, c.attempts, nil
+	}
+	s := c.settings
+	s.cloned = false // Header and Query are the client's: copied before a per-call option writes them
+	// A per-call WithTransport is seen by its presence: a RoundTripper may
+	// not be comparable with the client's (== panics on a func type).
+	s.Transport = nil
+	if err := Apply(&s, true, opts); err != nil {
+		return nil, nil, invalidCall(call, "options", strings.TrimPrefix(err.Error(), "memberplatform: "))
+	}
+	if !sameBaseURL(s.BaseURL, c.settings.BaseURL) {
+		// The client's token must never go to a host it was not built for.
+		return nil, nil, invalidCall(call, "options", "a per-call WithBaseURL must equal the client's base URL")
+	}
+	s.BaseURL = c.settings.BaseURL
+	if s.AllowInsecureBearer != c.settings.AllowInsecureBearer {
+		return nil, nil, invalidCall(call, "options", "WithInsecureBearerOverHTTP applies to client.New, not to a single call")
+	}
+	ac := c.attempts
+	ownTransport := s.Transport != nil
+	if !ownTransport {
+		s.Transport = c.settings.Transport
+	}
+	if ownTransport || s.HTTPClient != c.settings.HTTPClient || s.AttemptTimeout != c.settings.AttemptTimeout {
+		ac = newAttemptClient(buildHTTPClient(&s, c.attempts.http))
+	}
+	return &s, ac, nil
+}
+
+// sameBaseURL reports whether a and b name the same base URL: the same
+// scheme, host and path prefix, a trailing slash aside (the pipeline trims
+// it when it builds a URL).
+func sameBaseURL(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Host, b.Host) &&
+		strings.TrimSuffix(a.EscapedPath(), "/") == strings.TrimSuffix(b.EscapedPath(), "/")
+}
+
+// request is what the first stage builds from a Call: everything an attempt
+// sends except the headers that change per attempt.
+type request struct {
+	url  string // base URL + escaped path + query
+	path string // the escaped path alone, for errors
+	body []byte // the JSON body, nil for none
+}
+
+// newRequest builds the URL and encodes the body, once for all attempts.
+func newRequest(s *Settings, call *Call) (request, error) {
+	r := request{}
+	r.url, r.path = buildURL(s, call.Op.Path, call.PathParams)
+	if call.EncodedBody != nil {
+		r.body = call.EncodedBody
+	} else if call.Body != nil {
+		b, err := json.Marshal(call.Body)
+		if err != nil {
+			return r, invalidCall(call, "body", "cannot encode as JSON: "+err.Error())
+		}
+		r.body = b
+	}
+	return r, nil
+}
+
+// buildURL joins the base URL (keeping its path prefix), the path template
+// with its parameters escaped, and the query. It returns the full URL and
+// the escaped path alone.
+func buildURL(s *Settings, tmpl string, params []string) (full, path string) {
+	base := strings.TrimSuffix(s.BaseURL.EscapedPath(), "/")
+	size := len(s.BaseURL.Scheme) + len("://") + len(s.BaseURL.Host) + len(base) + len(tmpl) + 16
+	for _, p := range params {
+		size += len(p)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(s.BaseURL.Scheme)
+	b.WriteString("://")
+	b.WriteString(s.BaseURL.Host)
+	origin := b.Len()
+	b.WriteString(base)
+	i := 0
+	for {
+		open := strings.IndexByte(tmpl, '{')
+		if open < 0 {
+			b.WriteString(tmpl)
+			break
+		}
+		end := strings.IndexByte(tmpl[open:], '}')
+		if end < 0 {
+			b.WriteString(tmpl)
+			break
+		}
+		b.WriteString(tmpl[:open])
+		if i < len(params) {
+			b.WriteString(escapeSegment(params[i]))
+		}
+		i++
+		tmpl = tmpl[open+end+1:]
+	}
+	full = b.String()
+	path = full[origin:]
+	if len(s.Query) > 0 {
+		full += "?" + s.Query.Encode()
+	}
+	return full, path
+}
+
+// escapeSegment escapes one path segment; "." and ".." are encoded too, so
+// no parameter can climb out of its place in the path.
+func escapeSegment(p string) string {
+	switch p {
+	case ".":
+		return "%2E"
+	case "..":
+		return "%2E%2E"
+	}
+	return url.PathEscape(p)
+}
+
+// authorize sends req, with the client's bearer token when the operation
+// needs one. A 401 means the token was rejected: exactly that token is
+// dropped (a newer one is kept), a fresh one fetched, and the request sent
+// once more. When the source hands back the very token that was rejected (a
+// static token), resending cannot help: the 401 is returned.
+func (c *Client) authorize(ctx context.Context, s *Settings, ac *attemptClient, call *Call, req *request) (outcome, error) {
+	if !call.Op.Auth || c.tokens == nil {
+		return ac.send(ctx, c, s, call, req, nil, 0)
+	}
+	prior := 0
+	for resent := false; ; resent = true {
+		tok, err := c.tokens.Get(ctx)
+		if err != nil {
+			return outcome{}, withOperation(err, call.Op.Name)
+		}
+		out, err := ac.send(ctx, c, s, call, req, tok, prior)
+		if err != nil || out.resp.StatusCode != http.StatusUnauthorized || resent {
+			return out, err
+		}
+		sent := tok.Header
+		if out.resp.Request != nil {
+			sent = out.resp.Request.Header.Get("Authorization")
+		}
+		if sent == "" {
+			// The request the 401 answered carried no token: a redirect
+			// took it to another origin, which got no credentials. A new
+			// token cannot help, and resending would repeat the request.
+			return out, nil
+		}
+		// Drop the token the SDK attached to the rejected attempt (a
+		// newer one is kept), whatever a middleware did to the header's
+		// bytes: it may rewrite them in place.
+		rejected := out.tok
+		if rejected == nil {
+			rejected = tok
+		}
+		c.tokens.Invalidate(rejected)
+		fresh, err := c.tokens.Get(ctx)
+		if err != nil {
+			return outcome{}, withOperation(err, call.Op.Name)
+		}
+		if fresh.Header == rejected.Header {
+			return out, nil
+		}
+		prior = out.attempts
+	}
+}
+
+// withOperation names the call on a token error. The error may be shared by
+// every caller that waited for the same fetch, so it is copied, not changed.
+func withOperation(err error, op string) error {
+	te, ok := err.(*apierrors.TokenError)
+	if !ok || te.Operation != "" {
+		return err
+	}
+	cp := *te
+	cp.Operation = op
+	return &cp
+}
+
+// decodeResult decodes a 2xx body, already read in full, into
+// call.Result. An empty body is a success with no content. A body with data
+// after the first JSON value is accepted, as json.Decoder would.
+func decodeResult(out *outcome, call *Call, req *request) error {
+	if out.refused != nil {
+		return undecodable(out, call, req, out.refused)
+	}
+	var err error
+	switch result := call.Result.(type) {
+	case nil:
+		return nil
+	case *[]byte:
+		*result = out.body
+		return nil
+	default:
+		if len(bytes.TrimSpace(out.body)) == 0 {
+			return nil
+		}
+		err = json.Unmarshal(out.body, result)
+		if err != nil {
+			var syntaxErr *json.SyntaxError
+			if errors.As(err, &syntaxErr) {
+				err = json.NewDecoder(bytes.NewReader(out.body)).Decode(result)
+			}
+		}
+	}
+	if err != nil {
+		return undecodable(out, call, req, err)
+	}
+	return nil
+}
+
+// undecodable is the typed error for a 2xx body that could not be decoded:
+// it keeps the status, headers, request ID and a snippet of the body, and
+// wraps the decoding error (errors.Is(err, ErrUnexpectedResponseBody)).
+func undecodable(out *outcome, call *Call, req *request, err error) error {
+	var tooLong *bodyTooLong
+	head := out.body[:min(len(out.body), apierrors.MaxBodySnippet+1)] // +1: more than the snippet was read
+	e := errorFor(out.resp, bytes.Clone(head), errors.As(err, &tooLong), false)
+	e.Operation, e.Method, e.Path, e.Attempts, e.Err = call.Op.Name, call.Op.Method, req.path, out.attempts, err
+	return e
+}
+
+// bodyTooLong is the cause of the error for a 2xx body longer than
+// option.WithMaxResponseBytes.
+type bodyTooLong struct{ limit int64 }
+
+func (e *bodyTooLong) Error() string {
+	return fmt.Sprintf("the response body is longer than the %d-byte limit (option.WithMaxResponseBytes)", e.limit)
+}

@@ -1,0 +1,27 @@
+package httpx
+
+// IsTimeout reports whether any error in err's tree says Timeout(). It
+// walks the tree itself because errors.As stops at the first net.Error,
+// and *url.Error is one whose Timeout asks only its direct cause: a timeout
+// wrapped once more inside it would be missed.
+func IsTimeout(err error) bool {
+	for err != nil {
+		if t, ok := err.(interface{ Timeout() bool }); ok && t.Timeout() {
+			return true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if IsTimeout(e) {
+					return true
+				}
+			}
+			return false
+		default:
+			return false
+		}
+	}
+	return false
+}
