@@ -355,10 +355,13 @@ func returnLastError(resp *http.Response, err error, _ int) (*http.Response, err
 }
 
 // attemptStarts is go-retryablehttp's RequestLogHook, called before each
-// attempt: it notes the start time for the attempt's log record.
+// attempt: it notes the start time for the attempt's log record (read only
+// when there is a logger, so the clock is read only then).
 func attemptStarts(_ retryablehttp.Logger, req *http.Request, _ int) {
 	state := stateOf(req.Context())
-	state.start = time.Now()
+	if state.s.Logger != nil {
+		state.start = time.Now()
+	}
 	state.retrySent()
 }
 

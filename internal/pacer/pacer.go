@@ -191,6 +191,14 @@ func (p *Pacer) Wait(ctx context.Context, maxWait time.Duration) (uint64, error)
 	if !p.engaged.Load() {
 		return epoch, nil
 	}
+	return p.waitEngaged(ctx, maxWait)
+}
+
+// waitEngaged is Wait once the pacer was seen engaged. It is a function of
+// its own so that the dormant path above, which every attempt takes, has
+// no defer: the deferred timer.Stop below sits in a loop, which makes every
+// return of its function run the runtime's deferreturn.
+func (p *Pacer) waitEngaged(ctx context.Context, maxWait time.Duration) (uint64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, fmt.Errorf("waiting on the adaptive rate limit: %w", err)
 	}
