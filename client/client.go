@@ -31,8 +31,11 @@
 //
 // Defaults: 3 retries (4 attempts), backoff base 250ms capped at 8s,
 // Retry-After honoured on 429 and 503 up to 20s (a longer request stops the
-// call with the rate-limited error and its RetryAfter), no per-attempt or
-// per-call timeout beyond the context's. All four operations and the token
+// call with the rate-limited error and its RetryAfter), no whole-call
+// timeout beyond the context's, and on the client's own connection pool a
+// read that waits 30 s without a byte ends the attempt (so a call without a
+// deadline never hangs; option.WithAttemptTimeout bounds a whole attempt).
+// All four operations and the token
 // call are idempotent in effect, so they are retried after timeouts and 5xx
 // answers. Retried requests carry an X-Retry-Attempt header (1 for the first
 // retry) for server-side telemetry; it is set before SigV4 signing, so the
@@ -157,7 +160,7 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 	var owned *http.Transport
 	if s.Transport == nil && (s.HTTPClient == nil || s.HTTPClient.Transport == nil) {
 		// One connection pool for the API calls and the token calls.
-		owned = core.NewPooledTransport() // bounds the wait for headers: core.DefaultAttemptTimeout
+		owned = core.NewPooledTransport() // bounds a stalled read: core.DefaultAttemptTimeout
 		s.DefaultTransport = owned
 	}
 	ts, err := tokenSourceFromSettings(&s)

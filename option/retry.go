@@ -21,10 +21,10 @@ func WithTimeout(d time.Duration) RequestOption {
 //
 // Scope: client-wide and per call. Default: none of its own; the
 // connection pool client.New makes for itself (when no WithTransport or
-// WithHTTPClient transport is given) waits at most 30 s for response
-// headers, so that a call without a deadline never hangs on a server that
-// accepts and never answers (the README's "Retries and timeouts" says why
-// 30 s).
+// WithHTTPClient transport is given) ends a read that waits 30 s without a
+// byte, so that a call without a deadline never hangs on a server that
+// accepts and never answers or stalls the body (the README's "Retries and
+// timeouts" says why 30 s).
 func WithAttemptTimeout(d time.Duration) RequestOption {
 	return duration("WithAttemptTimeout", d, func(s *core.Settings) { s.AttemptTimeout = d })
 }

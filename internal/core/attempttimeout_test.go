@@ -2,30 +2,59 @@ package core
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"testing"
 	"time"
 )
 
-// The client's own transport bounds the wait for response headers, so a
-// call without a deadline never hangs on a server that accepts and never
-// answers.
-func TestPooledTransportBoundsTheWaitForHeaders(t *testing.T) {
-	if got := NewPooledTransport().ResponseHeaderTimeout; got != DefaultAttemptTimeout || got <= 0 || got > time.Minute {
-		t.Fatalf("ResponseHeaderTimeout %v, want DefaultAttemptTimeout (%v), at most 60 s", got, DefaultAttemptTimeout)
+// The client's own transport bounds a stalled read with the default, which
+// is at most a minute (issue: a call without a deadline never waits forever).
+func TestPooledTransportBoundsStalls(t *testing.T) {
+	if DefaultAttemptTimeout <= 0 || DefaultAttemptTimeout > time.Minute {
+		t.Fatalf("DefaultAttemptTimeout %v, want (0, 60 s]", DefaultAttemptTimeout)
 	}
-	if hc := buildHTTPClient(&Settings{}, nil); hc.Transport.(attemptTransport).next.(*http.Transport).ResponseHeaderTimeout != DefaultAttemptTimeout {
-		t.Fatal("the fallback transport of buildHTTPClient must bound the wait for headers too")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	for name, tr := range map[string]*http.Transport{
+		"NewPooledTransport":              NewPooledTransport(),
+		"buildHTTPClient's own transport": buildHTTPClient(&Settings{}, nil).Transport.(attemptTransport).next.(*http.Transport),
+	} {
+		conn, err := tr.DialContext(context.Background(), "tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, plain := conn.(*net.TCPConn); plain {
+			t.Errorf("%s dials plain TCP connections, with no bound on a stalled read", name)
+		}
+		_ = conn.Close()
 	}
 }
 
-// A hung attempt times out and is retried like any timeout, charged to the
-// budget as one.
+// A hung attempt, before the headers or in the body, times out and is
+// retried like any timeout, charged to the budget as one.
 func TestHungAttemptIsRetriedAsATimeout(t *testing.T) {
+	for _, stallBody := range []bool{false, true} {
+		t.Run(map[bool]string{false: "no answer", true: "stalled body"}[stallBody], func(t *testing.T) {
+			testHungAttempt(t, stallBody)
+		})
+	}
+}
+
+func testHungAttempt(t *testing.T, stallBody bool) {
 	release := make(chan struct{})
 	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
 		if hit == 1 {
-			select { // accepts, never answers (until the test ends)
+			if stallBody {
+				w.Header().Set("Content-Length", "100")
+				w.WriteHeader(http.StatusOK)
+				_, _ = w.Write([]byte(`{"partial":`))
+				w.(http.Flusher).Flush()
+			}
+			select { // never finishes (until the test ends)
 			case <-release:
 			case <-r.Context().Done():
 			}
@@ -34,8 +63,7 @@ func TestHungAttemptIsRetriedAsATimeout(t *testing.T) {
 		rtJSON(w, 200, `{}`)
 	})
 	defer close(release)
-	tr := NewPooledTransport()
-	tr.ResponseHeaderTimeout = 100 * time.Millisecond // DefaultAttemptTimeout, shortened
+	tr := newPooledTransport(200 * time.Millisecond) // DefaultAttemptTimeout, shortened
 	defer tr.CloseIdleConnections()
 	var spent []int
 	c := rtNewClient(t, srv.URL, func(s *Settings) {

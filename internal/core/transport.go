@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-cleanhttp"
+
+	"github.com/memberplatform/memberplatform-go/internal/httpx"
 )
 
 // buildHTTPClient makes the *http.Client the attempts use: the user's
@@ -72,22 +74,26 @@ func runMiddleware(chain []Middleware, req *http.Request, send func(*http.Reques
 	})
 }
 
-// DefaultAttemptTimeout is how long the client's own connection pool waits
-// for an attempt's response headers when no option bounds the attempt, so
-// that a call without a deadline never hangs on a server that accepts and
-// never answers (the README's "Retries and timeouts" says why 30 s). It is
-// the transport's ResponseHeaderTimeout, not http.Client.Timeout: the
-// latter costs every attempt a goroutine and 18 allocations under a
+// DefaultAttemptTimeout bounds how long an attempt on the client's own
+// connection pool may wait for data, when no option bounds the attempt: a
+// server that accepts and never answers, or sends the headers and then
+// stalls the body, ends the attempt with a timeout after at most this long
+// without a byte, so a call without a deadline never hangs (the README's
+// "Retries and timeouts" says why 30 s). It is a read deadline that follows
+// the connection's traffic (httpx.BoundStalls), not http.Client.Timeout:
+// the latter costs every attempt a goroutine and 18 allocations under a
 // wrapped transport, as the SDK's is, and the success path has no room for
 // that.
 const DefaultAttemptTimeout = 30 * time.Second
 
 // NewPooledTransport returns the connection pool a client makes for itself
-// when no option gives a transport: go-cleanhttp's pooled transport, which
-// waits at most DefaultAttemptTimeout for response headers.
-func NewPooledTransport() *http.Transport {
+// when no option gives a transport: go-cleanhttp's pooled transport, whose
+// connections end a read that waits more than DefaultAttemptTimeout.
+func NewPooledTransport() *http.Transport { return newPooledTransport(DefaultAttemptTimeout) }
+
+func newPooledTransport(stall time.Duration) *http.Transport {
 	t := cleanhttp.DefaultPooledTransport()
-	t.ResponseHeaderTimeout = DefaultAttemptTimeout
+	httpx.BoundStalls(t, stall)
 	return t
 }
 
