@@ -110,8 +110,13 @@ func NewSigV4TokenSource(cfg SigV4Config) (*SigV4TokenSource, error) {
 		// Check the base URL and options now (plain http to a host that is
 		// not loopback, say), not on the first token request.
 		if _, err := src.tokenPipeline(); err != nil {
+			msg := strings.TrimPrefix(err.Error(), "memberplatform: ")
+			field := "BaseURL"
+			if strings.Contains(msg, "option.With") { // one of cfg.Options refused itself
+				field = "Options"
+			}
 			return nil, &apierrors.ValidationError{Operation: "client.NewSigV4TokenSource",
-				Fields: []apierrors.FieldError{{Field: "BaseURL", Message: strings.TrimPrefix(err.Error(), "memberplatform: ")}}}
+				Fields: []apierrors.FieldError{{Field: field, Message: msg}}}
 		}
 	}
 	return src, nil

@@ -41,6 +41,7 @@ var typedNilOptions = []struct {
 	{"WithSigV4 nil CredentialsProviderFunc", option.WithSigV4(aws.CredentialsProviderFunc(nil), "ap-southeast-2"), "WithSigV4", false},
 	{"WithSigV4 nil *CredentialsCache", option.WithSigV4((*aws.CredentialsCache)(nil), "ap-southeast-2"), "WithSigV4", false},
 	{"WithSigV4 cache around nil", option.WithSigV4(aws.NewCredentialsCache(nil), "ap-southeast-2"), "WithSigV4", false},
+	{"WithSigV4 cache around a cache around nil", option.WithSigV4(aws.NewCredentialsCache(aws.NewCredentialsCache(nil)), "ap-southeast-2"), "WithSigV4", false},
 	{"WithSigV4 cache around nil func", option.WithSigV4(aws.NewCredentialsCache(aws.CredentialsProviderFunc(nil)), "ap-southeast-2"), "WithSigV4", false},
 	{"WithTokenSource nil *SigV4TokenSource", option.WithTokenSource((*client.SigV4TokenSource)(nil)), "WithTokenSource", false},
 	{"WithTokenSource nil TokenSourceFunc", option.WithTokenSource(client.TokenSourceFunc(nil)), "WithTokenSource", false},
@@ -126,8 +127,16 @@ func TestPlainNilOptionsKeepTheirMeaning(t *testing.T) {
 		}
 	}
 	// A working provider still builds.
-	if _, err := client.NewSigV4TokenSource(client.SigV4Config{Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider("AKID", "SECRET", "")), Region: "ap-southeast-2"}); err != nil {
+	working := aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""))
+	if _, err := client.NewSigV4TokenSource(client.SigV4Config{Credentials: working, Region: "ap-southeast-2"}); err != nil {
 		t.Fatal(err)
+	}
+	// A typed nil among its own options is named as such, not as the base URL.
+	_, err = client.NewSigV4TokenSource(client.SigV4Config{Credentials: working, Region: "ap-southeast-2",
+		BaseURL: "https://api.example.com", Options: []option.RequestOption{option.WithTransport((*http.Transport)(nil))}})
+	var ve *apierrors.ValidationError
+	if !errors.As(err, &ve) || ve.Fields[0].Field != "Options" || !strings.Contains(err.Error(), "WithTransport") {
+		t.Errorf("NewSigV4TokenSource with a nil transport option = %v; want a ValidationError on Options naming WithTransport", err)
 	}
 }
 

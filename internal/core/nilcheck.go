@@ -43,21 +43,28 @@ func CheckCredentialsProvider(creds aws.CredentialsProvider) error {
 	case NilInside(creds):
 		return fmt.Errorf("a nil %T as the credentials provider", creds)
 	}
-	if cache, ok := creds.(*aws.CredentialsCache); ok {
-		// The cache keeps its provider unexported; reading (not using) it
-		// through reflect is the only way to see that it wraps nothing.
-		// Should a future SDK rename the field, the check is skipped.
-		inner := reflect.ValueOf(cache).Elem().FieldByName("provider")
-		if inner.IsValid() && inner.Kind() == reflect.Interface {
-			if inner.IsNil() {
-				return errors.New("an *aws.CredentialsCache around a nil credentials provider")
-			}
-			if e := inner.Elem(); nilKind(e.Kind()) && e.IsNil() {
-				return fmt.Errorf("an *aws.CredentialsCache around a nil %s", e.Type())
-			}
-		}
+	return checkCached(reflect.ValueOf(creds))
+}
+
+// checkCached looks inside an *aws.CredentialsCache, which may wrap
+// another. The cache keeps its provider unexported; reading (not using) it
+// through reflect is the only way to see that it wraps nothing. Should a
+// future SDK rename the field, the check is skipped.
+func checkCached(v reflect.Value) error {
+	if v.Type() != reflect.TypeFor[*aws.CredentialsCache]() {
+		return nil
 	}
-	return nil
+	inner := v.Elem().FieldByName("provider")
+	if !inner.IsValid() || inner.Kind() != reflect.Interface {
+		return nil
+	}
+	if inner.IsNil() {
+		return errors.New("an *aws.CredentialsCache around a nil credentials provider")
+	}
+	if e := inner.Elem(); nilKind(e.Kind()) && e.IsNil() {
+		return fmt.Errorf("an *aws.CredentialsCache around a nil %s", e.Type())
+	}
+	return checkCached(inner.Elem())
 }
 
 func nilKind(k reflect.Kind) bool {
