@@ -28,6 +28,11 @@ const (
 	slowStartStep = math.Ln2 / 0.150
 	// MinRate is the floor of the rate: one attempt every 2 s.
 	MinRate = 0.5
+	// firstRate is the least a first throttle engages at when it names no
+	// wait (a bare 429, or Retry-After: 0): one attempt a second, the
+	// base delay AWS's 2026 retry update gives throttles, so a lone call's
+	// retry leaves after a second rather than after MinRate's two.
+	firstRate = 1.0
 	// growthCap bounds growth to twice the rate of admitted answers over
 	// the last second (AWS caps at twice its measured sending rate), so
 	// that a client that sends less than its allowance does not build up
@@ -384,7 +389,9 @@ func (p *Pacer) throttled(epoch uint64, now time.Time, retryAfter time.Duration)
 	measured := p.meter.rate(now)
 	if !p.engaged.Load() {
 		p.rate = max(MinRate, measured)
-		if retryAfter > 0 {
+		if retryAfter <= 0 {
+			p.rate = max(p.rate, firstRate)
+		} else {
 			// A slot every Retry-After at least: the retry of a lone
 			// call, which waits out its Retry-After first, then finds
 			// its slot free.

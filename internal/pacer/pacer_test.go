@@ -185,7 +185,7 @@ func TestPacerFirstEstimateIsRaisedByLateAnswers(t *testing.T) {
 
 func TestPacerMinimumRate(t *testing.T) {
 	_, a := newClockedPacer()
-	a.Throttled(0, 0) // nothing admitted yet
+	a.Throttled(0, 10*time.Second) // nothing admitted yet, a long Retry-After
 	wantRate(t, a, 0.5, true)
 	a.Throttled(1, 0)
 	wantRate(t, a, 0.5, true) // 0.7 × 0.5 is below the floor

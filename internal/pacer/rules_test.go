@@ -40,7 +40,8 @@ func TestDormantPacerTakesNoLockAndAllocatesNothing(t *testing.T) {
 }
 
 // The first throttle engages the pacer at the admitted rate, and at no less
-// than one attempt per Retry-After (nor less than the floor), with the next
+// than one attempt per Retry-After (nor less than the floor; one a second
+// when the throttle names no wait), with the next
 // slot one interval away: a lone call's retry, which waits out its
 // Retry-After first, then finds its slot free.
 func TestFirstThrottleEngagesAtLeastAtOnePerRetryAfter(t *testing.T) {
@@ -53,7 +54,8 @@ func TestFirstThrottleEngagesAtLeastAtOnePerRetryAfter(t *testing.T) {
 		{"Retry-After 1s, nothing admitted", 0, time.Second, 1},
 		{"Retry-After 250ms", 0, 250 * time.Millisecond, 4},
 		{"Retry-After 10s: the floor", 0, 10 * time.Second, MinRate},
-		{"no Retry-After: the floor", 0, 0, MinRate},
+		{"no Retry-After: one a second", 0, 0, firstRate},
+		{"no Retry-After, the admitted rate when higher", 5, 0, 5},
 		{"the admitted rate when higher", 20, time.Second, 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
