@@ -109,17 +109,18 @@ type RateLimiter interface {
 // the SigV4 token call. Use it to stay under a limit you know, such as
 // rate.NewLimiter(100, 10) for 100 requests per second with bursts of 10.
 //
-// Several replicas of a service that share one provider limit can share
-// one limiter: give each client an l that takes its tokens from a shared
-// store, such as a token bucket in Redis (see the example). Each replica
-// then sends only what the fleet's limit allows, however many replicas
-// are running.
+// Several replicas of a service that share one provider limit share one
+// limiter: give each client the Redis-backed limiter of the nested module
+// github.com/memberplatform/memberplatform-go/fleet (fleet.NewRedisLimiter)
+// on the same key, and keep the default adaptive rate limit beside it.
+// Each replica then sends only what the fleet's limit allows, however many
+// replicas are running.
 //
 // An error from Wait ends the call with an *errors.TransportError whose Err
 // wraps it, and whose Last keeps the answer that was to be retried, if
 // any. (*rate.Limiter's refusal of a wait past the deadline is a plain
 // error; make a limiter of your own wrap context.DeadlineExceeded, as the
-// adaptive limiter does, if callers test for it.) The adaptive rate limit
+// adaptive limiter and fleet's do, if callers test for it.) The adaptive rate limit
 // (on by default, see WithoutAdaptiveRateLimit) is waited on first, then l.
 //
 // Scope: client-wide; passing it to a single call fails. Default: none.
@@ -148,11 +149,13 @@ func WithAdaptiveRateLimit() RequestOption {
 	})
 }
 
-// WithoutAdaptiveRateLimit turns off the client's adaptive rate limit, for
-// callers who pace a fleet of clients with a shared limiter of their own
-// (WithRateLimiter over a shared bucket divides a shared provider limit
-// exactly, where each client's adaptive limit would learn a share of it on
-// its own and probe against the others).
+// WithoutAdaptiveRateLimit turns off the client's adaptive rate limit. Few
+// callers need it: with a shared fleet limiter (package fleet, through
+// WithRateLimiter) keep the adaptive limit on, since it stays dormant while
+// the shared limiter keeps the fleet under the provider's limit, and paces
+// the client if 429s come anyway (when the shared store is away). Turn it
+// off when another layer of yours already reacts to 429s, or to get 0.2.0's
+// behaviour back.
 //
 // The adaptive rate limit, on by default, learns the provider's rate limit
 // and paces the client just under it. It is dormant, and costs a healthy

@@ -62,7 +62,11 @@ func WithRetryBackoff(base, max time.Duration) RequestOption {
 // with the rate-limited error, whose RetryAfter holds the asked duration,
 // so the caller can decide. It also caps a wait for a send slot of the
 // adaptive rate limit (see WithoutAdaptiveRateLimit): a slot further away
-// fails the call at once, even without a deadline.
+// fails the call at once, even without a deadline. 0 allows no wait at
+// all: any Retry-After, and any slot wait once a throttle engaged the
+// adaptive limit (for a few seconds after it), fail the call at once. For
+// no cap, pass time.Duration(math.MaxInt64) and bound calls with their
+// context's deadline.
 //
 // Scope: client-wide and per call. Default: 20s.
 func WithMaxRetryAfter(d time.Duration) RequestOption {
