@@ -8,20 +8,7 @@ import (
 
 	"github.com/memberplatform/memberplatform-go/fleet/internal/redisserver"
 	"github.com/redis/go-redis/v9"
-	"go.uber.org/goleak"
 )
-
-// TestMain fails the package when a test leaves a goroutine behind. go-redis
-// logs each failed dial to stderr; the outage tests make many on purpose.
-func TestMain(m *testing.M) {
-	redis.SetLogger(quietRedis{})
-	goleak.VerifyTestMain(m)
-}
-
-// quietRedis discards go-redis's own log lines.
-type quietRedis struct{}
-
-func (quietRedis) Printf(context.Context, string, ...any) {}
 
 // startRedis starts a real redis-server for one test and stops it after.
 // It fails the test, naming the package to install, when redis-server
