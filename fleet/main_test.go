@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 
@@ -57,6 +58,20 @@ func (r *logRecorder) count(level slog.Level) int {
 	n := 0
 	for _, rec := range r.records {
 		if rec.Level == level {
+			n++
+		}
+	}
+	return n
+}
+
+// countContaining returns how many records of level were logged with a
+// message containing substr.
+func (r *logRecorder) countContaining(level slog.Level, substr string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, rec := range r.records {
+		if rec.Level == level && strings.Contains(rec.Message, substr) {
 			n++
 		}
 	}
