@@ -12,6 +12,13 @@
 //	rdb := redis.NewClient(&redis.Options{Addr: "redis:6379"})
 //	c, err := client.New(option.WithRateLimiter(fleet.NewRedisLimiter(rdb, "provider", 200, 20)))
 //
+// Keep the client's adaptive rate limit on (the default; do not pass
+// option.WithoutAdaptiveRateLimit) beside the fleet limiter. It engages only
+// on a rate-limited answer (a 429), so while the fleet limiter keeps the
+// fleet under the provider's limit it stays dormant and costs nothing; when
+// 429s come anyway, as they can while Redis is away (see below), it paces
+// the client until they stop.
+//
 // # How it decides
 //
 // The budget is a GCRA (generic cell rate algorithm) bucket, decided by
@@ -34,7 +41,8 @@
 // 3 s, which each replica records in Redis while it is up; a replica that has
 // never reached Redis assumes it is alone). Local pacing starts after the last
 // turn Redis handed out, since those attempts are still to come. The limiter
-// logs one warning per outage, asks Redis again at most every 50 ms, and uses
+// logs one warning per outage (its own records: see "Logs during an
+// outage" for go-redis's), asks Redis again at most every 50 ms, and uses
 // it again as soon as it answers: for 2 s after that, an attempt also waits
 // for a local turn before Redis counts it (replicas find Redis back at
 // different moments), and the burst the bucket offers on return is drained,
@@ -44,11 +52,35 @@
 // Redis is away, the fleet is held to its limit only approximately: replicas
 // that started during the outage, or whose load is uneven, can overshoot it,
 // and so can a host so busy that Redis calls exceed the timeout while Redis
-// is up. The client's retries (and its adaptive pacing, when on) absorb the
-// 429s that follow.
+// is up. The client's retries and its adaptive rate limit, which is why it
+// should stay on, absorb the 429s that follow.
 //
 // WithFailClosed turns that around: while Redis cannot answer, Wait refuses
 // every attempt at once with an error matching ErrUnavailable, so the fleet
 // never exceeds the limit but every call fails for as long as Redis is away.
 // Choose it only when a 429 from the provider costs more than a failed call.
+//
+// # Logs during an outage
+//
+// "One warning per outage" is about the limiter's own records (WithLogger):
+// a Warn when an outage begins and an Info when Redis answers again. The
+// go-redis client logs too, through its own process-wide logger: while Redis
+// refuses connections it prints "redis: connection pool: failed to dial
+// after 5 attempts: ..." to stderr for many of the Redis calls the limiter
+// makes (the probe every 50 ms, the heartbeats), several lines a second per
+// client. go-redis v9 has no logger per client, and the limiter leaves the
+// process-wide one to the program. To quiet those lines, set it once at
+// start-up, before creating clients: drop them,
+//
+//	redis.SetLogger(logging.NewBlacklistLogger([]string{"failed to dial"})) // github.com/redis/go-redis/v9/logging
+//
+// or route all of go-redis's records to slog at Debug level:
+//
+//	type goRedisLog struct{ logger *slog.Logger }
+//
+//	func (g goRedisLog) Printf(ctx context.Context, format string, v ...any) {
+//		g.logger.DebugContext(ctx, fmt.Sprintf(format, v...), "component", "go-redis")
+//	}
+//
+//	redis.SetLogger(goRedisLog{slog.Default()})
 package fleet

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync/atomic"
 	"time"
 
@@ -57,10 +58,11 @@ type Limiter struct {
 // records the replica as active. The README's "Many replicas" section has
 // the latency measured on loopback.
 //
-// Invalid arguments (a nil rdb, an empty key, perSecond or burst below 1 or
-// above 1,000,000,000) do
-// not panic: every Wait then returns an *errors.ValidationError that names
-// them, before any Redis call.
+// Invalid arguments (a nil rdb, including a nil *redis.Client or other
+// nil pointer in the interface, an empty key, perSecond or burst below 1 or
+// above 1,000,000,000) do not panic: NewRedisLimiter then starts nothing in
+// the background, and every Wait returns an *errors.ValidationError that
+// names them, before any Redis call.
 func NewRedisLimiter(rdb redis.UniversalClient, key string, perSecond, burst int, opts ...Option) *Limiter {
 	l := &Limiter{key: key, perSecond: perSecond, burst: burst, cfg: defaultConfig(), rdb: rdb, id: newReplicaID()}
 	for _, o := range opts {
@@ -69,7 +71,7 @@ func NewRedisLimiter(rdb redis.UniversalClient, key string, perSecond, burst int
 		}
 	}
 	var fields []apierrors.FieldError
-	if rdb == nil {
+	if isNil(rdb) {
 		fields = append(fields, apierrors.FieldError{Field: "rdb", Message: "is nil"})
 	}
 	if key == "" {
@@ -93,6 +95,22 @@ func NewRedisLimiter(rdb redis.UniversalClient, key string, perSecond, burst int
 	// Redis timeout.
 	go l.heartbeatIfDue(context.Background())
 	return l
+}
+
+// isNil reports whether rdb is nil or an interface holding a nil pointer
+// (var rdb *redis.Client passed as is): either would panic at the first
+// Redis call, in the background heartbeat's goroutine, where it kills the
+// process.
+func isNil(rdb redis.UniversalClient) bool {
+	if rdb == nil {
+		return true
+	}
+	v := reflect.ValueOf(rdb)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan:
+		return v.IsNil()
+	}
+	return false
 }
 
 // Wait blocks until the attempt's turn in the fleet's budget comes. It

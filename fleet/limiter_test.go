@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/redis/go-redis/v9"
 )
 
 // Two replicas (each its own Redis client and limiter) on one key share one
@@ -230,5 +233,60 @@ func TestQueueWithoutDeadlineIsBounded(t *testing.T) {
 	}
 	if admitted > 2 {
 		t.Errorf("%d waiters were admitted; want the first (and at most one more a second later)", admitted)
+	}
+}
+
+// typedNilChild names the environment variable under which
+// TestTypedNilClient runs its checks, in a process of its own.
+const typedNilChild = "FLEET_TEST_TYPED_NIL_CHILD"
+
+// A nil *redis.Client (or other client pointer) passed as the interface is
+// refused like a nil rdb: no goroutine calls Redis through it (one did, and
+// its nil dereference killed the process), and every Wait returns a
+// validation error naming rdb. The checks run in a child process so that a
+// crash fails this test rather than ending the test binary.
+func TestTypedNilClient(t *testing.T) {
+	if os.Getenv(typedNilChild) == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestTypedNilClient$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), typedNilChild+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("the process holding limiters on typed nil clients failed (%v):\n%s", err, out)
+		}
+		if !strings.Contains(string(out), "--- PASS: TestTypedNilClient") {
+			t.Fatalf("the child process did not run the checks:\n%s", out)
+		}
+		return
+	}
+	var (
+		single  *redis.Client
+		cluster *redis.ClusterClient
+		ring    *redis.Ring
+	)
+	tests := []struct {
+		name string
+		rdb  redis.UniversalClient
+	}{
+		{"*redis.Client", single},
+		{"*redis.ClusterClient", cluster},
+		{"*redis.Ring", ring},
+	}
+	var limiters []*Limiter
+	for _, tt := range tests {
+		l := NewRedisLimiter(tt.rdb, "provider", 200, 20, WithLogger(nil))
+		limiters = append(limiters, l)
+		err := l.Wait(context.Background())
+		var verr *apierrors.ValidationError
+		if !errors.As(err, &verr) || len(verr.Fields) != 1 || verr.Fields[0].Field != "rdb" {
+			t.Errorf("%s: Wait = %v; want an *errors.ValidationError naming rdb", tt.name, err)
+		}
+	}
+	// Room for a goroutine started by NewRedisLimiter to reach Redis: the
+	// heartbeat it ran crashed the process here.
+	time.Sleep(300 * time.Millisecond)
+	for i, l := range limiters {
+		if l.nextBeat.Load() != 0 || l.replicas.Load() != 0 {
+			t.Errorf("%s: a heartbeat ran on a nil client", tests[i].name)
+		}
 	}
 }

@@ -3,25 +3,13 @@ package fleet
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/memberplatform/memberplatform-go/fleet/internal/redisserver"
 	"github.com/redis/go-redis/v9"
-	"go.uber.org/goleak"
 )
-
-// TestMain fails the package when a test leaves a goroutine behind. go-redis
-// logs each failed dial to stderr; the outage tests make many on purpose.
-func TestMain(m *testing.M) {
-	redis.SetLogger(quietRedis{})
-	goleak.VerifyTestMain(m)
-}
-
-// quietRedis discards go-redis's own log lines.
-type quietRedis struct{}
-
-func (quietRedis) Printf(context.Context, string, ...any) {}
 
 // startRedis starts a real redis-server for one test and stops it after.
 // It fails the test, naming the package to install, when redis-server
@@ -70,6 +58,20 @@ func (r *logRecorder) count(level slog.Level) int {
 	n := 0
 	for _, rec := range r.records {
 		if rec.Level == level {
+			n++
+		}
+	}
+	return n
+}
+
+// countContaining returns how many records of level were logged with a
+// message containing substr.
+func (r *logRecorder) countContaining(level slog.Level, substr string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, rec := range r.records {
+		if rec.Level == level && strings.Contains(rec.Message, substr) {
 			n++
 		}
 	}

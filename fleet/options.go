@@ -45,7 +45,10 @@ func WithFailClosed() Option {
 
 // WithLogger sets where the limiter logs the start (Warn) and end (Info) of
 // each Redis outage: one record each per outage, never one per attempt. nil
-// turns logging off. Default: slog.Default().
+// turns logging off. Default: slog.Default(). It does not cover go-redis's
+// own log lines (failed dials during an outage), which go to go-redis's
+// process-wide logger: see "Logs during an outage" in the package
+// documentation for how to quiet or route them.
 func WithLogger(l *slog.Logger) Option {
 	return Option{func(c *config) { c.logger = l }}
 }

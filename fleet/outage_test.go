@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/redis/go-redis/v9"
 )
 
 // waitUntil polls cond every 20 ms until it holds or timeout passes.
@@ -261,4 +263,43 @@ func TestNewLimiterLearnsFleetSize(t *testing.T) {
 	waitUntil(t, 5*time.Second, "the first limiter did not record itself", func() bool { return first.replicas.Load() == 1 })
 	second := NewRedisLimiter(newRedisClient(t, srv.Addr), "size", 100, 10, WithLogger(nil))
 	waitUntil(t, 5*time.Second, "the second limiter did not count 2 replicas", func() bool { return second.replicas.Load() == 2 })
+}
+
+// goRedisLog routes go-redis's records to slog at Debug level, as the
+// package documentation shows.
+type goRedisLog struct{ logger *slog.Logger }
+
+func (g goRedisLog) Printf(ctx context.Context, format string, v ...any) {
+	g.logger.DebugContext(ctx, fmt.Sprintf(format, v...), "component", "go-redis")
+}
+
+// discardRedisLog drops go-redis's records, as TestMain has them.
+type discardRedisLog struct{}
+
+func (discardRedisLog) Printf(context.Context, string, ...any) {}
+
+// During an outage the limiter logs one warning, while go-redis logs its
+// failed dials (the lines the package documentation says to quiet) through
+// the process-wide logger redis.SetLogger sets, which the documented
+// adapter routes to slog.
+func TestGoRedisDialFailuresGoThroughSetLogger(t *testing.T) {
+	srv := startRedis(t)
+	fleetLogs, redisLogs := &logRecorder{}, &logRecorder{}
+	l := NewRedisLimiter(newRedisClient(t, srv.Addr), "goredislog", 200, 20, WithLogger(slog.New(fleetLogs)))
+	if err := l.Wait(context.Background()); err != nil {
+		t.Fatalf("Wait with Redis up: %v", err)
+	}
+	redis.SetLogger(goRedisLog{slog.New(redisLogs)})
+	t.Cleanup(func() { redis.SetLogger(discardRedisLog{}) })
+
+	srv.Stop()
+	waitUntil(t, 10*time.Second, "go-redis logged no failed dial through the logger set with redis.SetLogger", func() bool {
+		if err := l.Wait(context.Background()); err != nil {
+			t.Fatalf("Wait while Redis is down = %v; want the attempt admitted", err)
+		}
+		return redisLogs.countContaining(slog.LevelDebug, "redis: connection pool: failed to dial") > 0
+	})
+	if n := fleetLogs.count(slog.LevelWarn); n != 1 {
+		t.Errorf("the limiter logged %d warnings for one outage; want 1", n)
+	}
 }
