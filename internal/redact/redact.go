@@ -77,6 +77,9 @@ type Set struct {
 	// minRun is the length of the shortest base64 run worth decoding:
 	// the base64 of the shortest raw secret, in any spelling, is longer.
 	minRun int
+	// text holds the bytes a spelling of a secret may be written with:
+	// those of text (see printable) and of the secrets themselves.
+	text [256]bool
 }
 
 // last is the set New built last. A client sends the same credentials on
@@ -106,10 +109,13 @@ func New(secrets ...string) *Set {
 	if len(raw) == 0 {
 		return nil
 	}
-	set := &Set{in: slices.Clone(secrets), shortest: math.MaxInt, minRun: math.MaxInt}
+	set := &Set{in: slices.Clone(secrets), shortest: math.MaxInt, minRun: math.MaxInt, text: printable}
 	for _, s := range raw {
 		set.add(s, false)
 		set.minRun = min(set.minRun, 4*len(s)/3)
+		for i := 0; i < len(s); i++ {
+			set.text[s[i]] = true
+		}
 	}
 	for _, s := range raw {
 		if holdsAnother(s, raw) {
@@ -288,13 +294,13 @@ func (set *Set) findNested(s string, atEnd bool, nesting int, budget *int) []spa
 // findDecoded is findNested for the bytes a base64 run decodes to. Three
 // of a run's four alignments decode to binary noise, where undoing escapes
 // would cost most and find nothing: escaped spellings are looked for only
-// in the stretches of printable ASCII long enough to hold one (an escaped
-// spelling is ASCII), the raw secret and base64 runs everywhere.
+// in the stretches of text (no control bytes but the secrets' own) long
+// enough to hold one, the raw secret and base64 runs everywhere.
 func (set *Set) findDecoded(d string, atEnd bool, nesting int, budget *int) []span {
 	v := view{text: d}
 	spans := set.findIn(&v, atEnd, nil)
 	spans = set.findInBase64(&v, atEnd, nesting, budget, spans)
-	for from, to := range runsOf(d, &printable, set.shortest) {
+	for from, to := range runsOf(d, &set.text, set.shortest) {
 		if !hasEscape(d[from:to]) {
 			continue
 		}
@@ -529,9 +535,13 @@ var base64Chars = func() (chars [256]bool) {
 }()
 
 // printable holds the bytes an escaped spelling is written with: printable
-// ASCII, tab and line breaks.
+// ASCII, tab and line breaks, and the bytes of UTF-8 text beyond ASCII (a
+// secret's own non-ASCII bytes may be left raw among escaped ones).
 var printable = func() (chars [256]bool) {
 	for c := ' '; c <= '~'; c++ {
+		chars[c] = true
+	}
+	for c := 0x80; c <= 0xff; c++ {
 		chars[c] = true
 	}
 	chars['\t'], chars['\n'], chars['\r'] = true, true, true
