@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"log/slog"
 	"math"
@@ -113,10 +114,11 @@ func TestTokenEndpointEchoIsRedacted(t *testing.T) {
 		mu.Unlock()
 		sec := r.Header.Get("X-Amz-Security-Token")
 		w.Header().Set("X-Request-Id", sig)
+		w.Header().Set("X-Signature-Upper", strings.ToUpper(sig)) // the same hex digits, in the other case
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
 		// A PHP-style encoder escapes '/': the redaction must catch that too.
-		_, _ = io.WriteString(w, `{"message":"echo: `+auth+` token=`+strings.ReplaceAll(sec, "/", `\/`)+` raw=`+sec+`"}`)
+		_, _ = io.WriteString(w, `{"message":"echo: `+auth+` token=`+strings.ReplaceAll(sec, "/", `\/`)+` raw=`+sec+` upper=`+strings.ToUpper(sig)+`"}`)
 	})
 	creds := credentials.NewStaticCredentialsProvider(accessKeyID, secretAccess, sessionToken)
 	logs := newLogCapture(slog.LevelDebug)
@@ -133,7 +135,7 @@ func TestTokenEndpointEchoIsRedacted(t *testing.T) {
 		t.Fatalf("the server saw signature %q, want 64 hex digits", sig)
 	}
 	seen := everything(err) + logs.rendered()
-	for name, secret := range map[string]string{"signature": sig, "session token": sessionToken,
+	for name, secret := range map[string]string{"signature": sig, "upper-case signature": strings.ToUpper(sig), "session token": sessionToken,
 		"escaped session token": strings.ReplaceAll(sessionToken, "/", `\/`), "secret key": secretAccess} {
 		if strings.Contains(seen, secret) {
 			t.Errorf("the %s reached an error or a log record:\n%s", name, seen)
@@ -581,6 +583,99 @@ var spellings = []spelling{
 	{name: "base64 std inside a longer run", spell: func(s string) string {
 		return base64.StdEncoding.EncodeToString([]byte(`{"session":"` + s + `","n":1}`))
 	}},
+	// base64 as the outer layer around another spelling.
+	{name: "base64 of json \\/", spell: func(s string) string {
+		return base64.StdEncoding.EncodeToString([]byte(`{"auth":"Bearer ` + strings.ReplaceAll(s, "/", `\/`) + `"}`))
+	}},
+	{name: "base64 url unpadded of html decimal, offset 1", spell: func(s string) string {
+		return base64.RawURLEncoding.EncodeToString([]byte("x" + escapeSpecials(s, func(c byte) string { return fmt.Sprintf("&#%d;", c) })))
+	}},
+	{name: "base64 of percent, offset 2", spell: func(s string) string {
+		return base64.StdEncoding.EncodeToString([]byte("t=" + escapeSpecials(s, func(c byte) string { return fmt.Sprintf("%%%02X", c) })))
+	}},
+	{name: "base64 of base64", spell: func(s string) string {
+		return base64.RawStdEncoding.EncodeToString([]byte(base64.StdEncoding.EncodeToString([]byte("xy" + s))))
+	}},
+}
+
+// decodesToToken reports whether seen, or any base64 run in it decoded at
+// any alignment (two layers deep), shows meaningToken raw, JSON-, HTML- or
+// percent-unescaped: the standard library's decoders are the oracle.
+func decodesToToken(seen string, layers int) bool {
+	var unquoted string
+	_ = json.Unmarshal([]byte(`"`+strings.ReplaceAll(seen, `"`, `\"`)+`"`), &unquoted)
+	unescaped, _ := url.QueryUnescape(seen)
+	for _, form := range []string{seen, strings.ReplaceAll(seen, `\/`, "/"), unquoted, html.UnescapeString(seen), unescaped} {
+		if strings.Contains(form, meaningToken) {
+			return true
+		}
+	}
+	if layers == 0 {
+		return false
+	}
+	isBase64 := func(r rune) bool {
+		return r < 128 && (r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("+/-_", r))
+	}
+	for _, run := range strings.FieldsFunc(seen, func(r rune) bool { return !isBase64(r) }) {
+		run = strings.NewReplacer("-", "+", "_", "/").Replace(run)
+		for align := 0; align < 4 && align < len(run); align++ {
+			chars := run[align:]
+			if len(chars)%4 == 1 {
+				chars = chars[:len(chars)-1]
+			}
+			if decoded, err := base64.RawStdEncoding.DecodeString(chars); err == nil && decodesToToken(string(decoded), layers-1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestBase64OverJSONEscapedEcho: a server (PHP's json_encode writes "\/")
+// echoes the request's Authorization JSON-escaped then base64-encoded, in a
+// problem's detail and in headers. Neither the error, however printed, nor
+// its Header, nor the response WithResponseInto hands back, nor the logs
+// hold the token in any form the standard library can decode.
+func TestBase64OverJSONEscapedEcho(t *testing.T) {
+	t.Parallel()
+	echo := func(r *http.Request) string {
+		return base64.StdEncoding.EncodeToString([]byte(`{"auth":"` + strings.ReplaceAll(r.Header.Get("Authorization"), "/", `\/`) + `"}`))
+	}
+	var calls atomic.Int64
+	srv, transport := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Debug", "debug="+echo(r))
+		w.Header().Set("X-Request-Id", "req-"+echo(r))
+		if calls.Add(1) == 1 { // the first call fails, the second succeeds
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = io.WriteString(w, `{"title":"FORBIDDEN","detail":"debug=`+echo(r)+`","serviceErrors":[{"detail":"`+echo(r)+`","pointer":"/x"}]}`)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"user_01E4ZCR3C56J083X43JQXF3JK5","email":"a@b.c"}`)
+	})
+	logs := newLogCapture(slog.LevelDebug)
+	c := newClient(t, option.WithBaseURL(srv.URL), transport, option.WithTokenSource(client.StaticToken(meaningToken)),
+		option.WithMaxRetries(0), option.WithLogger(slog.New(logs)))
+
+	var failed *http.Response
+	err := updateFirstName(t.Context(), c, option.WithResponseInto(&failed))
+	var apiErr *apierrors.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusForbidden {
+		t.Fatalf("err = %v, want the 403", err)
+	}
+	var ok *http.Response
+	if err := updateFirstName(t.Context(), c, option.WithResponseInto(&ok)); err != nil {
+		t.Fatal(err)
+	}
+	seen := everything(err) + fmt.Sprintf("%+v\n%v\n%v\n%v\n", err, apiErr.Header, failed.Header, ok.Header) + logs.rendered()
+	if decodesToToken(seen, 2) {
+		t.Fatalf("the token is decodable from:\n%s", seen)
+	}
+	if !strings.HasPrefix(apiErr.Detail(), "debug=") || !strings.Contains(apiErr.Detail(), redactedValue) ||
+		!strings.HasPrefix(ok.Header.Get("X-Debug"), "debug=") || !strings.Contains(ok.Header.Get("X-Debug"), redactedValue) {
+		t.Errorf("want the echo replaced and the rest kept: Detail %q, X-Debug %q", apiErr.Detail(), ok.Header.Get("X-Debug"))
+	}
 }
 
 // leaks returns what of the spelled token is left in seen: the token, its

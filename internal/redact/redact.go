@@ -14,7 +14,11 @@
 //   - percent-encoding in any case (%2F, %2f);
 //   - base64 in the standard and the URL alphabet, padded or not, at any
 //     alignment inside a longer base64 run (then the characters that hold
-//     bits of the secret are replaced).
+//     bits of the secret are replaced), around any of these spellings
+//     (base64 of a JSON-escaped, HTML-escaped, percent-encoded or
+//     base64-encoded secret), up to maxNesting base64 layers deep;
+//   - a secret made of hexadecimal digits (a SigV4 signature) in lower or
+//     upper case.
 //
 // Escapes may mix character by character and nest (an HTML reference
 // JSON-escaped, as Go's encoding/json writes "&#47;": \u0026#47;), up to
@@ -27,6 +31,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"html"
+	"iter"
 	"math"
 	"net/http"
 	"slices"
@@ -45,6 +50,10 @@ const MinLen = 8
 
 // maxLayers bounds how many layers of escaping are undone.
 const maxLayers = 3
+
+// maxNesting bounds how many layers of base64 are decoded to look for a
+// secret spelled inside them (base64 of "\/"-escaped JSON, of base64...).
+const maxNesting = 3
 
 // minCut is the shortest beginning of a secret removed from the end of a
 // text that was cut short.
@@ -65,6 +74,12 @@ type Set struct {
 	// shorter text can hold a secret in any spelling (escaping and
 	// encoding never make a spelling shorter than these).
 	shortest int
+	// minRun is the length of the shortest base64 run worth decoding:
+	// the base64 of the shortest raw secret, in any spelling, is longer.
+	minRun int
+	// text holds the bytes a spelling of a secret may be written with:
+	// those of text (see printable) and of the secrets themselves.
+	text [256]bool
 }
 
 // last is the set New built last. A client sends the same credentials on
@@ -80,16 +95,27 @@ func New(secrets ...string) *Set {
 	}
 	var raw []string
 	for _, s := range secrets {
-		if len(s) >= MinLen && !slices.Contains(raw, s) {
-			raw = append(raw, s)
+		if len(s) < MinLen {
+			continue
+		}
+		// A hex secret (a SigV4 signature, sent in lower case) may be
+		// echoed in the other case: both are the same bytes to a reader.
+		for _, variant := range hexCases(s) {
+			if !slices.Contains(raw, variant) {
+				raw = append(raw, variant)
+			}
 		}
 	}
 	if len(raw) == 0 {
 		return nil
 	}
-	set := &Set{in: slices.Clone(secrets), shortest: math.MaxInt}
+	set := &Set{in: slices.Clone(secrets), shortest: math.MaxInt, minRun: math.MaxInt, text: printable}
 	for _, s := range raw {
 		set.add(s, false)
+		set.minRun = min(set.minRun, 4*len(s)/3)
+		for i := 0; i < len(s); i++ {
+			set.text[s[i]] = true
+		}
 	}
 	for _, s := range raw {
 		if holdsAnother(s, raw) {
@@ -106,6 +132,22 @@ func New(secrets ...string) *Set {
 	set.index()
 	last.Store(set)
 	return set
+}
+
+// hexCases returns s, and when s is all hexadecimal digits, its lower-
+// and upper-case spellings too.
+func hexCases(s string) []string {
+	hasLetter := false
+	for i := 0; i < len(s); i++ {
+		if !isHex(s[i]) {
+			return []string{s}
+		}
+		hasLetter = hasLetter || s[i] > '9'
+	}
+	if !hasLetter {
+		return []string{s}
+	}
+	return []string{s, strings.ToLower(s), strings.ToUpper(s)}
 }
 
 func holdsAnother(s string, secrets []string) bool {
@@ -229,8 +271,49 @@ func (v *view) origin(i, j int) span {
 // find returns the ranges of s that spell a secret, in every view of s;
 // atEnd also looks for a secret's beginning at the end of each view.
 func (set *Set) find(s string, atEnd bool) []span {
+	budget := decodeBudget(len(s))
+	return set.findNested(s, atEnd, maxNesting, &budget)
+}
+
+// decodeBudget is how many bytes the base64 runs of a text of n bytes may
+// decode to, over all layers: decoding a run at its four alignments gives
+// 3 bytes per character, and the next layer only finds long runs at the
+// one alignment that was base64 text, so real nesting stays well within
+// it, and an adversarial text costs at most a constant times its length.
+func decodeBudget(n int) int { return 8*n + 4096 }
+
+// findNested is find, decoding at most nesting layers of base64, within
+// the budget left.
+func (set *Set) findNested(s string, atEnd bool, nesting int, budget *int) []span {
 	v := view{text: s}
 	spans := set.findIn(&v, atEnd, nil)
+	spans = set.findInBase64(&v, atEnd, nesting, budget, spans)
+	return set.findEscaped(v, atEnd, nesting, budget, spans)
+}
+
+// findDecoded is findNested for the bytes a base64 run decodes to. Three
+// of a run's four alignments decode to binary noise, where undoing escapes
+// would cost most and find nothing: escaped spellings are looked for only
+// in the stretches of text (no control bytes but the secrets' own) long
+// enough to hold one, the raw secret and base64 runs everywhere.
+func (set *Set) findDecoded(d string, atEnd bool, nesting int, budget *int) []span {
+	v := view{text: d}
+	spans := set.findIn(&v, atEnd, nil)
+	spans = set.findInBase64(&v, atEnd, nesting, budget, spans)
+	for from, to := range runsOf(d, &set.text, set.shortest) {
+		if !hasEscape(d[from:to]) {
+			continue
+		}
+		for _, found := range set.findEscaped(view{text: d[from:to]}, atEnd && to == len(d), nesting, budget, nil) {
+			spans = append(spans, span{from + found.from, from + found.to})
+		}
+	}
+	return spans
+}
+
+// findEscaped appends the ranges where the views of v with escapes undone,
+// layer by layer, spell a secret.
+func (set *Set) findEscaped(v view, atEnd bool, nesting int, budget *int, spans []span) []span {
 	for range maxLayers {
 		if !hasEscape(v.text) {
 			break
@@ -241,8 +324,102 @@ func (set *Set) find(s string, atEnd bool) []span {
 		}
 		v = next
 		spans = set.findIn(&v, atEnd, spans)
+		spans = set.findInBase64(&v, atEnd, nesting, budget, spans)
 	}
 	return spans
+}
+
+// findInBase64 appends the ranges of the original text where a base64 run
+// of v, decoded, holds a secret in any spelling (the base64 cores in
+// set.patterns find the raw secret already; this finds the escaped and
+// base64-encoded ones). It reads one byte in every set.minRun, as every
+// run long enough to matter holds one of them, so a text without long
+// runs costs little more than a sampling pass.
+func (set *Set) findInBase64(v *view, atEnd bool, nesting int, budget *int, spans []span) []span {
+	if nesting == 0 {
+		return spans
+	}
+	for from, to := range runsOf(v.text, &base64Chars, set.minRun) {
+		spans = set.decodeRun(v, from, to, atEnd && to == len(v.text), nesting, budget, spans)
+	}
+	return spans
+}
+
+// runsOf yields the maximal runs of t's bytes in class at least minLen
+// long. It reads one byte in every minLen, as every such run holds one of
+// them, and then the run around it: a text with only short runs costs a
+// sampling pass.
+func runsOf(t string, class *[256]bool, minLen int) iter.Seq2[int, int] {
+	return func(yield func(from, to int) bool) {
+		for i := minLen - 1; i < len(t); i += minLen {
+			if !class[t[i]] {
+				continue
+			}
+			from, to := i, i+1
+			for from > 0 && class[t[from-1]] {
+				from--
+			}
+			for to < len(t) && class[t[to]] {
+				to++
+			}
+			if to-from >= minLen && !yield(from, to) {
+				return
+			}
+			i = to - minLen // the next byte read is t[to], not in class
+		}
+	}
+}
+
+// decodeRun decodes the base64 run v.text[from:to] at each of its four
+// alignments, looks for the secrets in each decoding, and appends the
+// ranges of the original text that hold a secret's bits: every character
+// of the run with a bit of the found spelling (so, as for a raw secret in
+// base64, the characters beside it go too), and the padding after it. A
+// run the budget cannot decode any more is replaced whole: failing closed
+// costs only a text built to exhaust the budget.
+func (set *Set) decodeRun(v *view, from, to int, atEnd bool, nesting int, budget *int, spans []span) []span {
+	run := v.text[from:to]
+	if *budget < 3*len(run) {
+		return append(spans, v.origin(from, set.padded(v.text, to)))
+	}
+	*budget -= 3 * len(run)
+	std := []byte(run)
+	for i, c := range std {
+		switch c {
+		case '-':
+			std[i] = '+'
+		case '_':
+			std[i] = '/'
+		}
+	}
+	decoded := make([]byte, base64.RawStdEncoding.DecodedLen(len(std)))
+	for align := range 4 {
+		chars := std[align:]
+		if len(chars)%4 == 1 {
+			chars = chars[:len(chars)-1] // 6 bits make no byte
+		}
+		n, err := base64.RawStdEncoding.Decode(decoded, chars)
+		if err != nil || n < set.shortest {
+			continue
+		}
+		for _, found := range set.findDecoded(string(decoded[:n]), atEnd, nesting-1, budget) {
+			first := from + align + 8*found.from/6
+			last := from + align + (8*found.to+5)/6
+			if last >= to {
+				last = set.padded(v.text, to)
+			}
+			spans = append(spans, v.origin(first, last))
+		}
+	}
+	return spans
+}
+
+// padded returns the end of the base64 padding at t[to:].
+func (set *Set) padded(t string, to int) int {
+	for to < len(t) && t[to] == '=' {
+		to++
+	}
+	return to
 }
 
 // findIn appends the ranges of the original text that v spells a secret
@@ -347,9 +524,29 @@ func hasEscape(t string) bool {
 	return strings.IndexByte(t, '\\') >= 0 || strings.IndexByte(t, '&') >= 0 || strings.IndexByte(t, '%') >= 0
 }
 
-func isBase64(c byte) bool {
-	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
-}
+func isBase64(c byte) bool { return base64Chars[c] }
+
+// base64Chars holds the characters of both base64 alphabets.
+var base64Chars = func() (chars [256]bool) {
+	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_") {
+		chars[c] = true
+	}
+	return chars
+}()
+
+// printable holds the bytes an escaped spelling is written with: printable
+// ASCII, tab and line breaks, and the bytes of UTF-8 text beyond ASCII (a
+// secret's own non-ASCII bytes may be left raw among escaped ones).
+var printable = func() (chars [256]bool) {
+	for c := ' '; c <= '~'; c++ {
+		chars[c] = true
+	}
+	for c := 0x80; c <= 0xff; c++ {
+		chars[c] = true
+	}
+	chars['\t'], chars['\n'], chars['\r'] = true, true, true
+	return chars
+}()
 
 // replace returns s with each span replaced by Redacted, overlapping and
 // adjacent spans merged.

@@ -225,3 +225,134 @@ func TestEveryPosition(t *testing.T) {
 		}
 	}
 }
+
+// nestedSpellings are spellings of a secret with base64 as the outer layer
+// around another spelling, as servers write them (PHP's json_encode writes
+// "\/" before a debug blob is base64-encoded).
+var nestedSpellings = map[string]func(string) string{
+	"base64 of JSON \\/": func(s string) string {
+		return `{"auth":"Bearer ` + strings.ReplaceAll(s, "/", `\/`) + `"}`
+	},
+	"base64 of JSON \\u": func(s string) string { return `{"auth":"` + spell(s, func(int) int { return 1 }) + `"}` },
+	"base64 of HTML &#47;": func(s string) string {
+		return "<p>" + strings.ReplaceAll(s, "/", "&#47;") + "</p>"
+	},
+	"base64 of HTML mixed": func(s string) string { return "<p>" + spell(s, func(i int) int { return 3 + i%3 }) + "</p>" },
+	"base64 of percent %2F": func(s string) string {
+		return "auth=" + strings.NewReplacer("/", "%2F", "+", "%2B", "=", "%3D").Replace(s) + "&x=1"
+	},
+	"base64 of base64": func(s string) string { return "inner:" + base64.StdEncoding.EncodeToString([]byte("\x00"+s)) },
+	"base64 of base64 of JSON": func(s string) string {
+		return base64.RawURLEncoding.EncodeToString([]byte(`{"t":"` + strings.ReplaceAll(s, "/", `\/`) + `"}`))
+	},
+}
+
+// TestBase64AroundOtherSpellings wraps each nested spelling in base64, in
+// both alphabets, padded or not, at every alignment, inside a longer run
+// and beside text: the secret must go, and no decoding of what is left may
+// show it; the text outside the run stays.
+func TestBase64AroundOtherSpellings(t *testing.T) {
+	set := New(token)
+	encodings := map[string]*base64.Encoding{"std": base64.StdEncoding, "url": base64.URLEncoding, "raw std": base64.RawStdEncoding, "raw url": base64.RawURLEncoding}
+	for name, nest := range nestedSpellings {
+		for encName, enc := range encodings {
+			for offset := range 3 {
+				for _, runBefore := range []string{"", "abc", "Zm9v"} {
+					inner := strings.Repeat("p", offset) + nest(token)
+					encoded := runBefore + enc.EncodeToString([]byte(inner))
+					text := `{"detail":"debug=` + encoded + ` end"}`
+					got := set.String(text)
+					if !strings.Contains(got, Redacted) || !strings.HasPrefix(got, `{"detail":"debug=`) || !strings.HasSuffix(got, ` end"}`) {
+						t.Errorf("%s, %s, offset %d, %q before: String(%q) = %q", name, encName, offset, runBefore, text, got)
+						continue
+					}
+					if set.Contains(got) {
+						t.Errorf("%s, %s, offset %d, %q before: %q still holds the secret", name, encName, offset, runBefore, got)
+					}
+					if strings.Contains(got, encoded[len(runBefore)+len(encoded)/3:len(runBefore)+len(encoded)/2]) {
+						t.Errorf("%s, %s, offset %d: the middle of the run is left in %q", name, encName, offset, got)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestBase64NestingKeepsTheRest: only the characters with bits of the
+// nested spelling go, the run's characters well before and after stay.
+func TestBase64NestingKeepsTheRest(t *testing.T) {
+	set := New(token)
+	before, after := strings.Repeat("a", 30), strings.Repeat("z", 30)
+	encoded := base64.StdEncoding.EncodeToString([]byte(before + strings.ReplaceAll(token, "/", `\/`) + after))
+	got := set.String(encoded)
+	spelledEnd := len(before) + len(strings.ReplaceAll(token, "/", `\/`))
+	want := encoded[:8*len(before)/6] + Redacted + encoded[(8*spelledEnd+5)/6:]
+	if got != want {
+		t.Errorf("String(%q)\n = %q\nwant %q", encoded, got, want)
+	}
+	// A long run that holds no secret in any layer is left as it is.
+	inner := base64.StdEncoding.EncodeToString([]byte(strings.Repeat(`{"k":"v\/w&#47;%2F"}`, 50)))
+	text := "blob " + base64.RawURLEncoding.EncodeToString([]byte(inner)) + " end"
+	if got := set.String(text); got != text {
+		t.Errorf("changed a run without the secret: %q", got)
+	}
+}
+
+// TestHexCase: a SigV4 signature is sent in lower-case hex; an echo in
+// upper case, or base64 of one, is the same secret.
+func TestHexCase(t *testing.T) {
+	const signature = "5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7"
+	set := New("AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/execute-api/aws4_request, SignedHeaders=host, Signature="+signature, signature)
+	upper := strings.ToUpper(signature)
+	for name, text := range map[string]string{
+		"upper":           "sig " + upper + " end",
+		"lower":           "sig " + signature + " end",
+		"upper in base64": "sig " + base64.StdEncoding.EncodeToString([]byte(upper)) + " end",
+		"upper escaped":   "sig " + spell(upper, func(i int) int { return i }) + " end",
+	} {
+		if got, want := set.String(text), "sig "+Redacted+" end"; got != want {
+			t.Errorf("%s: String(%q) = %q, want %q", name, text, got, want)
+		}
+	}
+	if got := New("0123456789012345").String("0123456789012345"); got != Redacted {
+		t.Errorf("a secret of digits only: %q", got)
+	}
+}
+
+// FuzzBase64Nested is the property for nested spellings: the secret,
+// spelled with any mix of escapes, then base64-encoded in either alphabet
+// after any prefix, never survives, and decoding what is left at every
+// alignment never shows it.
+func FuzzBase64Nested(f *testing.F) {
+	f.Add("debug=", "abc", uint64(1), "s3cr3t-t0ken/+=", uint8(0))
+	f.Add(`{"k":"`, "", uint64(99), token, uint8(3))
+	f.Fuzz(func(t *testing.T, before, prefix string, seed uint64, secret string, encoding uint8) {
+		if len(secret) < MinLen || len(before) > 200 || len(prefix) > 200 {
+			return
+		}
+		rng := rand.New(rand.NewPCG(seed, seed>>7))
+		// (Not a numeric reference without its semicolon: before a hex
+		// digit, "&#X30" + "0" reads as U+0300, so it spells no secret.)
+		spelled := spell(secret, func(int) int { return []int{0, 1, 2, 3, 4, 6, 7, 8}[rng.IntN(8)] })
+		enc := []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding}[encoding%4]
+		set := New(secret)
+		got := set.String(before + " " + enc.EncodeToString([]byte(prefix+spelled)) + " end")
+		if set.Contains(got) {
+			t.Fatalf("output %q still holds the secret", got)
+		}
+		for _, field := range strings.Fields(got) {
+			for align := range 4 {
+				if align > len(field) {
+					break
+				}
+				chars := strings.NewReplacer("-", "+", "_", "/", "=", "").Replace(field[align:])
+				if len(chars)%4 == 1 {
+					chars = chars[:len(chars)-1]
+				}
+				if decoded, err := base64.RawStdEncoding.DecodeString(chars); err == nil && set.Contains(string(decoded)) {
+					t.Fatalf("secret %q visible after decoding %q: %q", secret, got, decoded)
+				}
+			}
+		}
+	})
+}
