@@ -53,7 +53,7 @@ type stallConn struct {
 // arm sets the read deadline idle from now (time since c.born).
 func (c *stallConn) arm(now time.Duration) error {
 	c.armed.Store(int64(now))
-	return c.Conn.SetReadDeadline(c.born.Add(now + c.idle))
+	return c.SetReadDeadline(c.born.Add(now + c.idle))
 }
 
 func (c *stallConn) rearm() error {
