@@ -18,40 +18,13 @@ import (
 	"time"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/fakeclock"
 )
-
-// fakeClock is a settable clock for TokenCache.Now.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // scriptedFetcher returns tokens "tok-1", "tok-2", ... expiring life after
 // the clock's now, or err when set.
 type scriptedFetcher struct {
-	clock *fakeClock
+	clock *fakeclock.Clock
 	life  time.Duration
 	calls atomic.Int64
 
@@ -160,7 +133,7 @@ func TestTokenCacheColdCacheOneFetch(t *testing.T) {
 }
 
 func TestTokenCacheUnknownExpiryIsReused(t *testing.T) {
-	clock := newFakeClock()
+	clock := fakeclock.New()
 	f := &scriptedFetcher{clock: clock} // zero expiry
 	c := newTestCache(f)
 	first := mustGet(t, c)
@@ -177,7 +150,7 @@ func TestTokenCacheUnknownExpiryIsReused(t *testing.T) {
 }
 
 func TestTokenCacheSoftWindowRefreshesEarly(t *testing.T) {
-	clock := newFakeClock()
+	clock := fakeclock.New()
 	f := &scriptedFetcher{clock: clock, life: time.Hour}
 	c := newTestCache(f)
 	first := mustGet(t, c)
@@ -200,7 +173,7 @@ func TestTokenCacheSoftWindowRefreshesEarly(t *testing.T) {
 // While one caller refreshes in the soft window, the others keep using the
 // current token without waiting.
 func TestTokenCacheSoftWindowOthersUseCurrentToken(t *testing.T) {
-	clock := newFakeClock()
+	clock := fakeclock.New()
 	c := NewTokenCache(nil)
 	c.Now = clock.Now
 	var calls atomic.Int64
@@ -243,7 +216,7 @@ func TestTokenCacheSoftWindowOthersUseCurrentToken(t *testing.T) {
 // A failed soft refresh keeps the still-valid token and backs off (5s, then
 // 10s...) before trying again; a later success clears the backoff.
 func TestTokenCacheFailedSoftRefreshKeepsTokenAndBacksOff(t *testing.T) {
-	clock := newFakeClock()
+	clock := fakeclock.New()
 	f := &scriptedFetcher{clock: clock, life: time.Hour}
 	c := newTestCache(f)
 	first := mustGet(t, c)
@@ -286,7 +259,7 @@ func TestTokenCacheFailedSoftRefreshKeepsTokenAndBacksOff(t *testing.T) {
 }
 
 func TestTokenCacheHardWindowMustRefresh(t *testing.T) {
-	clock := newFakeClock()
+	clock := fakeclock.New()
 	f := &scriptedFetcher{clock: clock, life: time.Hour}
 	c := newTestCache(f)
 	first := mustGet(t, c)
@@ -312,7 +285,7 @@ func TestTokenCacheHardWindowMustRefresh(t *testing.T) {
 }
 
 func TestTokenCacheExpiredTokenIsRefetched(t *testing.T) {
-	clock := newFakeClock()
+	clock := fakeclock.New()
 	f := &scriptedFetcher{clock: clock, life: time.Hour}
 	c := newTestCache(f)
 	first := mustGet(t, c)
@@ -325,7 +298,7 @@ func TestTokenCacheExpiredTokenIsRefetched(t *testing.T) {
 // A short-lived token gets proportional windows: soft at half its lifetime,
 // hard at a tenth, so it is not refreshed on every call.
 func TestTokenCacheShortLivedWindows(t *testing.T) {
-	clock := newFakeClock()
+	clock := fakeclock.New()
 	f := &scriptedFetcher{clock: clock, life: 10 * time.Second}
 	c := newTestCache(f)
 	first := mustGet(t, c)
@@ -425,7 +398,7 @@ func TestTokenCacheEmptyTokenIsAnError(t *testing.T) {
 }
 
 func TestTokenCacheInvalidateExactToken(t *testing.T) {
-	clock := newFakeClock()
+	clock := fakeclock.New()
 	f := &scriptedFetcher{clock: clock}
 	c := newTestCache(f)
 	t1 := mustGet(t, c)
@@ -467,7 +440,7 @@ func TestCachedTokenRedacted(t *testing.T) {
 // has finished gets that fetch's token instead of fetching again (the gap
 // between loading the current token and joining the shared fetch).
 func TestTokenCacheLateJoinerReusesFreshToken(t *testing.T) {
-	clock := newFakeClock()
+	clock := fakeclock.New()
 	f := &scriptedFetcher{clock: clock, life: time.Hour}
 	c := newTestCache(f)
 	fresh := mustGet(t, c)
@@ -503,7 +476,7 @@ func TestTokenCacheFarFutureExpiryIsCached(t *testing.T) {
 		{"max time.Time", time.Unix(1<<63-62135596801, 999999999)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			clock := newFakeClock()
+			clock := fakeclock.New()
 			clock.Set(now)
 			var fetches atomic.Int64
 			c := NewTokenCache(func(context.Context) (string, time.Time, error) {
@@ -542,7 +515,7 @@ func TestTokenCachePastExpiryIsBounded(t *testing.T) {
 		{"before the int64 nanosecond range", func(time.Time) time.Time { return time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			clock := newFakeClock()
+			clock := fakeclock.New()
 			var fetches atomic.Int64
 			c := NewTokenCache(func(context.Context) (string, time.Time, error) {
 				n := fetches.Add(1)
@@ -585,7 +558,7 @@ func TestTokenCachePastExpiryIsBounded(t *testing.T) {
 // A 401 still drops a token kept past its expiry: the minimum lifetime
 // does not outlive the server's rejection.
 func TestTokenCachePastExpiryInvalidatedBy401(t *testing.T) {
-	clock := newFakeClock()
+	clock := fakeclock.New()
 	var fetches atomic.Int64
 	c := NewTokenCache(func(context.Context) (string, time.Time, error) {
 		fetches.Add(1)

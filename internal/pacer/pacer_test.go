@@ -8,34 +8,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/memberplatform/memberplatform-go/internal/fakeclock"
 )
 
-// fakeClock is a clock the test moves by hand.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-// newFakeClock starts at a whole second.
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-// newClockedPacer returns a Pacer on a fakeClock, at a whole second.
-func newClockedPacer() (*fakeClock, *Pacer) {
-	clock := newFakeClock()
+// newClockedPacer returns a Pacer on a fakeclock.Clock, at a whole second.
+func newClockedPacer() (*fakeclock.Clock, *Pacer) {
+	clock := fakeclock.New()
 	return clock, NewWithClock(clock.Now)
 }
 
@@ -136,7 +115,7 @@ func TestPacerPlateauFromTheAdmittedRate(t *testing.T) {
 		{"under a second since the last cut", 500 * time.Millisecond, 180, 200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			clock := newFakeClock()
+			clock := fakeclock.New()
 			a := NewWithClock(clock.Now)
 			a.Throttled(0, 0)
 			a.Throttled(1, 0) // into CUBIC
@@ -157,7 +136,7 @@ func TestPacerPlateauFromTheAdmittedRate(t *testing.T) {
 }
 
 func TestPacerFirstEstimateIsRaisedByLateAnswers(t *testing.T) {
-	clock := newFakeClock() // at a whole second
+	clock := fakeclock.New() // at a whole second
 	now := clock.Now
 	a := NewWithClock(now)
 	// The throttle arrives before most of the burst's answers.
@@ -194,7 +173,7 @@ func TestPacerMinimumRate(t *testing.T) {
 // A rate built up while the client sent little is cut from four times the
 // admitted rate, not from itself.
 func TestPacerCutCap(t *testing.T) {
-	clock := newFakeClock() // at a whole second
+	clock := fakeclock.New() // at a whole second
 	now := clock.Now
 	a := NewWithClock(now)
 	a.Throttled(0, 0)

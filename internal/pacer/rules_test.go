@@ -5,6 +5,8 @@ import (
 	stderrors "errors"
 	"testing"
 	"time"
+
+	"github.com/memberplatform/memberplatform-go/internal/fakeclock"
 )
 
 // Dormant, the pacer costs a healthy answer no lock and no allocation, and
@@ -59,7 +61,7 @@ func TestFirstThrottleEngagesAtLeastAtOnePerRetryAfter(t *testing.T) {
 		{"the admitted rate when higher", 20, time.Second, 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			clock := newFakeClock()
+			clock := fakeclock.New()
 			p := NewWithClock(clock.Now)
 			for range tc.admitted {
 				p.Admitted()
@@ -75,7 +77,7 @@ func TestFirstThrottleEngagesAtLeastAtOnePerRetryAfter(t *testing.T) {
 
 // Later throttles cut as before: Retry-After sets only the first estimate.
 func TestRetryAfterDoesNotHoldUpACut(t *testing.T) {
-	clock := newFakeClock()
+	clock := fakeclock.New()
 	p := NewWithClock(clock.Now)
 	p.Throttled(0, time.Second) // 1/s
 	p.Throttled(1, time.Second) // 0.7/s
