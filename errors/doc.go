@@ -18,7 +18,11 @@
 //     lists every offending field.
 //   - *TokenError: the bearer token could not be obtained.
 //   - *TransportError: no HTTP response was received (connection refused,
-//     reset, timeout, cancelled context) after all attempts.
+//     reset, timeout, cancelled context) after all attempts, or a rate
+//     limiter refused to wait for the next send slot. A refusal by the
+//     client's adaptive rate limit matches ErrRateLimited (and
+//     context.DeadlineExceeded when the deadline was the reason), and its
+//     Last holds the 429 the call saw, if any.
 //
 // ErrRetryBudgetExhausted additionally marks a call the client's retry
 // budget stopped retrying, whatever its error type (see its documentation).
