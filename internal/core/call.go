@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/redact"
 )
 
 // Do runs call through the pipeline (see the package doc) with the
@@ -305,4 +306,50 @@ type bodyTooLong struct{ limit int64 }
 
 func (e *bodyTooLong) Error() string {
 	return fmt.Sprintf("the response body is longer than the %d-byte limit (option.WithMaxResponseBytes)", e.limit)
+}
+
+// responseForCaller is the final response as option.WithResponseInto hands
+// it over: status, headers, trailers and the request, with the body already
+// read and closed. The credentials of every request in its redirect chain
+// read Redacted, and every response of the chain has the secrets replaced
+// in its header and trailer names and values, so a caller logging the
+// response cannot leak the token or the signature.
+func responseForCaller(resp *http.Response) *http.Response {
+	return redactedResponse(resp, redact.New(secretsSent(resp)...))
+}
+
+// redactedResponse copies resp, without its body, with the secrets
+// replaced in its headers and trailers and in its request's redirect chain.
+func redactedResponse(resp *http.Response, set *redact.Set) *http.Response {
+	cp := *resp
+	cp.Body = http.NoBody
+	cp.Header = resp.Header.Clone()
+	set.Header(cp.Header)
+	if resp.Trailer != nil {
+		cp.Trailer = resp.Trailer.Clone()
+		set.Header(cp.Trailer)
+	}
+	cp.Request = redactedRequest(resp.Request, set)
+	return &cp
+}
+
+// redactedRequest copies req, and the requests and responses before it in
+// a redirect chain, with their credential headers replaced by Redacted and
+// no body.
+func redactedRequest(req *http.Request, set *redact.Set) *http.Request {
+	if req == nil {
+		return nil
+	}
+	cp := req.Clone(req.Context())
+	for _, h := range credentialHeaders {
+		if cp.Header.Get(h) != "" {
+			cp.Header.Set(h, apierrors.Redacted)
+		}
+	}
+	set.Header(cp.Header)
+	cp.Body, cp.GetBody = nil, nil
+	if req.Response != nil {
+		cp.Response = redactedResponse(req.Response, set)
+	}
+	return cp
 }

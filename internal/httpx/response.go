@@ -1,5 +1,8 @@
 package httpx
 
+// What a response's headers say: how long to wait before retrying
+// (RetryAfter) and the request ID to quote to the provider (RequestID).
+
 import (
 	"errors"
 	"math"
@@ -67,4 +70,21 @@ func parseMillis(v string) (time.Duration, bool) {
 		return time.Duration(ns), true
 	}
 	return math.MaxInt64, true
+}
+
+// RequestID returns the first request-correlation header present on a
+// response, in this order: X-Request-Id, X-Amzn-RequestId, X-Amz-Request-Id,
+// X-Correlation-Id, Request-Id, X-Amzn-Trace-Id, Traceparent.
+func RequestID(h http.Header) string {
+	for _, k := range requestIDHeaders {
+		if v := h.Get(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+var requestIDHeaders = []string{
+	"X-Request-Id", "X-Amzn-Requestid", "X-Amz-Request-Id", "X-Correlation-Id",
+	"Request-Id", "X-Amzn-Trace-Id", "Traceparent",
 }
