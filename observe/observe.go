@@ -10,7 +10,10 @@ import (
 // the order of the calls and what each context is.
 type Observer interface {
 	// StartCall is called when a call of an operation starts, before
-	// anything is sent, and returns the call's context.
+	// anything is sent, and returns the call's context, derived from ctx.
+	// (Every Start method must return its ctx or a context derived from
+	// it; the pipeline ignores a nil one, and an attempt context that is
+	// not derived from the one given.)
 	StartCall(ctx context.Context, call Call) context.Context
 	// EndCall is called when the call returns, with the error it returns
 	// (nil on success).

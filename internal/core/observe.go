@@ -91,7 +91,7 @@ const executeOperation = "client.Execute"
 func observeCall[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	obs := c.settings.Observer
 	info := callInfo(call.Op)
-	ctx = obs.StartCall(ctx, info)
+	ctx = orParent(obs.StartCall(ctx, info), ctx)
 	err := doCall(ctx, c, call, opts)
 	obs.EndCall(ctx, info, err)
 	return err
@@ -126,6 +126,11 @@ func (state *callState) startAttempt(req *http.Request) {
 	obs := state.s.Observer
 	a := &attemptState{attempt: observe.Attempt{Call: callInfo(state.call.Op), Request: req, Resend: state.prior + state.attempts}, open: true}
 	a.ctx = obs.StartAttempt(state.ctx, a.attempt)
+	if a.ctx == nil || stateOf(a.ctx) != state {
+		// Not derived from the one it was given: the send's state, and
+		// the call's deadline, would be lost. The attempt keeps its own.
+		a.ctx = state.ctx
+	}
 	a.attempt.Request = nil // not kept past StartAttempt: the observer must not read it later
 	*req = *req.WithContext(context.WithValue(a.ctx, attemptStateKey{}, a))
 }
@@ -201,7 +206,7 @@ func (c *TokenCache) fetchObserved(ctx context.Context) (string, time.Time, erro
 	if obs == nil {
 		return c.fetchRecovering(ctx)
 	}
-	ctx = obs.StartTokenFetch(ctx)
+	ctx = orParent(obs.StartTokenFetch(ctx), ctx)
 	v, exp, err := c.fetchRecovering(ctx)
 	obs.EndTokenFetch(ctx, err)
 	return v, exp, err
@@ -309,4 +314,14 @@ func (o observers) ObserveState(state *observe.State) {
 			so.ObserveState(state)
 		}
 	}
+}
+
+// orParent is an observer's returned context, or parent when the observer
+// returned nil, so that a faulty observer cannot turn a call into a
+// nil-context failure.
+func orParent(ctx, parent context.Context) context.Context {
+	if ctx == nil {
+		return parent
+	}
+	return ctx
 }

@@ -299,3 +299,56 @@ func TestObserverState(t *testing.T) {
 		t.Errorf("PacerRate() = %v, %v for a dormant pacer, want 0, true", r, ok)
 	}
 }
+
+// faultyObserver returns contexts no observer should: nil, or one not
+// derived from the context it was given.
+type faultyObserver struct {
+	observe.Nop
+	unrelated bool
+}
+
+func (f faultyObserver) pick(ctx context.Context) context.Context {
+	if f.unrelated {
+		return context.Background()
+	}
+	return nil // the fault under test
+}
+
+func (f faultyObserver) StartCall(ctx context.Context, _ observe.Call) context.Context {
+	if f.unrelated {
+		return ctx // a call context need not carry anything of the pipeline's
+	}
+	return f.pick(ctx)
+}
+func (f faultyObserver) StartAttempt(ctx context.Context, _ observe.Attempt) context.Context {
+	return f.pick(ctx)
+}
+func (f faultyObserver) StartTokenFetch(ctx context.Context) context.Context {
+	if f.unrelated {
+		return ctx
+	}
+	return f.pick(ctx)
+}
+
+// A faulty observer cannot break a call: a nil context is ignored, and an
+// attempt context that lost the send's state is replaced by the send's own.
+// A retried call with a token fetch goes through every Start method.
+func TestFaultyObserverCannotBreakACall(t *testing.T) {
+	for _, unrelated := range []bool{false, true} {
+		tokens := NewTokenCache(func(context.Context) (string, time.Time, error) { return "tok", time.Time{}, nil })
+		c, _ := observedClient(t, faultyObserver{unrelated: unrelated}, tokens, 503, 200)
+		op := &Operation{Name: "test.Put", Method: http.MethodPut, Path: "/things/{id}", Idempotent: true, Auth: true}
+		var err error
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Fatalf("unrelated=%v: the call panicked: %v", unrelated, p)
+				}
+			}()
+			err = c.do(context.Background(), &Call{Op: op, PathParams: []string{"id-1"}})
+		}()
+		if err != nil {
+			t.Fatalf("unrelated=%v: %v", unrelated, err)
+		}
+	}
+}
