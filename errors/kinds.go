@@ -7,18 +7,18 @@ import (
 	"unicode"
 )
 
-// Kinds of failure, for use with errors.Is. An *Error matches the kind of its
-// HTTP status and, when its body names one, the kind the body names (so a 503
-// whose problem says the provider is not configured matches both
-// ErrProviderNotConfigured and ErrServiceUnavailable).
+// Kinds of failure, for use with errors.Is. An *Error matches the kind of
+// its HTTP status and the kind its body names, if any: a problem's type or
+// title, or a code, spelling a response name (BAD_REQUEST, NOT_FOUND,
+// MEMBER_NOT_FOUND, VALIDATION_ERROR...), in any case or separator.
 //
-// Provider not configured and provider rate limited are described by the
-// contract in words only, with no status. They are recognised by wording
-// ("not configured", "rate limit", "too many requests", "throttled", in any
-// spelling or case): in a problem's type or title, or a code, at any status;
-// in a detail or message only on a 429 or a 5xx. The SDK assumes a 503 for
-// provider not configured; such an error is final (Temporary is false and
-// it is never retried).
+// The contract describes two responses in words only, without a status.
+// Both are recognised by wording ("not configured"; "rate limit", "too many
+// requests", "throttled"): in a problem's type or title, or a code, at any
+// status; in a detail or message only on a 429 or a 5xx, so that a 400
+// saying "rate limit must be positive" is not one. The SDK assumes a 503
+// for provider not configured; such an error is final (Temporary is false,
+// and it is never retried).
 var (
 	ErrBadRequest             = stderrors.New("memberplatform: bad request")              // 400, or a body code BAD_REQUEST
 	ErrUnauthorized           = stderrors.New("memberplatform: unauthorized")             // 401, or UNAUTHORIZED / UNAUTHENTICATED
@@ -37,76 +37,53 @@ var (
 	ErrUnexpectedResponseBody = stderrors.New("memberplatform: unexpected response body") // a 2xx body that could not be decoded
 )
 
-// kindForStatus maps an HTTP status to its kind, or nil.
-func kindForStatus(status int) error {
-	switch status {
-	case http.StatusBadRequest:
-		return ErrBadRequest
-	case http.StatusUnauthorized:
-		return ErrUnauthorized
-	case http.StatusForbidden:
-		return ErrForbidden
-	case http.StatusNotFound:
-		return ErrNotFound
-	case http.StatusConflict:
-		return ErrConflict
-	case http.StatusUnprocessableEntity:
-		return ErrUnprocessableEntity
-	case http.StatusTooManyRequests:
-		return ErrRateLimited
-	case http.StatusInternalServerError:
-		return ErrInternal
-	case http.StatusNotImplemented:
-		return ErrNotImplemented
-	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return ErrServiceUnavailable
-	}
-	return nil
+// ErrRetryBudgetExhausted matches, with errors.Is, a call that was not
+// retried because the client's retry budget (option.WithRetryBudget) had
+// too few tokens left for an outcome the retry policy would have retried.
+// It is neither an error type nor an HTTP kind: the call returns the error
+// its last attempt produced, with its own type and kind, and the budget as
+// a cause: in an *Error's Err (Error() says so), or in a *TransportError's
+// Err beside the original cause (a *url.Error, a timeout...), which stays
+// reachable; a *TokenError's chain leads to either.
+var ErrRetryBudgetExhausted = stderrors.New("memberplatform: retry budget exhausted")
+
+var statusKinds = map[int]error{
+	http.StatusBadRequest: ErrBadRequest, http.StatusUnauthorized: ErrUnauthorized, http.StatusForbidden: ErrForbidden,
+	http.StatusNotFound: ErrNotFound, http.StatusConflict: ErrConflict, http.StatusUnprocessableEntity: ErrUnprocessableEntity,
+	http.StatusTooManyRequests: ErrRateLimited, http.StatusInternalServerError: ErrInternal, http.StatusNotImplemented: ErrNotImplemented,
+	http.StatusBadGateway: ErrServiceUnavailable, http.StatusServiceUnavailable: ErrServiceUnavailable, http.StatusGatewayTimeout: ErrServiceUnavailable,
 }
 
-// kindForName maps the contract's response names (BAD_REQUEST, NOT_FOUND, ...)
-// and common spellings of them to a kind, or nil. The contract names its
-// responses but does not give their numeric statuses or code values, so a
-// problem title/type or a code/message code that spells one of these names is
-// classified by the name as well as by the status.
+// kindForName maps a response name, or a common spelling of it, to a kind,
+// or nil: the contract names its responses but gives neither their statuses
+// nor their code values.
 func kindForName(name string) error {
-	n := normalizeName(name)
-	if n == "" {
-		return nil
-	}
 	if k := classifyText(name); k != nil {
 		return k
 	}
-	if n == "NOT_FOUND" || strings.HasSuffix(n, "_NOT_FOUND") {
-		return ErrNotFound // MEMBER_NOT_FOUND, USER_NOT_FOUND...
-	}
-	switch n {
-	case "BAD_REQUEST", "INVALID_REQUEST", "INVALID_ARGUMENT":
+	switch n := normalizeName(name); {
+	case n == "NOT_FOUND", strings.HasSuffix(n, "_NOT_FOUND"): // MEMBER_NOT_FOUND, USER_NOT_FOUND...
+		return ErrNotFound
+	case n == "BAD_REQUEST", n == "INVALID_REQUEST", n == "INVALID_ARGUMENT":
 		return ErrBadRequest
-	case "UNAUTHORIZED", "UNAUTHENTICATED", "NOT_AUTHENTICATED", "AUTHENTICATION_REQUIRED":
+	case n == "UNAUTHORIZED", n == "UNAUTHENTICATED", n == "NOT_AUTHENTICATED", n == "AUTHENTICATION_REQUIRED":
 		return ErrUnauthorized
-	case "FORBIDDEN", "PERMISSION_DENIED", "ACCESS_DENIED", "INSUFFICIENT_PERMISSIONS":
+	case n == "FORBIDDEN", n == "PERMISSION_DENIED", n == "ACCESS_DENIED", n == "INSUFFICIENT_PERMISSIONS":
 		return ErrForbidden
-	case "CONFLICT", "ALREADY_EXISTS":
+	case n == "CONFLICT", n == "ALREADY_EXISTS":
 		return ErrConflict
-	case "UNPROCESSABLE_ENTITY", "UNPROCESSABLE_CONTENT", "VALIDATION", "VALIDATION_ERROR", "VALIDATION_FAILED", "VALIDATION_EXCEPTION":
+	case n == "UNPROCESSABLE_ENTITY", n == "UNPROCESSABLE_CONTENT", n == "VALIDATION", n == "VALIDATION_ERROR", n == "VALIDATION_FAILED", n == "VALIDATION_EXCEPTION":
 		return ErrUnprocessableEntity
-	case "INTERNAL_SERVER_ERROR", "INTERNAL_ERROR", "INTERNAL":
+	case n == "INTERNAL_SERVER_ERROR", n == "INTERNAL_ERROR", n == "INTERNAL":
 		return ErrInternal
-	case "NOT_IMPLEMENTED", "UNIMPLEMENTED":
+	case n == "NOT_IMPLEMENTED", n == "UNIMPLEMENTED":
 		return ErrNotImplemented
 	}
 	return nil
 }
 
-// classifyText recognises the two responses the contract describes only in
-// words. Provider not configured ("The access-management provider is not
-// configured for this environment"): the contract gives no status; this SDK
-// assumes a 503 but recognises the response by wording, "not configured" or
-// "unconfigured", at any status when a problem's type or title or a code says
-// it, and on a 5xx when only the detail or message does (see
-// (*Error).textKind). Rate limited: "rate limit", "ratelimit", "too many
-// requests" or "throttl...", under the same rule with 429 or a 5xx.
+// classifyText recognises the wording of the two responses the contract
+// describes in words only (see the Err* kinds).
 func classifyText(s string) error {
 	n := normalizeName(s)
 	switch {
@@ -120,8 +97,8 @@ func classifyText(s string) error {
 }
 
 // normalizeName upper-cases s, turns every run of non-alphanumerics into a
-// single underscore and splits camel case: "Not Found", "not-found",
-// "NotFound" and the last segment of a type URI all compare as NOT_FOUND.
+// single underscore and splits camel case: "Not Found", "not-found" and
+// "NotFound" all compare as NOT_FOUND.
 func normalizeName(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 8)
