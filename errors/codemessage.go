@@ -10,12 +10,10 @@ import (
 // operation: a code, a message and, on validation errors, field errors.
 // Members are decoded leniently, as for Problem.
 type CodeMessage struct {
-	Code    string
-	Message string
-	Errors  []CodeMessageFieldError
-	// Extensions holds every other member of the body (and any member whose
-	// type was wrong), decoded as generic JSON values.
-	Extensions map[string]any
+	Code       string
+	Message    string
+	Errors     []CodeMessageFieldError
+	Extensions map[string]any // every other member, and any of the wrong type, as generic JSON
 }
 
 // CodeMessageFieldError is one item of a code/message body's errors member.

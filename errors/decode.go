@@ -3,7 +3,6 @@ package errors
 import (
 	"bytes"
 	"io"
-	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -97,15 +96,10 @@ func decodeObject(mediaType string, members []jsonscan.Member) (*Problem, *CodeM
 	return nil, nil
 }
 
-// mediaTypeOf returns the lower-cased media type of a Content-Type value,
-// without parameters; a value mime.ParseMediaType rejects is cut at ';'.
+// mediaTypeOf returns the lower-cased media type of a Content-Type value
+// without parameters, as mime.ParseMediaType reads it, even where that
+// rejects the parameters.
 func mediaTypeOf(contentType string) string {
-	if contentType == "" {
-		return ""
-	}
-	if mt, _, err := mime.ParseMediaType(contentType); mt != "" && (err == nil || err == mime.ErrInvalidMediaParameter) {
-		return mt
-	}
 	mt, _, _ := strings.Cut(contentType, ";")
 	return strings.ToLower(strings.TrimSpace(mt))
 }

@@ -1,6 +1,7 @@
 package errors
 
 import (
+	stderrors "errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,37 +13,24 @@ import (
 // Err holds the decoding failure). Use errors.As to reach it and errors.Is
 // with the Err* kinds to classify it.
 type Error struct {
-	// Operation names the SDK call, such as "accessmgmt.UpdateUser".
-	Operation string
-	// Method and Path are the request's HTTP method and URL path (never
-	// the query string).
-	Method string
-	Path   string
-	// StatusCode is the HTTP status of the last response; it is
-	// authoritative over any status in the body.
-	StatusCode int
-	// Header is the last response's headers.
-	Header http.Header
-	// RequestID is the server's correlation ID, from X-Request-Id,
-	// X-Amzn-RequestId, traceparent or similar headers; "" if none.
-	RequestID string
-	// Attempts is how many HTTP attempts the call made, retries included.
-	Attempts int
-	// Body is at most MaxBodySnippet bytes of the raw response body (for
-	// a 2xx refused for its size, at most option.WithMaxResponseBytes);
-	// BodyTruncated reports whether the body was longer than Body, or its
-	// reading failed. Secrets the request carried read Redacted.
+	Operation  string      // the SDK call, such as "accessmgmt.UpdateUser"
+	Method     string      // the request's HTTP method
+	Path       string      // the request's URL path, never the query
+	StatusCode int         // the last response's status, authoritative over one in the body
+	Header     http.Header // the last response's headers
+	RequestID  string      // from X-Request-Id, X-Amzn-RequestId, traceparent or the like
+	Attempts   int         // HTTP attempts the call made, retries included
+	// Body is at most MaxBodySnippet bytes of the raw response body (for a
+	// 2xx refused for its size, at most option.WithMaxResponseBytes), with
+	// the secrets the request carried Redacted; BodyTruncated reports
+	// whether the body was longer, or its reading failed.
 	Body          []byte
 	BodyTruncated bool
-	// Problem is the decoded RFC 9457 body, when the response was one.
-	Problem *Problem
-	// CodeMessage is the decoded code/message body, when the response was one.
-	CodeMessage *CodeMessage
-	// RetryAfter is how long the server asked the client to wait
-	// (Retry-After or Retry-After-Ms), or 0 when it did not say.
-	RetryAfter time.Duration
-	// Err is an underlying cause, such as the JSON error for an undecodable
-	// 2xx body, or ErrRetryBudgetExhausted; nil for other error responses.
+	Problem       *Problem      // the decoded RFC 9457 body, if it was one
+	CodeMessage   *CodeMessage  // the decoded code/message body, if it was one
+	RetryAfter    time.Duration // the wait asked for by Retry-After or Retry-After-Ms, or 0
+	// Err is the cause, if any: the JSON error of an undecodable 2xx body,
+	// or ErrRetryBudgetExhausted.
 	Err error
 
 	// bodyKind is classifyBody's answer, kept by Decode (bodyKindKnown)
@@ -232,6 +220,17 @@ func (e *Error) FieldErrors() []FieldError {
 		return e.Problem.FieldErrors()
 	}
 	return e.CodeMessage.FieldErrors()
+}
+
+// RetryAfterOf returns how long the platform asked the caller to wait
+// (Retry-After or Retry-After-Ms on a 429 or 503), from the *Error found in
+// err's chain. ok is false when no answer in the chain asked for a wait.
+func RetryAfterOf(err error) (wait time.Duration, ok bool) {
+	var apiErr *Error
+	if stderrors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
+		return apiErr.RetryAfter, true
+	}
+	return 0, false
 }
 
 // Temporary reports whether the same request may succeed later: 408, 429,

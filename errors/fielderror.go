@@ -1,6 +1,7 @@
 package errors
 
 import (
+	stderrors "errors"
 	"strconv"
 	"strings"
 	"unicode"
@@ -10,15 +11,9 @@ import (
 // FieldError is one field-level detail of a failure, in the same shape for
 // both error formats and for the SDK's own input validation.
 type FieldError struct {
-	// Field is a readable path to the offending value: "email",
-	// "permissions[2]", "address.postcode"; derived from Pointer when the
-	// server sent one.
-	Field string
-	// Pointer is the JSON pointer (RFC 6901) the server sent, such as
-	// "/permissions/2"; empty when the server named a field instead.
-	Pointer string
-	// Message says what is wrong with the value.
-	Message string
+	Field   string // a readable path: "email", "permissions[2]", "address.postcode"
+	Pointer string // the JSON pointer the server sent ("/permissions/2"), if any
+	Message string // what is wrong with the value
 }
 
 // String returns "field: message", or whichever of the two is set.
@@ -54,6 +49,17 @@ func FieldFromPointer(pointer string) string {
 		b.WriteString(tok)
 	}
 	return b.String()
+}
+
+// FieldErrorsOf returns the field-level details of the *Error (either
+// format) or *ValidationError found in err's chain, where a *TransportError
+// or *TokenError reaches the server's last answer; nil when there are none.
+func FieldErrorsOf(err error) []FieldError {
+	var withFields interface{ FieldErrors() []FieldError }
+	if stderrors.As(err, &withFields) {
+		return withFields.FieldErrors()
+	}
+	return nil
 }
 
 // fieldErrors converts the items of either format, or returns nil for none.

@@ -61,25 +61,22 @@ func kindForName(name string) error {
 	if k := classifyText(name); k != nil {
 		return k
 	}
-	switch n := normalizeName(name); {
-	case n == "NOT_FOUND", strings.HasSuffix(n, "_NOT_FOUND"): // MEMBER_NOT_FOUND, USER_NOT_FOUND...
+	n := normalizeName(name)
+	if strings.HasSuffix(n, "_NOT_FOUND") { // MEMBER_NOT_FOUND, USER_NOT_FOUND...
 		return ErrNotFound
-	case n == "BAD_REQUEST", n == "INVALID_REQUEST", n == "INVALID_ARGUMENT":
-		return ErrBadRequest
-	case n == "UNAUTHORIZED", n == "UNAUTHENTICATED", n == "NOT_AUTHENTICATED", n == "AUTHENTICATION_REQUIRED":
-		return ErrUnauthorized
-	case n == "FORBIDDEN", n == "PERMISSION_DENIED", n == "ACCESS_DENIED", n == "INSUFFICIENT_PERMISSIONS":
-		return ErrForbidden
-	case n == "CONFLICT", n == "ALREADY_EXISTS":
-		return ErrConflict
-	case n == "UNPROCESSABLE_ENTITY", n == "UNPROCESSABLE_CONTENT", n == "VALIDATION", n == "VALIDATION_ERROR", n == "VALIDATION_FAILED", n == "VALIDATION_EXCEPTION":
-		return ErrUnprocessableEntity
-	case n == "INTERNAL_SERVER_ERROR", n == "INTERNAL_ERROR", n == "INTERNAL":
-		return ErrInternal
-	case n == "NOT_IMPLEMENTED", n == "UNIMPLEMENTED":
-		return ErrNotImplemented
 	}
-	return nil
+	return nameKinds[n]
+}
+
+var nameKinds = map[string]error{
+	"BAD_REQUEST": ErrBadRequest, "INVALID_REQUEST": ErrBadRequest, "INVALID_ARGUMENT": ErrBadRequest,
+	"UNAUTHORIZED": ErrUnauthorized, "UNAUTHENTICATED": ErrUnauthorized, "NOT_AUTHENTICATED": ErrUnauthorized, "AUTHENTICATION_REQUIRED": ErrUnauthorized,
+	"FORBIDDEN": ErrForbidden, "PERMISSION_DENIED": ErrForbidden, "ACCESS_DENIED": ErrForbidden, "INSUFFICIENT_PERMISSIONS": ErrForbidden,
+	"NOT_FOUND": ErrNotFound, "CONFLICT": ErrConflict, "ALREADY_EXISTS": ErrConflict,
+	"UNPROCESSABLE_ENTITY": ErrUnprocessableEntity, "UNPROCESSABLE_CONTENT": ErrUnprocessableEntity, "VALIDATION": ErrUnprocessableEntity,
+	"VALIDATION_ERROR": ErrUnprocessableEntity, "VALIDATION_FAILED": ErrUnprocessableEntity, "VALIDATION_EXCEPTION": ErrUnprocessableEntity,
+	"INTERNAL_SERVER_ERROR": ErrInternal, "INTERNAL_ERROR": ErrInternal, "INTERNAL": ErrInternal,
+	"NOT_IMPLEMENTED": ErrNotImplemented, "UNIMPLEMENTED": ErrNotImplemented,
 }
 
 // classifyText recognises the wording of the two responses the contract
@@ -102,27 +99,20 @@ func classifyText(s string) error {
 func normalizeName(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 8)
-	under, lower := false, false
+	separate, afterLower := false, false
 	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(unicode.ToUpper(r))
-			under, lower = false, true
-		case r >= 'A' && r <= 'Z':
-			if lower {
-				b.WriteByte('_')
-			}
-			b.WriteRune(r)
-			under, lower = false, false
-		default:
-			if !under && b.Len() > 0 {
-				b.WriteByte('_')
-				under = true
-			}
-			lower = false
+		lower, upper := r >= 'a' && r <= 'z' || r >= '0' && r <= '9', r >= 'A' && r <= 'Z'
+		if !lower && !upper {
+			separate, afterLower = b.Len() > 0, false
+			continue
 		}
+		if separate || upper && afterLower {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToUpper(r))
+		separate, afterLower = false, lower
 	}
-	return strings.TrimSuffix(b.String(), "_")
+	return b.String()
 }
 
 // lastSegment returns what follows the last '/', '#' or ':' of a type URI

@@ -16,17 +16,12 @@ type Problem struct {
 	Status   int // as the body says; Error.StatusCode (the HTTP status) is authoritative
 	Detail   string
 	Instance string
-	// ServiceCode is the platform's service error code: 8 digits for
-	// operations 1 and 2, a free-form string for operation 3. A numeric JSON
-	// value is kept as its decimal text.
-	ServiceCode string
-	// ServiceMeta is the service's domain metadata: arbitrary keys and values.
-	ServiceMeta map[string]any
-	// ServiceErrors are the field-level errors of the body.
-	ServiceErrors []ServiceError
-	// Extensions holds every other member of the document (and any standard
-	// member whose type was wrong), decoded as generic JSON values.
-	Extensions map[string]any
+	// ServiceCode is the service error code: 8 digits for operations 1 and
+	// 2, free-form for operation 3; a JSON number is kept as its text.
+	ServiceCode   string
+	ServiceMeta   map[string]any // the service's domain metadata
+	ServiceErrors []ServiceError // the field-level errors
+	Extensions    map[string]any // every other member, and any of the wrong type, as generic JSON
 }
 
 // ServiceError is one item of a problem's serviceErrors member.

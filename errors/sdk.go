@@ -1,6 +1,7 @@
 package errors
 
 import (
+	stderrors "errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -34,17 +35,12 @@ func (e *ValidationError) FieldErrors() []FieldError { return e.Fields }
 // token endpoint failed, answered with a body that holds no usable token, or
 // the token source returned an error. No API request is sent without a token.
 type TokenError struct {
-	// Operation names the SDK call that needed the token ("" when the
-	// token source was called directly).
-	Operation string
-	// StatusCode is the token endpoint's HTTP status, or 0 when there was
-	// no response.
-	StatusCode int
+	Operation  string // the SDK call that needed the token; "" when the token source was called directly
+	StatusCode int    // the token endpoint's HTTP status, or 0 when there was no response
 	// Body is a bounded snippet of an unusable 2xx token response. It may
 	// hold secrets: neither Error nor GoString includes it.
-	Body []byte
-	// Reason says what was wrong with a 2xx response ("no token field").
-	Reason string
+	Body   []byte
+	Reason string // what was wrong with a 2xx response ("no token field")
 	// Err is the cause: an *Error for a non-2xx token response, a
 	// *TransportError, a context error, or the token source's own error.
 	Err error
@@ -87,18 +83,12 @@ func (e *TokenError) Is(target error) bool { return target == ErrTokenUnavailabl
 // ErrRateLimited, and context.DeadlineExceeded when the deadline was the
 // reason.
 type TransportError struct {
-	// Operation, Method and Path name the call, as on *Error.
-	Operation string
-	Method    string
-	Path      string
-	// Attempts is how many HTTP attempts the call made; 0 when it ended
-	// before the first (a context already cancelled).
-	Attempts int
-	// Waited is the total time spent in backoff between attempts.
-	Waited time.Duration
-	// LastStatus is the status of the last response seen before the
-	// failure (a 503 whose retry the context cut short, say), or 0.
-	LastStatus int
+	Operation  string        // as on *Error
+	Method     string        // as on *Error
+	Path       string        // as on *Error
+	Attempts   int           // HTTP attempts made; 0 when the call ended before the first
+	Waited     time.Duration // the total time spent in backoff between attempts
+	LastStatus int           // the status of the last response seen before the failure, or 0
 	// Last is the last error response, retried before the failure, or nil.
 	// It follows Err in the Unwrap chain, so errors.Is(err, ErrRateLimited)
 	// holds for a call whose Retry-After wait was cancelled, and
@@ -138,15 +128,10 @@ func (e *TransportError) Is(target error) bool { return target == ErrTransport }
 
 // Timeout reports whether the cause was a timeout or an expired deadline.
 func (e *TransportError) Timeout() bool {
-	for err := e.Err; err != nil; {
+	for err := e.Err; err != nil; err = stderrors.Unwrap(err) {
 		if t, ok := err.(interface{ Timeout() bool }); ok && t.Timeout() {
 			return true
 		}
-		u, ok := err.(interface{ Unwrap() error })
-		if !ok {
-			return false
-		}
-		err = u.Unwrap()
 	}
 	return false
 }
