@@ -70,8 +70,7 @@ func Decode(status int, header http.Header, body []byte) *Error {
 	return e
 }
 
-// decodeObject decodes the members of a JSON object as a problem, a
-// code/message body, or neither (both nil).
+// decodeObject decodes members as a problem, a code/message body, or neither.
 func decodeObject(mediaType string, members []jsonscan.Member) (*Problem, *CodeMessage) {
 	var present [memberCount]bool
 	var typeIsString bool

@@ -37,11 +37,9 @@ func memberOf(name []byte) int {
 	return mOther
 }
 
-// decodeMembers reads members in order, as encoding/json reads them into a
-// struct: a later member of the same name (in any case) overrides an earlier
-// one. set decodes a member the format defines and reports whether its type
-// was right. It returns the extensions: every other member, and every one
-// set refused, decoded as a generic JSON value.
+// decodeMembers calls set, in order as encoding/json does (a later member of
+// the same name, in any case, wins), with each member a format defines; it
+// returns the other members and those set refused, as generic JSON.
 func decodeMembers(members []jsonscan.Member, set func(member int, raw []byte) bool) map[string]any {
 	var ext map[string]any
 	for _, m := range members {
@@ -59,12 +57,10 @@ func decodeMembers(members []jsonscan.Member, set func(member int, raw []byte) b
 	return ext
 }
 
-// decodeItems reads an array of field-error objects, each with two string
-// members (detail and pointer, or field and message), and calls add with
-// each item that has either. null is an empty list. It returns false, so
-// that the raw value is kept in the extensions as well, when the value is
-// not an array or an item could not be read (not an object, a member of the
-// wrong type, neither member).
+// decodeItems calls add with each item of an array of objects that has a
+// string member named first or second. It returns false, so that the raw
+// value is also kept in the extensions, when an item was unreadable (not an
+// object, a member of the wrong type, neither member) or raw is no array.
 func decodeItems(raw []byte, first, second string, add func(first, second string)) bool {
 	if string(raw) == "null" {
 		return true
@@ -125,9 +121,8 @@ func decodeStringOrNumber(raw []byte, dst *string) bool {
 }
 
 // decodeInt accepts an integral JSON number or a numeric string ("400").
+// Within 15 bytes Atoi gives what the float path would, faster.
 func decodeInt(raw []byte, dst *int) bool {
-	// Up to 15 bytes, an integer is exact in a float64: the float path below
-	// would give the same value, slower.
 	if n, err := strconv.Atoi(string(raw)); err == nil && len(raw) <= 15 {
 		*dst = n
 		return true

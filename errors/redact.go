@@ -13,10 +13,9 @@ const Redacted = "[REDACTED]"
 // README lists (raw; JSON escapes; HTML character references; percent-
 // encoding; base64, either alphabet, at any alignment), mixed or nested.
 // The SDK calls it with the credentials each request carried; call it with
-// secrets of your own (an API key set with option.WithHeader, say) before
-// logging an error. Secrets shorter than 8 bytes are ignored: no credential
-// is that short, and replacing a short string everywhere would garble the
-// rest of the text.
+// your own secrets (an API key set with option.WithHeader, say) before
+// logging an error. Secrets under 8 bytes, shorter than any credential, are
+// ignored, so that the rest of the text is not garbled.
 func (e *Error) Redact(secrets ...string) {
 	set := redact.New(secrets...)
 	if e == nil || set == nil {
