@@ -18,11 +18,8 @@ type FieldError struct {
 
 // String returns "field: message", or whichever of the two is set.
 func (f FieldError) String() string {
-	if f.Field == "" {
-		return f.Message
-	}
-	if f.Message == "" {
-		return f.Field
+	if f.Field == "" || f.Message == "" {
+		return f.Field + f.Message
 	}
 	return f.Field + ": " + f.Message
 }

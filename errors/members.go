@@ -98,10 +98,7 @@ func decodeItems(raw []byte, first, second string, add func(first, second string
 // decodeString reads a JSON string into dst as json.Unmarshal would: null is
 // accepted and leaves dst as it is, any other type is refused.
 func decodeString(raw []byte, dst *string) bool {
-	switch {
-	case len(raw) == 0:
-		return false
-	case raw[0] == '"':
+	if len(raw) > 0 && raw[0] == '"' {
 		*dst = jsonscan.Unquote(raw)
 		return true
 	}
@@ -110,14 +107,11 @@ func decodeString(raw []byte, dst *string) bool {
 
 // decodeStringOrNumber also accepts a number, kept as its literal text.
 func decodeStringOrNumber(raw []byte, dst *string) bool {
-	if decodeString(raw, dst) {
-		return true
-	}
 	if len(raw) > 0 && (raw[0] == '-' || jsonscan.IsDigit(raw[0])) {
 		*dst = string(raw)
 		return true
 	}
-	return false
+	return decodeString(raw, dst)
 }
 
 // decodeInt accepts an integral JSON number or a numeric string ("400").
