@@ -3,7 +3,6 @@ package errors
 import (
 	"bytes"
 	"io"
-	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -17,12 +16,10 @@ import (
 // huge error page cannot exhaust memory.
 const MaxBodySnippet = 64 << 10
 
-// FromResponse reads a bounded part of resp's body, drains (bounded) and
-// closes the rest so the connection can be reused, and decodes it into an
-// *Error: an RFC 9457 problem, a code/message body, or neither (then the
-// status, headers and Body snippet are kept). It never fails and never panics,
-// whatever the body holds. Method and Path come from resp.Request (the path
-// without the query); Operation and Attempts are left for the caller.
+// FromResponse reads at most MaxBodySnippet of resp's body, drains (bounded)
+// and closes the rest so the connection can be reused, and decodes it with
+// Decode. Method and Path come from resp.Request (the path without the
+// query); Operation and Attempts are left for the caller.
 func FromResponse(resp *http.Response) *Error {
 	if resp == nil {
 		return Decode(0, nil, nil)
@@ -31,13 +28,7 @@ func FromResponse(resp *http.Response) *Error {
 	truncated := false
 	if resp.Body != nil {
 		buf, err := io.ReadAll(io.LimitReader(resp.Body, MaxBodySnippet+1))
-		if len(buf) > MaxBodySnippet {
-			buf, truncated = buf[:MaxBodySnippet], true
-		}
-		body = buf
-		if err != nil {
-			truncated = true
-		}
+		body, truncated = buf[:min(len(buf), MaxBodySnippet)], err != nil || len(buf) > MaxBodySnippet
 		httpx.DrainAndClose(resp.Body)
 	}
 	e := Decode(resp.StatusCode, resp.Header, body)
@@ -50,30 +41,24 @@ func FromResponse(resp *http.Response) *Error {
 }
 
 // Decode builds an *Error from a status, headers and (a snippet of) a body.
-// It never fails and never panics; the status given is authoritative over any
-// status in the body.
+// It never fails and never panics, whatever the body holds; the status given
+// is authoritative over any status in the body.
 //
 // A JSON object is decoded as a problem document (RFC 9457) when it is served
-// as application/problem+json, or, whatever its media type, when it has a
-// title, serviceCode or serviceErrors member, or a type member and neither
-// code nor message. It is decoded as a code/message body when it has a code or
-// message member. Member names match as encoding/json matches them to struct
-// fields: exactly, else in any case ("Detail", "POINTER"). Any other body
-// (another JSON shape, an HTML page, plain text, an empty body) is kept only
-// as the status, headers and Body snippet. A body cut short (truncated JSON,
-// or a snippet of a longer body) is decoded as far as it goes: every member
-// read completely is kept. Media type parameters such as "; charset=utf-8"
-// are ignored, and so is a leading byte order mark.
+// as application/problem+json (any parameters), or, whatever its media type,
+// when it has a title, serviceCode or serviceErrors member, or a type member
+// and neither code nor message. It is decoded as a code/message body when it
+// has a code or message member. Member names match as encoding/json matches
+// them to struct fields: exactly, else in any case ("Detail", "POINTER").
+// Any other body (another JSON shape, an HTML page, plain text, an empty
+// body) is kept only as the status, headers, request ID, Retry-After and
+// Body snippet. A body cut short is decoded as far as it goes: every member
+// read completely is kept. A leading byte order mark is ignored.
 func Decode(status int, header http.Header, body []byte) *Error {
 	if header == nil {
 		header = http.Header{}
 	}
-	e := &Error{
-		StatusCode: status,
-		Header:     header,
-		RequestID:  httpx.RequestID(header),
-		Body:       body,
-	}
+	e := &Error{StatusCode: status, Header: header, RequestID: httpx.RequestID(header), Body: body}
 	if d, ok := httpx.RetryAfter(header, time.Now()); ok {
 		e.RetryAfter = d
 	}
@@ -81,43 +66,11 @@ func Decode(status int, header http.Header, body []byte) *Error {
 	if len(trimmed) > 0 && trimmed[0] == '{' {
 		e.Problem, e.CodeMessage = decodeObject(mediaTypeOf(header.Get("Content-Type")), jsonscan.Object(trimmed))
 	}
-	// The retry policy, Is and Kind all ask for the kind the body's words
-	// name, and working it out normalises several strings: do it once.
 	e.bodyKind, e.bodyKindKnown = e.classifyBody(), true
 	return e
 }
 
-// The members the two formats define, as indexes into memberNames.
-const (
-	mType = iota
-	mTitle
-	mStatus
-	mDetail
-	mInstance
-	mServiceCode
-	mServiceMeta
-	mServiceErrors
-	mCode
-	mMessage
-	mErrors
-	memberCount
-	mOther = -1
-)
-
-var memberNames = [memberCount]string{"type", "title", "status", "detail", "instance", "serviceCode", "serviceMeta", "serviceErrors", "code", "message", "errors"}
-
-// memberOf returns which of memberNames name matches, or mOther.
-func memberOf(name []byte) int {
-	for i, known := range memberNames {
-		if jsonscan.Match(name, known) {
-			return i
-		}
-	}
-	return mOther
-}
-
-// decodeObject decodes the members of a JSON object as a problem, a
-// code/message body, or neither (both nil).
+// decodeObject decodes members as a problem, a code/message body, or neither.
 func decodeObject(mediaType string, members []jsonscan.Member) (*Problem, *CodeMessage) {
 	var present [memberCount]bool
 	var typeIsString bool
@@ -142,15 +95,10 @@ func decodeObject(mediaType string, members []jsonscan.Member) (*Problem, *CodeM
 	return nil, nil
 }
 
-// mediaTypeOf returns the lower-cased media type of a Content-Type value,
-// without parameters; a value mime.ParseMediaType rejects is cut at ';'.
+// mediaTypeOf returns the lower-cased media type of a Content-Type value
+// without parameters, as mime.ParseMediaType reads it, even where that
+// rejects the parameters.
 func mediaTypeOf(contentType string) string {
-	if contentType == "" {
-		return ""
-	}
-	if mt, _, err := mime.ParseMediaType(contentType); mt != "" && (err == nil || err == mime.ErrInvalidMediaParameter) {
-		return mt
-	}
 	mt, _, _ := strings.Cut(contentType, ";")
 	return strings.ToLower(strings.TrimSpace(mt))
 }

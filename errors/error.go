@@ -1,6 +1,7 @@
 package errors
 
 import (
+	stderrors "errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,43 +13,28 @@ import (
 // Err holds the decoding failure). Use errors.As to reach it and errors.Is
 // with the Err* kinds to classify it.
 type Error struct {
-	// Operation names the SDK call, such as "accessmgmt.UpdateUser".
-	Operation string
-	// Method and Path are the request's HTTP method and URL path (never
-	// the query string).
-	Method string
-	Path   string
-	// StatusCode is the HTTP status of the last response; it is
-	// authoritative over any status in the body.
-	StatusCode int
-	// Header is the last response's headers.
-	Header http.Header
-	// RequestID is the server's correlation ID, from X-Request-Id,
-	// X-Amzn-RequestId, traceparent or similar headers; "" if none.
-	RequestID string
-	// Attempts is how many HTTP attempts the call made, retries included.
-	Attempts int
-	// Body is at most MaxBodySnippet bytes of the raw response body (for
-	// a 2xx refused for its size, at most option.WithMaxResponseBytes);
-	// BodyTruncated reports whether the body was longer than Body, or its
-	// reading failed. Secrets the request carried read Redacted.
+	Operation  string      // the SDK call, such as "accessmgmt.UpdateUser"
+	Method     string      // the request's HTTP method
+	Path       string      // the request's URL path, never the query
+	StatusCode int         // the last response's status, authoritative over one in the body
+	Header     http.Header // the last response's headers
+	RequestID  string      // from X-Request-Id, X-Amzn-RequestId, traceparent or the like
+	Attempts   int         // HTTP attempts the call made, retries included
+	// Body is at most MaxBodySnippet bytes of the raw response body (for a
+	// 2xx refused for its size, at most option.WithMaxResponseBytes), with
+	// the secrets the request carried Redacted; BodyTruncated reports
+	// whether the body was longer, or its reading failed.
 	Body          []byte
 	BodyTruncated bool
-	// Problem is the decoded RFC 9457 body, when the response was one.
-	Problem *Problem
-	// CodeMessage is the decoded code/message body, when the response was one.
-	CodeMessage *CodeMessage
-	// RetryAfter is how long the server asked the client to wait
-	// (Retry-After or Retry-After-Ms), or 0 when it did not say.
-	RetryAfter time.Duration
-	// Err is an underlying cause, such as the JSON error for an undecodable
-	// 2xx body, or ErrRetryBudgetExhausted for an error response the
-	// client's retry budget did not let it retry; nil for other error
-	// responses.
+	Problem       *Problem      // the decoded RFC 9457 body, if it was one
+	CodeMessage   *CodeMessage  // the decoded code/message body, if it was one
+	RetryAfter    time.Duration // the wait asked for by Retry-After or Retry-After-Ms, or 0
+	// Err is the cause, if any: the JSON error of an undecodable 2xx body,
+	// or ErrRetryBudgetExhausted.
 	Err error
 
-	// bodyKind is textKind worked out by Decode (bodyKindKnown), so that
-	// an *Error built another way still classifies itself.
+	// bodyKind is classifyBody's answer, kept by Decode (bodyKindKnown)
+	// because the retry policy, Is and Kind all ask for it.
 	bodyKind      error
 	bodyKindKnown bool
 }
@@ -57,15 +43,11 @@ type Error struct {
 // code, detail or message, a summary of the field errors, the Retry-After
 // wait, the attempt count and the request ID. Server text is folded onto one
 // line, stripped of control characters and cut to a bounded length. The line
-// never holds request headers (so never a bearer token, Authorization header
-// or signature), body members other than those, or the raw body.
+// never holds request headers, other body members or the raw body.
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString("memberplatform: ")
-	switch {
-	case e.Operation != "":
-		b.WriteString(e.Operation + ": ")
-	case e.Method != "":
+	b.WriteString(prefix(e.Operation))
+	if e.Operation == "" && e.Method != "" {
 		b.WriteString(oneLine(e.Method, 16) + " " + oneLine(e.Path, 200) + ": ")
 	}
 	b.WriteString(strconv.Itoa(e.StatusCode))
@@ -83,11 +65,9 @@ func (e *Error) Error() string {
 	if e.Err != nil {
 		b.WriteString(": " + oneLine(e.Err.Error(), 300))
 	}
+	// The list is left out when it only repeats the detail.
 	if fs := e.FieldErrors(); len(fs) > 0 {
-		// Skip the list when the detail already says it all (a single
-		// field error whose message is the detail).
-		sum := summarizeFields(fs)
-		if sum != detail && (len(fs) > 1 || oneLine(fs[0].Message, 300) != detail) {
+		if sum := summarizeFields(fs); sum != detail && (len(fs) > 1 || oneLine(fs[0].Message, 300) != detail) {
 			b.WriteString(" [" + sum + "]")
 		}
 	}
@@ -162,41 +142,32 @@ func (e *Error) Unwrap() error { return e.Err }
 // Is reports whether target is one of the kinds this error belongs to: the
 // kind of its HTTP status, and the kind its body names, if any (see Kind).
 func (e *Error) Is(target error) bool {
-	if target == nil {
-		return false
-	}
-	if kindForStatus(e.StatusCode) == target {
-		return true
-	}
-	if e.StatusCode >= 200 && e.StatusCode < 300 && e.Err != nil && target == ErrUnexpectedResponseBody {
-		return true
-	}
-	return e.textKind() == target || e.nameKind() == target
+	return target != nil && (statusKinds[e.StatusCode] == target ||
+		target == ErrUnexpectedResponseBody && e.undecodable() ||
+		e.textKind() == target || e.nameKind() == target)
 }
 
 // Kind returns the most specific kind of the error: ErrProviderNotConfigured
-// or ErrRateLimited when the body says so (see the Err* kinds); else the kind of
-// the HTTP status, which is authoritative; else the kind a body's type, title
-// or code names (BAD_REQUEST, NOT_FOUND...) when the status has none; else
-// nil.
+// or ErrRateLimited when the body says so; else ErrUnexpectedResponseBody
+// for an undecodable 2xx body; else the kind of the HTTP status, which is
+// authoritative; else the kind the body names when the status has none;
+// else nil.
 func (e *Error) Kind() error {
 	if k := e.textKind(); k != nil {
 		return k
 	}
-	if e.StatusCode >= 200 && e.StatusCode < 300 && e.Err != nil {
+	if e.undecodable() {
 		return ErrUnexpectedResponseBody
 	}
-	if k := kindForStatus(e.StatusCode); k != nil {
+	if k := statusKinds[e.StatusCode]; k != nil {
 		return k
 	}
 	return e.nameKind()
 }
 
-// textKind recognises the provider-not-configured and rate-limited
-// responses, which the contract describes in words only. A problem's type or
-// title, or a code, that says so counts at any status; a detail or message
-// only on a 429 or a 5xx, so that a 400 explaining "rate limit must be
-// positive" is not taken for one.
+func (e *Error) undecodable() bool { return e.StatusCode >= 200 && e.StatusCode < 300 && e.Err != nil }
+
+// textKind is the kind the body's wording names (see classifyText).
 func (e *Error) textKind() error {
 	if e.bodyKindKnown {
 		return e.bodyKind
@@ -204,16 +175,17 @@ func (e *Error) textKind() error {
 	return e.classifyBody()
 }
 
-// classifyBody is textKind without the value Decode kept.
+// classifyBody applies the rule of the Err* kinds: a problem's type or
+// title, or a code, counts at any status; a detail or message only on a 429
+// or a 5xx.
 func (e *Error) classifyBody() error {
-	var strong, weak []string
+	var strong []string
+	weak := ""
 	switch {
 	case e.Problem != nil:
-		strong = []string{e.Problem.Type, e.Problem.Title}
-		weak = []string{e.Problem.Detail}
+		strong, weak = []string{e.Problem.Type, e.Problem.Title}, e.Problem.Detail
 	case e.CodeMessage != nil:
-		strong = []string{e.CodeMessage.Code}
-		weak = []string{e.CodeMessage.Message}
+		strong, weak = []string{e.CodeMessage.Code}, e.CodeMessage.Message
 	}
 	for _, s := range strong {
 		if k := classifyText(s); k != nil {
@@ -221,11 +193,7 @@ func (e *Error) classifyBody() error {
 		}
 	}
 	if e.StatusCode == http.StatusTooManyRequests || e.StatusCode >= 500 {
-		for _, s := range weak {
-			if k := classifyText(s); k != nil {
-				return k
-			}
-		}
+		return classifyText(weak)
 	}
 	return nil
 }
@@ -248,26 +216,31 @@ func (e *Error) nameKind() error {
 // FieldErrors returns the field-level details of the body, whichever format
 // it was in, or nil.
 func (e *Error) FieldErrors() []FieldError {
-	switch {
-	case e.Problem != nil:
+	if e.Problem != nil {
 		return e.Problem.FieldErrors()
-	case e.CodeMessage != nil:
-		return e.CodeMessage.FieldErrors()
 	}
-	return nil
+	return e.CodeMessage.FieldErrors()
+}
+
+// RetryAfterOf returns how long the platform asked the caller to wait
+// (Retry-After or Retry-After-Ms on a 429 or 503), from the *Error found in
+// err's chain. ok is false when no answer in the chain asked for a wait.
+func RetryAfterOf(err error) (wait time.Duration, ok bool) {
+	var apiErr *Error
+	if stderrors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
+		return apiErr.RetryAfter, true
+	}
+	return 0, false
 }
 
 // Temporary reports whether the same request may succeed later: 408, 429,
 // 500, 502, 503 and 504, except when the body says the provider is not
-// configured (retrying cannot fix configuration).
+// configured.
 func (e *Error) Temporary() bool {
-	if e.textKind() == ErrProviderNotConfigured {
-		return false
-	}
 	switch e.StatusCode {
 	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusInternalServerError,
 		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return true
+		return e.textKind() != ErrProviderNotConfigured
 	}
 	return false
 }

@@ -55,24 +55,6 @@ func ExampleError_FieldErrors() {
 	// 400 postcode "": is required
 }
 
-func ExampleError_retryAfter() {
-	srv := sdktest.Start()
-	defer srv.Close()
-	srv.AddUser(sdktest.User{ID: "user_1", Email: "ada@example.com"})
-	c, _ := srv.NewClient()
-
-	// The provider asks for two minutes, longer than the SDK waits on its
-	// own (option.WithMaxRetryAfter, 20s by default): the call returns at
-	// once and the caller decides.
-	srv.FailNext(1, sdktest.Fault{Status: http.StatusTooManyRequests, RetryAfter: 2 * time.Minute})
-	_, err := c.AccessMgmt.UpdateUser(context.Background(), "user_1", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
-	var apiErr *apierrors.Error
-	if errors.Is(err, apierrors.ErrRateLimited) && errors.As(err, &apiErr) {
-		fmt.Println("retry after", apiErr.RetryAfter, "temporary:", apiErr.Temporary())
-	}
-	// Output: retry after 2m0s temporary: true
-}
-
 func ExampleValidationError() {
 	srv := sdktest.Start()
 	defer srv.Close()
@@ -132,14 +114,16 @@ func ExampleFieldErrorsOf() {
 func ExampleRetryAfterOf() {
 	srv := sdktest.Start()
 	defer srv.Close()
-	srv.FailNext(1, sdktest.Fault{Status: http.StatusTooManyRequests, RetryAfter: time.Minute})
+	srv.FailNext(1, sdktest.Fault{Status: http.StatusTooManyRequests, RetryAfter: 2 * time.Minute})
 	c, _ := srv.NewClient()
 
-	// The platform asked for longer than the client waits (20s by
-	// default): the call stops at once and says how long to back off.
+	// The platform asked for longer than the client waits on its own
+	// (option.WithMaxRetryAfter, 20s by default): the call returns at once
+	// and says how long to back off.
 	_, err := c.AccessMgmt.UpdateUser(context.Background(), "user_1", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
-	if wait, ok := apierrors.RetryAfterOf(err); ok {
-		fmt.Println("rate limited; retry after", wait)
+	var apiErr *apierrors.Error
+	if wait, ok := apierrors.RetryAfterOf(err); ok && errors.As(err, &apiErr) {
+		fmt.Println("rate limited; retry after", wait, "temporary:", apiErr.Temporary())
 	}
-	// Output: rate limited; retry after 1m0s
+	// Output: rate limited; retry after 2m0s temporary: true
 }

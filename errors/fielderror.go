@@ -1,32 +1,25 @@
 package errors
 
 import (
+	stderrors "errors"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // FieldError is one field-level detail of a failure, in the same shape for
 // both error formats and for the SDK's own input validation.
 type FieldError struct {
-	// Field is a readable path to the offending value: "email",
-	// "permissions[2]", "address.postcode". For problem bodies it is derived
-	// from Pointer.
-	Field string
-	// Pointer is the JSON pointer (RFC 6901) the server sent, such as
-	// "/permissions/2"; empty when the server named a field instead.
-	Pointer string
-	// Message says what is wrong with the value.
-	Message string
+	Field   string // a readable path: "email", "permissions[2]", "address.postcode"
+	Pointer string // the JSON pointer the server sent ("/permissions/2"), if any
+	Message string // what is wrong with the value
 }
 
 // String returns "field: message", or whichever of the two is set.
 func (f FieldError) String() string {
-	if f.Field == "" {
-		return f.Message
-	}
-	if f.Message == "" {
-		return f.Field
+	if f.Field == "" || f.Message == "" {
+		return f.Field + f.Message
 	}
 	return f.Field + ": " + f.Message
 }
@@ -55,14 +48,27 @@ func FieldFromPointer(pointer string) string {
 	return b.String()
 }
 
-// newFieldError names the field of a field error sent as a JSON pointer
-// (kept in Pointer) or as a plain field name.
-func newFieldError(fieldOrPointer, msg string) FieldError {
-	fe := FieldError{Field: FieldFromPointer(fieldOrPointer), Message: msg}
-	if strings.HasPrefix(fieldOrPointer, "/") || strings.HasPrefix(fieldOrPointer, "#/") {
-		fe.Pointer = fieldOrPointer
+// FieldErrorsOf returns the field-level details of the *Error (either
+// format) or *ValidationError found in err's chain, where a *TransportError
+// or *TokenError reaches the server's last answer; nil when there are none.
+func FieldErrorsOf(err error) []FieldError {
+	var withFields interface{ FieldErrors() []FieldError }
+	if stderrors.As(err, &withFields) {
+		return withFields.FieldErrors()
 	}
-	return fe
+	return nil
+}
+
+// fieldErrors converts the items of either format, or returns nil for none.
+func fieldErrors[T any](items []T, convert func(T) FieldError) []FieldError {
+	if len(items) == 0 {
+		return nil
+	}
+	out := make([]FieldError, len(items))
+	for i, item := range items {
+		out[i] = convert(item)
+	}
+	return out
 }
 
 // summarizeFields renders at most five field errors on one line.
@@ -85,19 +91,18 @@ func summarizeFields(fs []FieldError) string {
 // oneLine folds s onto one line and cuts it to at most n bytes (on a rune
 // boundary), so a server's text cannot break a log line.
 func oneLine(s string, n int) string {
-	s = strings.Map(printable, strings.ToValidUTF8(s, "\uFFFD"))
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(strings.Map(printable, strings.ToValidUTF8(s, "\uFFFD"))), " ")
 	if len(s) <= n {
 		return s
 	}
 	cut := n
-	for cut > 0 && !utf8RuneStart(s[cut]) {
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + "…"
 }
 
-// printable turns control characters (including a terminal's escape) and
+// printable turns control characters (a terminal's escape included) and
 // line or paragraph separators into spaces, and drops bidirectional
 // overrides, so a server's text cannot forge or hide log content.
 func printable(r rune) rune {
@@ -109,5 +114,3 @@ func printable(r rune) rune {
 	}
 	return r
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -39,22 +39,22 @@ const (
 	fmtCM      = "codemessage"
 )
 
-// bigJSON returns a JSON object of at least 1 MiB: head, then a member
-// whose value is a long array, then tail members (which fall beyond the
-// 64 KiB snippet).
-func bigJSON(head, tail string) []byte {
+// bigJSON returns a JSON object of at least 1 MiB: head, item repeated as
+// the elements of an array, then tail (which falls beyond the snippet).
+func bigJSON(head, item, tail string) []byte {
 	var b bytes.Buffer
 	b.WriteString(head)
-	b.WriteString(`,"stacktrace":[`)
 	for i := 0; b.Len() < 1<<20+100; i++ {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(`"at com.example.Service.method(Service.java:42)"`)
+		b.WriteString(item)
 	}
-	b.WriteString(`]` + tail + `}`)
+	b.WriteString(tail)
 	return b.Bytes()
 }
+
+const stackFrame = `"at com.example.Service.method(Service.java:42)"`
 
 var problemFixtures = []fixture{
 	{file: "problem/01-contract-bad-request.json", ct: "application/problem+json", status: 400,
@@ -205,7 +205,7 @@ var problemFixtures = []fixture{
 		kind: ErrRateLimited, is: []error{ErrServiceUnavailable}, isNot: []error{ErrProviderNotConfigured}, format: fmtProblem,
 		detail: "The configured access provider rate limited the request"},
 	{gen: func() []byte {
-		return bigJSON(`{"type":"https://api.memberplatform.example/problems/internal-server-error","title":"INTERNAL_SERVER_ERROR","status":500,"detail":"huge stack trace follows","serviceCode":"50000009"`, `,"instance":"/never/read"`)
+		return bigJSON(`{"type":"https://api.memberplatform.example/problems/internal-server-error","title":"INTERNAL_SERVER_ERROR","status":500,"detail":"huge stack trace follows","serviceCode":"50000009","stacktrace":[`, stackFrame, `],"instance":"/never/read"}`)
 	}, ct: "application/problem+json", status: 500,
 		kind: ErrInternal, format: fmtProblem, title: "INTERNAL_SERVER_ERROR (50000009)", detail: "huge stack trace follows",
 		check: func(t *testing.T, e *Error) {
@@ -214,7 +214,7 @@ var problemFixtures = []fixture{
 			eq(t, "instance (beyond the snippet)", e.Problem.Instance, "")
 		}},
 	{gen: func() []byte {
-		return bigJSON(`{"type":"https://api.memberplatform.example/problems/forbidden"`, `,"title":"FORBIDDEN","detail":"late"`)
+		return bigJSON(`{"type":"https://api.memberplatform.example/problems/forbidden","stacktrace":[`, stackFrame, `],"title":"FORBIDDEN","detail":"late"}`)
 	}, ct: "application/problem+json", status: 403,
 		kind: ErrForbidden, format: fmtProblem, title: "https://api.memberplatform.example/problems/forbidden",
 		check: func(t *testing.T, e *Error) {
@@ -272,7 +272,7 @@ var codeMessageFixtures = []fixture{
 			eq(t, "extension count", len(e.CodeMessage.Extensions), 3)
 		}},
 	{gen: func() []byte {
-		return bigJSON(`{"code":"INTERNAL_ERROR","message":"database failure"`, `,"errors":[{"field":"x","message":"never read"}]`)
+		return bigJSON(`{"code":"INTERNAL_ERROR","message":"database failure","stacktrace":[`, stackFrame, `],"errors":[{"field":"x","message":"never read"}]}`)
 	}, ct: "application/json", status: 500,
 		kind: ErrInternal, format: fmtCM, title: "INTERNAL_ERROR", detail: "database failure",
 		check: func(t *testing.T, e *Error) {
@@ -280,16 +280,7 @@ var codeMessageFixtures = []fixture{
 			eq(t, "fields beyond the snippet", len(e.FieldErrors()), 0)
 		}},
 	{gen: func() []byte {
-		var b bytes.Buffer
-		b.WriteString(`{"code":"VALIDATION_ERROR","message":"too many errors","errors":[`)
-		for i := 0; b.Len() < 1<<20+100; i++ {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(`{"field":"lines[0]","message":"is invalid"}`)
-		}
-		b.WriteString(`]}`)
-		return b.Bytes()
+		return bigJSON(`{"code":"VALIDATION_ERROR","message":"too many errors","errors":[`, `{"field":"lines[0]","message":"is invalid"}`, `]}`)
 	}, ct: "application/json", status: 422,
 		kind: ErrUnprocessableEntity, format: fmtCM, title: "VALIDATION_ERROR", detail: "too many errors",
 		check: func(t *testing.T, e *Error) { eq(t, "truncated", e.BodyTruncated, true) }},
@@ -362,104 +353,117 @@ func (b *trackingBody) Read(p []byte) (int, error) {
 func (b *trackingBody) Close() error { b.closed = true; return nil }
 
 func runFixtures(t *testing.T, family string, fs []fixture) {
-	for i, fx := range fs {
+	for _, fx := range fs {
 		name := fx.file
 		if name == "" {
 			name = family + "/generated-" + http.StatusText(fx.status)
 		}
 		t.Run(name, func(t *testing.T) {
-			var body []byte
-			if fx.gen != nil {
-				body = fx.gen()
-			} else {
-				var err error
-				if body, err = os.ReadFile(filepath.Join("testdata", filepath.FromSlash(fx.file))); err != nil {
-					t.Fatal(err)
-				}
-			}
-			h := http.Header{}
-			if fx.ct != "" {
-				h.Set("Content-Type", fx.ct)
-			}
-			for k, v := range fx.header {
-				if k == "Retry-After" && strings.HasPrefix(v, "+") {
-					d, _ := time.ParseDuration(v[1:])
-					v = time.Now().Add(d).UTC().Format(http.TimeFormat)
-				}
-				h.Set(k, v)
-			}
+			body := fx.body(t, "testdata")
 			tb := &trackingBody{r: bytes.NewReader(body)}
 			u, _ := url.Parse("https://api.example.com/customer/members/m1/address?token=hunter2")
-			resp := &http.Response{StatusCode: fx.status, Header: h, Body: tb, Request: &http.Request{Method: http.MethodPost, URL: u}}
-			e := FromResponse(resp)
-			t.Logf("[%d] %s", i, e.Error())
-
+			e := FromResponse(&http.Response{StatusCode: fx.status, Header: fx.headers(), Body: tb, Request: &http.Request{Method: http.MethodPost, URL: u}})
 			if !tb.closed {
 				t.Error("body not closed")
 			}
 			if want := min(len(body), MaxBodySnippet+1+256<<10); tb.read < want {
 				t.Errorf("read %d bytes of %d: body not drained up to the bound", tb.read, len(body))
 			}
-			eq(t, "Path", e.Path, "/customer/members/m1/address")
-			eq(t, "StatusCode", e.StatusCode, fx.status)
-			if !bytes.Equal(e.Body, body[:min(len(body), MaxBodySnippet)]) {
-				t.Error("Body is not the leading snippet of the body")
-			}
-			if got := e.Kind(); got != fx.kind {
-				t.Errorf("Kind() = %v, want %v", got, fx.kind)
-			}
-			for _, k := range append([]error{fx.kind}, fx.is...) {
-				if k != nil && !stderrors.Is(e, k) {
-					t.Errorf("errors.Is(err, %v) = false", k)
-				}
-			}
-			for _, k := range fx.isNot {
-				if stderrors.Is(e, k) {
-					t.Errorf("errors.Is(err, %v) = true", k)
-				}
-			}
-			var wrapped error = &wrapErr{e}
-			var as *Error
-			if !stderrors.As(wrapped, &as) || as != e || (fx.kind != nil && !stderrors.Is(wrapped, fx.kind)) {
-				t.Error("errors.As/Is through a wrapper failed")
-			}
-			gotFmt := ""
-			switch {
-			case e.Problem != nil && e.CodeMessage != nil:
-				t.Error("both Problem and CodeMessage set")
-			case e.Problem != nil:
-				gotFmt = fmtProblem
-			case e.CodeMessage != nil:
-				gotFmt = fmtCM
-			}
-			eq(t, "format", gotFmt, fx.format)
-			for _, c := range []struct{ what, got, want string }{{"Title()", e.Title(), fx.title}, {"Detail()", e.Detail(), fx.detail}} {
-				switch c.want {
-				case "": // not checked
-				case "-":
-					eq(t, c.what, c.got, "")
-				default:
-					eq(t, c.what, c.got, c.want)
-				}
-			}
-			checkFields(t, e.FieldErrors(), fx.fields)
-			msg := e.Error()
-			checkOneLine(t, msg)
-			if strings.Contains(msg, "hunter2") || strings.Contains(e.GoString(), "hunter2") {
-				t.Errorf("query string leaked: %s", msg)
-			}
-			if len(msg) > 2048 {
-				t.Errorf("Error() is %d bytes long", len(msg))
-			}
-			for _, s := range fx.errorHas {
-				if !strings.Contains(msg, s) {
-					t.Errorf("Error() = %q\nwant it to contain %q", msg, s)
-				}
-			}
-			if fx.check != nil {
-				fx.check(t, e)
-			}
+			fx.verify(t, e, body, http.MethodPost+" /customer/members/m1/address")
 		})
+	}
+}
+
+// body reads the fixture's file under dir, or generates it.
+func (fx fixture) body(t *testing.T, dir string) []byte {
+	if fx.gen != nil {
+		return fx.gen()
+	}
+	body, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(fx.file)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// headers are the response headers the fixture is served with; a
+// Retry-After of "+90s" becomes the HTTP date that far ahead.
+func (fx fixture) headers() http.Header {
+	h := http.Header{}
+	if fx.ct != "" {
+		h.Set("Content-Type", fx.ct)
+	}
+	for k, v := range fx.header {
+		if k == "Retry-After" && strings.HasPrefix(v, "+") {
+			d, _ := time.ParseDuration(v[1:])
+			v = time.Now().Add(d).UTC().Format(http.TimeFormat)
+		}
+		h.Set(k, v)
+	}
+	return h
+}
+
+// verify checks what FromResponse made of body, served for a request to
+// request ("METHOD /path") whose query held the secret hunter2.
+func (fx fixture) verify(t *testing.T, e *Error, body []byte, request string) {
+	t.Helper()
+	t.Logf("Error(): %s", e.Error())
+	eq(t, "request", e.Method+" "+e.Path, request)
+	eq(t, "StatusCode", e.StatusCode, fx.status)
+	eq(t, "Content-Type", e.Header.Get("Content-Type"), fx.ct)
+	if !bytes.Equal(e.Body, body[:min(len(body), MaxBodySnippet)]) {
+		t.Error("Body is not the leading snippet of the body")
+	}
+	if got := e.Kind(); got != fx.kind {
+		t.Errorf("Kind() = %v, want %v", got, fx.kind)
+	}
+	for _, k := range append([]error{fx.kind}, fx.is...) {
+		if k != nil && !stderrors.Is(e, k) {
+			t.Errorf("errors.Is(err, %v) = false", k)
+		}
+	}
+	for _, k := range fx.isNot {
+		if stderrors.Is(e, k) {
+			t.Errorf("errors.Is(err, %v) = true", k)
+		}
+	}
+	var wrapped error = &wrapErr{e}
+	var as *Error
+	if !stderrors.As(wrapped, &as) || as != e || (fx.kind != nil && !stderrors.Is(wrapped, fx.kind)) {
+		t.Error("errors.As/Is through a wrapper failed")
+	}
+	gotFmt := ""
+	switch {
+	case e.Problem != nil && e.CodeMessage != nil:
+		t.Error("both Problem and CodeMessage set")
+	case e.Problem != nil:
+		gotFmt = fmtProblem
+	case e.CodeMessage != nil:
+		gotFmt = fmtCM
+	}
+	eq(t, "format", gotFmt, fx.format)
+	for _, c := range []struct{ what, got, want string }{{"Title()", e.Title(), fx.title}, {"Detail()", e.Detail(), fx.detail}} {
+		switch c.want {
+		case "": // not checked
+		case "-":
+			eq(t, c.what, c.got, "")
+		default:
+			eq(t, c.what, c.got, c.want)
+		}
+	}
+	checkFields(t, e.FieldErrors(), fx.fields)
+	msg := e.Error()
+	checkOneLine(t, msg, 2048)
+	if strings.Contains(msg, "hunter2") || strings.Contains(e.GoString(), "hunter2") {
+		t.Errorf("query string leaked: %s", msg)
+	}
+	for _, s := range fx.errorHas {
+		if !strings.Contains(msg, s) {
+			t.Errorf("Error() = %q\nwant it to contain %q", msg, s)
+		}
+	}
+	if fx.check != nil {
+		fx.check(t, e)
 	}
 }
 

@@ -41,18 +41,7 @@ func checkDecoded(t *testing.T, e *Error, status int) {
 	if e.Problem != nil && e.CodeMessage != nil {
 		t.Fatal("both formats decoded")
 	}
-	msg := e.Error()
-	if !utf8.ValidString(msg) {
-		t.Fatalf("Error() is not UTF-8: %q", msg)
-	}
-	if len(msg) > 4096 {
-		t.Fatalf("Error() is %d bytes", len(msg))
-	}
-	for _, r := range msg {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' {
-			t.Fatalf("Error() holds %U: %q", r, msg)
-		}
-	}
+	checkOneLine(t, e.Error(), 4096)
 	if e.RetryAfter < 0 {
 		t.Fatalf("RetryAfter = %v", e.RetryAfter)
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/redact"
 )
 
+// TestFieldErrorsOfAndRetryAfterOf also pins that a *TransportError or
+// *TokenError keeps its own kind and cause while reaching Last.
 func TestFieldErrorsOfAndRetryAfterOf(t *testing.T) {
 	problem := apierrors.Decode(http.StatusUnprocessableEntity, http.Header{"Content-Type": {"application/problem+json"}},
 		[]byte(`{"title":"Unprocessable","status":422,"serviceErrors":[{"detail":"is required","pointer":"/email"}]}`))
@@ -23,18 +25,23 @@ func TestFieldErrorsOfAndRetryAfterOf(t *testing.T) {
 		field     string // "" when no field errors are expected
 		wait      time.Duration
 		rateLimit bool
+		is        []error          // further targets errors.Is must match
+		last      *apierrors.Error // what errors.As must find, if set
 	}{
-		{"nil", nil, "", 0, false},
-		{"plain error", stderrors.New("boom"), "", 0, false},
-		{"problem", problem, "email", 0, false},
-		{"wrapped problem", fmt.Errorf("saving: %w", problem), "email", 0, false},
-		{"validation", validation, "userId", 0, false},
-		{"wrapped validation", fmt.Errorf("input: %w", validation), "userId", 0, false},
-		{"429", throttled, "", 7 * time.Second, true},
-		{"cancelled Retry-After wait", &apierrors.TransportError{Err: context.Canceled, Last: throttled}, "", 7 * time.Second, true},
-		{"token refresh failed after a 429", &apierrors.TokenError{Err: stderrors.New("sts down"), Last: throttled}, "", 7 * time.Second, true},
-		{"transport error after a 422", &apierrors.TransportError{Err: context.DeadlineExceeded, Last: problem}, "email", 0, false},
-		{"transport error without an answer", &apierrors.TransportError{Err: context.Canceled}, "", 0, false},
+		{"nil", nil, "", 0, false, nil, nil},
+		{"plain error", stderrors.New("boom"), "", 0, false, nil, nil},
+		{"problem", problem, "email", 0, false, nil, problem},
+		{"wrapped problem", fmt.Errorf("saving: %w", problem), "email", 0, false, nil, problem},
+		{"validation", validation, "userId", 0, false, nil, nil},
+		{"wrapped validation", fmt.Errorf("input: %w", validation), "userId", 0, false, nil, nil},
+		{"429", throttled, "", 7 * time.Second, true, nil, throttled},
+		{"cancelled Retry-After wait", &apierrors.TransportError{Err: context.Canceled, Last: throttled}, "", 7 * time.Second, true,
+			[]error{apierrors.ErrTransport, context.Canceled}, throttled},
+		{"token refresh failed after a 429", &apierrors.TokenError{Err: context.DeadlineExceeded, Last: throttled}, "", 7 * time.Second, true,
+			[]error{apierrors.ErrTokenUnavailable, context.DeadlineExceeded}, throttled},
+		{"transport error after a 422", &apierrors.TransportError{Err: context.DeadlineExceeded, Last: problem}, "email", 0, false,
+			[]error{apierrors.ErrTransport, context.DeadlineExceeded}, problem},
+		{"transport error without an answer", &apierrors.TransportError{Err: context.Canceled}, "", 0, false, []error{apierrors.ErrTransport}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,23 +56,16 @@ func TestFieldErrorsOfAndRetryAfterOf(t *testing.T) {
 			if got := stderrors.Is(tc.err, apierrors.ErrRateLimited); got != tc.rateLimit {
 				t.Errorf("errors.Is(err, ErrRateLimited) = %v, want %v", got, tc.rateLimit)
 			}
+			for _, target := range tc.is {
+				if !stderrors.Is(tc.err, target) {
+					t.Errorf("errors.Is(err, %v) = false", target)
+				}
+			}
+			var apiErr *apierrors.Error
+			if found := stderrors.As(tc.err, &apiErr); found != (tc.last != nil) || found && apiErr != tc.last {
+				t.Errorf("errors.As found %v, want %v", apiErr, tc.last)
+			}
 		})
-	}
-}
-
-func TestTransportAndTokenErrorsKeepTheirOwnKind(t *testing.T) {
-	throttled := apierrors.Decode(http.StatusTooManyRequests, nil, nil)
-	te := &apierrors.TransportError{Err: context.Canceled, Last: throttled}
-	if !stderrors.Is(te, apierrors.ErrTransport) || !stderrors.Is(te, context.Canceled) {
-		t.Fatal("a TransportError with Last must still be ErrTransport and wrap its cause")
-	}
-	var apiErr *apierrors.Error
-	if !stderrors.As(te, &apiErr) || apiErr != throttled {
-		t.Fatal("errors.As must find Last")
-	}
-	tok := &apierrors.TokenError{Err: context.DeadlineExceeded, Last: throttled}
-	if !stderrors.Is(tok, apierrors.ErrTokenUnavailable) || !stderrors.Is(tok, context.DeadlineExceeded) || !stderrors.Is(tok, apierrors.ErrRateLimited) {
-		t.Fatal("a TokenError with Last must be ErrTokenUnavailable, wrap its cause and reach Last")
 	}
 }
 

@@ -7,18 +7,18 @@ import (
 	"unicode"
 )
 
-// Kinds of failure, for use with errors.Is. An *Error matches the kind of its
-// HTTP status and, when its body names one, the kind the body names (so a 503
-// whose problem says the provider is not configured matches both
-// ErrProviderNotConfigured and ErrServiceUnavailable).
+// Kinds of failure, for use with errors.Is. An *Error matches the kind of
+// its HTTP status and the kind its body names, if any: a problem's type or
+// title, or a code, spelling a response name (BAD_REQUEST, NOT_FOUND,
+// MEMBER_NOT_FOUND, VALIDATION_ERROR...), in any case or separator.
 //
-// Provider not configured and provider rate limited are described by the
-// contract in words only, with no status. They are recognised by wording
-// ("not configured", "rate limit", "too many requests", "throttled", in any
-// spelling or case): in a problem's type or title, or a code, at any status;
-// in a detail or message only on a 429 or a 5xx. The SDK assumes a 503 for
-// provider not configured; such an error is final (Temporary is false and
-// it is never retried).
+// The contract describes two responses in words only, without a status.
+// Both are recognised by wording ("not configured"; "rate limit", "too many
+// requests", "throttled"): in a problem's type or title, or a code, at any
+// status; in a detail or message only on a 429 or a 5xx, so that a 400
+// saying "rate limit must be positive" is not one. The SDK assumes a 503
+// for provider not configured; such an error is final (Temporary is false,
+// and it is never retried).
 var (
 	ErrBadRequest             = stderrors.New("memberplatform: bad request")              // 400, or a body code BAD_REQUEST
 	ErrUnauthorized           = stderrors.New("memberplatform: unauthorized")             // 401, or UNAUTHORIZED / UNAUTHENTICATED
@@ -37,76 +37,50 @@ var (
 	ErrUnexpectedResponseBody = stderrors.New("memberplatform: unexpected response body") // a 2xx body that could not be decoded
 )
 
-// kindForStatus maps an HTTP status to its kind, or nil.
-func kindForStatus(status int) error {
-	switch status {
-	case http.StatusBadRequest:
-		return ErrBadRequest
-	case http.StatusUnauthorized:
-		return ErrUnauthorized
-	case http.StatusForbidden:
-		return ErrForbidden
-	case http.StatusNotFound:
-		return ErrNotFound
-	case http.StatusConflict:
-		return ErrConflict
-	case http.StatusUnprocessableEntity:
-		return ErrUnprocessableEntity
-	case http.StatusTooManyRequests:
-		return ErrRateLimited
-	case http.StatusInternalServerError:
-		return ErrInternal
-	case http.StatusNotImplemented:
-		return ErrNotImplemented
-	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return ErrServiceUnavailable
-	}
-	return nil
+// ErrRetryBudgetExhausted matches, with errors.Is, a call that was not
+// retried because the client's retry budget (option.WithRetryBudget) had
+// too few tokens left for an outcome the retry policy would have retried.
+// It is neither an error type nor an HTTP kind: the call returns the error
+// its last attempt produced, with its own type and kind, and the budget as
+// a cause: in an *Error's Err (Error() says so), or in a *TransportError's
+// Err beside the original cause (a *url.Error, a timeout...), which stays
+// reachable; a *TokenError's chain leads to either.
+var ErrRetryBudgetExhausted = stderrors.New("memberplatform: retry budget exhausted")
+
+var statusKinds = map[int]error{
+	http.StatusBadRequest: ErrBadRequest, http.StatusUnauthorized: ErrUnauthorized, http.StatusForbidden: ErrForbidden,
+	http.StatusNotFound: ErrNotFound, http.StatusConflict: ErrConflict, http.StatusUnprocessableEntity: ErrUnprocessableEntity,
+	http.StatusTooManyRequests: ErrRateLimited, http.StatusInternalServerError: ErrInternal, http.StatusNotImplemented: ErrNotImplemented,
+	http.StatusBadGateway: ErrServiceUnavailable, http.StatusServiceUnavailable: ErrServiceUnavailable, http.StatusGatewayTimeout: ErrServiceUnavailable,
 }
 
-// kindForName maps the contract's response names (BAD_REQUEST, NOT_FOUND, ...)
-// and common spellings of them to a kind, or nil. The contract names its
-// responses but does not give their numeric statuses or code values, so a
-// problem title/type or a code/message code that spells one of these names is
-// classified by the name as well as by the status.
+// kindForName maps a response name, or a common spelling of it, to a kind,
+// or nil: the contract names its responses but gives neither their statuses
+// nor their code values.
 func kindForName(name string) error {
-	n := normalizeName(name)
-	if n == "" {
-		return nil
-	}
 	if k := classifyText(name); k != nil {
 		return k
 	}
-	if n == "NOT_FOUND" || strings.HasSuffix(n, "_NOT_FOUND") {
-		return ErrNotFound // MEMBER_NOT_FOUND, USER_NOT_FOUND...
+	n := normalizeName(name)
+	if strings.HasSuffix(n, "_NOT_FOUND") { // MEMBER_NOT_FOUND, USER_NOT_FOUND...
+		return ErrNotFound
 	}
-	switch n {
-	case "BAD_REQUEST", "INVALID_REQUEST", "INVALID_ARGUMENT":
-		return ErrBadRequest
-	case "UNAUTHORIZED", "UNAUTHENTICATED", "NOT_AUTHENTICATED", "AUTHENTICATION_REQUIRED":
-		return ErrUnauthorized
-	case "FORBIDDEN", "PERMISSION_DENIED", "ACCESS_DENIED", "INSUFFICIENT_PERMISSIONS":
-		return ErrForbidden
-	case "CONFLICT", "ALREADY_EXISTS":
-		return ErrConflict
-	case "UNPROCESSABLE_ENTITY", "UNPROCESSABLE_CONTENT", "VALIDATION", "VALIDATION_ERROR", "VALIDATION_FAILED", "VALIDATION_EXCEPTION":
-		return ErrUnprocessableEntity
-	case "INTERNAL_SERVER_ERROR", "INTERNAL_ERROR", "INTERNAL":
-		return ErrInternal
-	case "NOT_IMPLEMENTED", "UNIMPLEMENTED":
-		return ErrNotImplemented
-	}
-	return nil
+	return nameKinds[n]
 }
 
-// classifyText recognises the two responses the contract describes only in
-// words. Provider not configured ("The access-management provider is not
-// configured for this environment"): the contract gives no status; this SDK
-// assumes a 503 but recognises the response by wording, "not configured" or
-// "unconfigured", at any status when a problem's type or title or a code says
-// it, and on a 5xx when only the detail or message does (see
-// (*Error).textKind). Rate limited: "rate limit", "ratelimit", "too many
-// requests" or "throttl...", under the same rule with 429 or a 5xx.
+var nameKinds = map[string]error{
+	"BAD_REQUEST": ErrBadRequest, "INVALID_REQUEST": ErrBadRequest, "INVALID_ARGUMENT": ErrBadRequest,
+	"UNAUTHORIZED": ErrUnauthorized, "UNAUTHENTICATED": ErrUnauthorized, "NOT_AUTHENTICATED": ErrUnauthorized, "AUTHENTICATION_REQUIRED": ErrUnauthorized,
+	"FORBIDDEN": ErrForbidden, "PERMISSION_DENIED": ErrForbidden, "ACCESS_DENIED": ErrForbidden, "INSUFFICIENT_PERMISSIONS": ErrForbidden,
+	"NOT_FOUND": ErrNotFound, "CONFLICT": ErrConflict, "ALREADY_EXISTS": ErrConflict,
+	"UNPROCESSABLE_ENTITY": ErrUnprocessableEntity, "UNPROCESSABLE_CONTENT": ErrUnprocessableEntity, "VALIDATION": ErrUnprocessableEntity,
+	"VALIDATION_ERROR": ErrUnprocessableEntity, "VALIDATION_FAILED": ErrUnprocessableEntity, "VALIDATION_EXCEPTION": ErrUnprocessableEntity,
+	"INTERNAL_SERVER_ERROR": ErrInternal, "INTERNAL_ERROR": ErrInternal, "INTERNAL": ErrInternal,
+	"NOT_IMPLEMENTED": ErrNotImplemented, "UNIMPLEMENTED": ErrNotImplemented,
+}
+
+// classifyText recognises the wording of the two responses the contract
+// describes in words only (see the Err* kinds).
 func classifyText(s string) error {
 	n := normalizeName(s)
 	switch {
@@ -120,32 +94,25 @@ func classifyText(s string) error {
 }
 
 // normalizeName upper-cases s, turns every run of non-alphanumerics into a
-// single underscore and splits camel case: "Not Found", "not-found",
-// "NotFound" and the last segment of a type URI all compare as NOT_FOUND.
+// single underscore and splits camel case: "Not Found", "not-found" and
+// "NotFound" all compare as NOT_FOUND.
 func normalizeName(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 8)
-	under, lower := false, false
+	separate, afterLower := false, false
 	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(unicode.ToUpper(r))
-			under, lower = false, true
-		case r >= 'A' && r <= 'Z':
-			if lower {
-				b.WriteByte('_')
-			}
-			b.WriteRune(r)
-			under, lower = false, false
-		default:
-			if !under && b.Len() > 0 {
-				b.WriteByte('_')
-				under = true
-			}
-			lower = false
+		lower, upper := r >= 'a' && r <= 'z' || r >= '0' && r <= '9', r >= 'A' && r <= 'Z'
+		if !lower && !upper {
+			separate, afterLower = b.Len() > 0, false
+			continue
 		}
+		if separate || upper && afterLower {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToUpper(r))
+		separate, afterLower = false, lower
 	}
-	return strings.TrimSuffix(b.String(), "_")
+	return b.String()
 }
 
 // lastSegment returns what follows the last '/', '#' or ':' of a type URI

@@ -1,6 +1,7 @@
 package errors
 
 import (
+	stderrors "errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -17,16 +18,11 @@ type ValidationError struct {
 
 // Error returns "memberplatform: <operation>: invalid input: field: message; ...".
 func (e *ValidationError) Error() string {
-	var b strings.Builder
-	b.WriteString("memberplatform: ")
-	if e.Operation != "" {
-		b.WriteString(e.Operation + ": ")
-	}
-	b.WriteString("invalid input")
+	s := prefix(e.Operation) + "invalid input"
 	if len(e.Fields) > 0 {
-		b.WriteString(": " + summarizeFields(e.Fields))
+		s += ": " + summarizeFields(e.Fields)
 	}
-	return b.String()
+	return s
 }
 
 // Is matches ErrInvalidInput.
@@ -38,48 +34,35 @@ func (e *ValidationError) FieldErrors() []FieldError { return e.Fields }
 // TokenError is returned when the bearer token could not be obtained: the
 // token endpoint failed, answered with a body that holds no usable token, or
 // the token source returned an error. No API request is sent without a token.
-// Err is the cause: an *Error for a non-2xx token response, a
-// *TransportError, a context error, or the token source's own error.
-// Neither Error nor GoString ever includes the token response body.
 type TokenError struct {
-	// Operation names the SDK call that needed the token ("" when the
-	// token source was called directly).
-	Operation string
-	// StatusCode is the token endpoint's HTTP status, or 0 when there was
-	// no response.
-	StatusCode int
+	Operation  string // the SDK call that needed the token; "" when the token source was called directly
+	StatusCode int    // the token endpoint's HTTP status, or 0 when there was no response
 	// Body is a bounded snippet of an unusable 2xx token response. It may
-	// hold secrets: it is never included in Error() or GoString().
-	Body []byte
-	// Reason says what was wrong with a 2xx response ("no token field").
-	Reason string
-	Err    error
-	// Last is the decoded last error response of the call that needed the
-	// token, when a token refresh failed between its retries (after a 429,
-	// say); nil otherwise. errors.Is and errors.As reach it, so
-	// errors.Is(err, ErrRateLimited) still tells that the platform
-	// throttled the call.
+	// hold secrets: neither Error nor GoString includes it.
+	Body   []byte
+	Reason string // what was wrong with a 2xx response ("no token field")
+	// Err is the cause: an *Error for a non-2xx token response, a
+	// *TransportError, a context error, or the token source's own error.
+	Err error
+	// Last is the call's last error response, when a token refresh failed
+	// between its retries (after a 429, say); nil otherwise. errors.Is and
+	// errors.As reach it, so errors.Is(err, ErrRateLimited) still holds.
 	Last *Error
 }
 
 // Error returns one line naming the cause, without the response body.
 func (e *TokenError) Error() string {
-	var b strings.Builder
-	b.WriteString("memberplatform: ")
-	if e.Operation != "" {
-		b.WriteString(e.Operation + ": ")
-	}
-	b.WriteString("obtaining bearer token")
+	s := prefix(e.Operation) + "obtaining bearer token"
 	if e.StatusCode != 0 && (e.Err == nil || e.Reason != "") {
-		b.WriteString(": status " + strconv.Itoa(e.StatusCode))
+		s += ": status " + strconv.Itoa(e.StatusCode)
 	}
 	if e.Reason != "" {
-		b.WriteString(": " + e.Reason)
+		s += ": " + e.Reason
 	}
 	if e.Err != nil {
-		b.WriteString(": " + strings.TrimPrefix(e.Err.Error(), "memberplatform: "))
+		s += ": " + strings.TrimPrefix(e.Err.Error(), "memberplatform: ")
 	}
-	return b.String()
+	return s
 }
 
 // GoString redacts Body, so %#v cannot print a token.
@@ -90,73 +73,51 @@ func (e *TokenError) GoString() string {
 // Unwrap returns Err and, when set, Last.
 func (e *TokenError) Unwrap() []error { return unwrapWithLast(e.Err, e.Last) }
 
-// unwrapWithLast is the Unwrap list of an error that ended a call without a
-// final response: its cause, then the server's last answer if there was one.
-func unwrapWithLast(cause error, last *Error) []error {
-	switch {
-	case last == nil && cause == nil:
-		return nil
-	case last == nil:
-		return []error{cause}
-	case cause == nil:
-		return []error{last}
-	}
-	return []error{cause, last}
-}
-
 // Is matches ErrTokenUnavailable.
 func (e *TokenError) Is(target error) bool { return target == ErrTokenUnavailable }
 
 // TransportError is returned when no HTTP response was received after all
-// attempts: connection refused or reset, a per-attempt timeout, a cancelled
-// or expired context. Err is the last cause (a *url.Error,
-// context.Canceled, context.DeadlineExceeded...), reachable with errors.Is
-// and errors.As.
+// attempts (connection refused or reset, a per-attempt timeout, a cancelled
+// or expired context), or when a rate limiter refused to wait for the next
+// send slot: a refusal by the client's adaptive rate limit matches
+// ErrRateLimited, and context.DeadlineExceeded when the deadline was the
+// reason.
 type TransportError struct {
-	// Operation, Method and Path name the call, as on *Error.
-	Operation string
-	Method    string
-	Path      string
-	// Attempts is how many HTTP attempts the call made; 0 when it ended
-	// before the first (a context already cancelled).
-	Attempts int
-	// Waited is the total time spent in backoff between attempts.
-	Waited time.Duration
-	// LastStatus is the status of the last response seen before the
-	// failure (for example a 503 whose retry was cut short by the context),
-	// or 0 if none was received.
-	LastStatus int
-	// Last is the decoded last error response that was retried before
-	// the failure (status, problem, request ID, Retry-After), or nil when
-	// no response was received. It is in the Unwrap chain after Err, so
-	// errors.Is(err, ErrRateLimited) holds for a call whose Retry-After
-	// wait was cancelled, and errors.As(err, &apiErr) finds the answer.
+	Operation  string        // as on *Error
+	Method     string        // as on *Error
+	Path       string        // as on *Error
+	Attempts   int           // HTTP attempts made; 0 when the call ended before the first
+	Waited     time.Duration // the total time spent in backoff between attempts
+	LastStatus int           // the status of the last response seen before the failure, or 0
+	// Last is the last error response, retried before the failure, or nil.
+	// It follows Err in the Unwrap chain, so errors.Is(err, ErrRateLimited)
+	// holds for a call whose Retry-After wait was cancelled, and
+	// errors.As(err, &apiErr) finds the answer.
 	Last *Error
-	Err  error
+	// Err is the last cause (a *url.Error, context.Canceled,
+	// context.DeadlineExceeded...), reachable with errors.Is and errors.As.
+	Err error
 }
 
-// Error returns one line: operation, attempts and cause.
+// Error returns one line: operation, method and path, cause, last status
+// and attempts.
 func (e *TransportError) Error() string {
-	var b strings.Builder
-	b.WriteString("memberplatform: ")
-	if e.Operation != "" {
-		b.WriteString(e.Operation + ": ")
-	}
+	s := prefix(e.Operation)
 	if e.Method != "" {
-		b.WriteString(e.Method + " " + e.Path + ": ")
+		s += e.Method + " " + e.Path + ": "
 	}
 	if e.Err != nil {
-		b.WriteString(e.Err.Error())
+		s += e.Err.Error()
 	} else {
-		b.WriteString("no response")
+		s += "no response"
 	}
 	if e.LastStatus != 0 {
-		b.WriteString(" (last status " + strconv.Itoa(e.LastStatus) + " " + http.StatusText(e.LastStatus) + ")")
+		s += " (last status " + strconv.Itoa(e.LastStatus) + " " + http.StatusText(e.LastStatus) + ")"
 	}
 	if e.Attempts > 1 {
-		b.WriteString(" (after " + strconv.Itoa(e.Attempts) + " attempts)")
+		s += " (after " + strconv.Itoa(e.Attempts) + " attempts)"
 	}
-	return b.String()
+	return s
 }
 
 // Unwrap returns Err and, when set, Last.
@@ -167,16 +128,31 @@ func (e *TransportError) Is(target error) bool { return target == ErrTransport }
 
 // Timeout reports whether the cause was a timeout or an expired deadline.
 func (e *TransportError) Timeout() bool {
-	type timeout interface{ Timeout() bool }
-	for err := e.Err; err != nil; {
-		if t, ok := err.(timeout); ok && t.Timeout() {
+	for err := e.Err; err != nil; err = stderrors.Unwrap(err) {
+		if t, ok := err.(interface{ Timeout() bool }); ok && t.Timeout() {
 			return true
 		}
-		u, ok := err.(interface{ Unwrap() error })
-		if !ok {
-			return false
-		}
-		err = u.Unwrap()
 	}
 	return false
+}
+
+// prefix starts every error line: the package, then the operation, if any.
+func prefix(operation string) string {
+	if operation == "" {
+		return "memberplatform: "
+	}
+	return "memberplatform: " + operation + ": "
+}
+
+// unwrapWithLast is the Unwrap list of an error that ended a call without a
+// final response: its cause, then the server's last answer, each if set.
+func unwrapWithLast(cause error, last *Error) []error {
+	var errs []error
+	if cause != nil {
+		errs = append(errs, cause)
+	}
+	if last != nil {
+		errs = append(errs, last)
+	}
+	return errs
 }

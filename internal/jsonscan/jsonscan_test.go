@@ -92,10 +92,29 @@ func checkObject(t *testing.T, b []byte) {
 	}
 }
 
+// checkWalkers: Elements accepts exactly the arrays Value accepts and ends
+// where it ends; Members reads a valid object as Object does.
+func checkWalkers(t *testing.T, b []byte) {
+	t.Helper()
+	switch end := Value(b, 0, 0); {
+	case len(b) > 0 && b[0] == '[':
+		if got := Elements(b, 0, func(start int) int { return Value(b, start, 1) }); got != end {
+			t.Fatalf("Elements(%q) = %d, Value = %d", b, got, end)
+		}
+	case end >= 0 && b[0] == '{':
+		var members []Member
+		got := Members(b, 0, func(name, value []byte) { members = append(members, Member{name, value}) })
+		if want := Object(b); got != end || !reflect.DeepEqual(members, want) {
+			t.Fatalf("Members(%q) = %d, %q; Value = %d, Object = %q", b, got, members, end, want)
+		}
+	}
+}
+
 func TestObjectAgreesWithDecoder(t *testing.T) {
 	for _, s := range seeds {
 		for n := range len(s) + 1 {
 			checkObject(t, []byte(s[:n]))
+			checkWalkers(t, []byte(s[:n]))
 		}
 	}
 }
@@ -159,6 +178,7 @@ func FuzzScan(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		checkValue(t, b)
 		checkObject(t, b)
+		checkWalkers(t, b)
 		checkMatch(t, b)
 	})
 }

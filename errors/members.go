@@ -1,0 +1,137 @@
+package errors
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/memberplatform/memberplatform-go/internal/jsonscan"
+)
+
+// The members the two formats define.
+const (
+	mType = iota
+	mTitle
+	mDetail
+	mInstance
+	mStatus
+	mServiceCode
+	mServiceMeta
+	mServiceErrors
+	mCode
+	mMessage
+	mErrors
+	memberCount
+	mOther = -1
+)
+
+var memberNames = [memberCount]string{"type", "title", "detail", "instance", "status", "serviceCode", "serviceMeta", "serviceErrors", "code", "message", "errors"}
+
+// memberOf returns which of memberNames name matches, or mOther.
+func memberOf(name []byte) int {
+	for i, known := range memberNames {
+		if jsonscan.Match(name, known) {
+			return i
+		}
+	}
+	return mOther
+}
+
+// decodeMembers calls set, in order as encoding/json does (a later member of
+// the same name, in any case, wins), with each member a format defines; it
+// returns the other members and those set refused, as generic JSON.
+func decodeMembers(members []jsonscan.Member, set func(member int, raw []byte) bool) map[string]any {
+	var ext map[string]any
+	for _, m := range members {
+		if k := memberOf(m.Name); k != mOther && set(k, m.Value) {
+			continue
+		}
+		var v any
+		if json.Unmarshal(m.Value, &v) == nil {
+			if ext == nil {
+				ext = make(map[string]any)
+			}
+			ext[string(m.Name)] = v
+		}
+	}
+	return ext
+}
+
+// decodeItems calls add with each item of an array of objects that has a
+// string member named first or second. It returns false, so that the raw
+// value is also kept in the extensions, when an item was unreadable (not an
+// object, a member of the wrong type, neither member) or raw is no array.
+func decodeItems(raw []byte, first, second string, add func(first, second string)) bool {
+	if string(raw) == "null" {
+		return true
+	}
+	if raw[0] != '[' {
+		return false
+	}
+	all := true
+	end := jsonscan.Elements(raw, 0, func(i int) int {
+		if raw[i] != '{' {
+			all = false
+			return jsonscan.Value(raw, i, 0)
+		}
+		var a, b string
+		readable := true
+		end := jsonscan.Members(raw, i, func(name, v []byte) {
+			switch {
+			case jsonscan.Match(name, first):
+				readable = decodeString(v, &a) && readable
+			case jsonscan.Match(name, second):
+				readable = decodeString(v, &b) && readable
+			}
+		})
+		if a == "" && b == "" {
+			readable = false
+		} else {
+			add(a, b)
+		}
+		all = all && readable
+		return end
+	})
+	return all && end >= 0
+}
+
+// decodeString reads a JSON string into dst as json.Unmarshal would: null is
+// accepted and leaves dst as it is, any other type is refused.
+func decodeString(raw []byte, dst *string) bool {
+	if len(raw) > 0 && raw[0] == '"' {
+		*dst = jsonscan.Unquote(raw)
+		return true
+	}
+	return string(raw) == "null"
+}
+
+// decodeStringOrNumber also accepts a number, kept as its literal text.
+func decodeStringOrNumber(raw []byte, dst *string) bool {
+	if len(raw) > 0 && (raw[0] == '-' || jsonscan.IsDigit(raw[0])) {
+		*dst = string(raw)
+		return true
+	}
+	return decodeString(raw, dst)
+}
+
+// decodeInt accepts an integral JSON number or a numeric string ("400").
+// Within 15 bytes Atoi gives what the float path would, faster.
+func decodeInt(raw []byte, dst *int) bool {
+	if n, err := strconv.Atoi(string(raw)); err == nil && len(raw) <= 15 {
+		*dst = n
+		return true
+	}
+	var f float64
+	if json.Unmarshal(raw, &f) == nil && f == float64(int(f)) {
+		*dst = int(f)
+		return true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+			*dst = n
+			return true
+		}
+	}
+	return false
+}
