@@ -63,10 +63,10 @@ func doCall[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	if call.Status != nil {
 		*call.Status = out.resp.StatusCode
 	}
-	if out.apiErr != nil {
-		return out.apiErr
+	if out.lastErr != nil {
+		return out.lastErr
 	}
-	return decodeResult(&out, call, &req)
+	return out.decodeResult()
 }
 
 // invalidCall is the error for a call refused before anything was sent.
@@ -198,11 +198,10 @@ func escapeSegment(p string) string {
 }
 
 // authorize sends req, with the client's bearer token when the operation
-// needs one. A 401 means the token was rejected: exactly that token is
-// dropped (a newer one is kept), a fresh one fetched, and the request sent
-// once more. When the source hands back the very token that was rejected (a
-// static token), resending cannot help: the 401 is returned.
-func (c *Client) authorize(ctx context.Context, s *Settings, ac *attemptClient, call *Call, req *request) (outcome, error) {
+// needs one. A 401 drops exactly the rejected token (a newer one is kept)
+// and the request is sent once more with a fresh one, unless the source
+// hands back the rejected token (a static token): then the 401 stands.
+func (c *Client) authorize(ctx context.Context, s *Settings, ac *attemptClient, call *Call, req *request) (*callState, error) {
 	if !call.Op.Auth || c.tokens == nil {
 		return ac.send(ctx, c, s, call, req, nil, 0)
 	}
@@ -210,38 +209,29 @@ func (c *Client) authorize(ctx context.Context, s *Settings, ac *attemptClient, 
 	for resent := false; ; resent = true {
 		tok, err := c.tokens.Get(ctx)
 		if err != nil {
-			return outcome{}, withOperation(err, call.Op.Name)
+			return nil, withOperation(err, call.Op.Name)
 		}
 		out, err := ac.send(ctx, c, s, call, req, tok, prior)
 		if err != nil || out.resp.StatusCode != http.StatusUnauthorized || resent {
 			return out, err
 		}
-		sent := tok.Header
-		if out.resp.Request != nil {
-			sent = out.resp.Request.Header.Get("Authorization")
-		}
-		if sent == "" {
-			// The request the 401 answered carried no token: a redirect
-			// took it to another origin, which got no credentials. A new
-			// token cannot help, and resending would repeat the request.
+		if out.resp.Request != nil && out.resp.Request.Header.Get("Authorization") == "" {
+			// A redirect took the request to another origin, which got no
+			// credentials: a new token cannot help.
 			return out, nil
 		}
-		// Drop the token the SDK attached to the rejected attempt (a
-		// newer one is kept), whatever a middleware did to the header's
-		// bytes: it may rewrite them in place.
+		// The token the SDK attached, whatever a middleware did to the
+		// header's bytes (it may rewrite them in place).
 		rejected := out.tok
-		if rejected == nil {
-			rejected = tok
-		}
 		c.tokens.Invalidate(rejected)
 		fresh, err := c.tokens.Get(ctx)
 		if err != nil {
-			return outcome{}, withOperation(err, call.Op.Name)
+			return nil, withOperation(err, call.Op.Name)
 		}
 		if fresh.Header == rejected.Header {
 			return out, nil
 		}
-		prior = out.attempts
+		prior += out.attempts
 	}
 }
 
@@ -257,15 +247,15 @@ func withOperation(err error, op string) error {
 	return &cp
 }
 
-// decodeResult decodes a 2xx body, already read in full, into
-// call.Result. An empty body is a success with no content. A body with data
-// after the first JSON value is accepted, as json.Decoder would.
-func decodeResult(out *outcome, call *Call, req *request) error {
+// decodeResult decodes a 2xx body, read in full, into call.Result. An
+// empty body is a success with no content; data after the first JSON value
+// is accepted, as json.Decoder would.
+func (out *callState) decodeResult() error {
 	if out.refused != nil {
-		return undecodable(out, call, req, out.refused)
+		return out.undecodable(out.refused)
 	}
 	var err error
-	switch result := call.Result.(type) {
+	switch result := out.call.Result.(type) {
 	case nil:
 		return nil
 	case *[]byte:
@@ -276,27 +266,25 @@ func decodeResult(out *outcome, call *Call, req *request) error {
 			return nil
 		}
 		err = json.Unmarshal(out.body, result)
-		if err != nil {
-			var syntaxErr *json.SyntaxError
-			if errors.As(err, &syntaxErr) {
-				err = json.NewDecoder(bytes.NewReader(out.body)).Decode(result)
-			}
+		var syntaxErr *json.SyntaxError
+		if errors.As(err, &syntaxErr) {
+			err = json.NewDecoder(bytes.NewReader(out.body)).Decode(result)
 		}
 	}
 	if err != nil {
-		return undecodable(out, call, req, err)
+		return out.undecodable(err)
 	}
 	return nil
 }
 
-// undecodable is the typed error for a 2xx body that could not be decoded:
-// it keeps the status, headers, request ID and a snippet of the body, and
-// wraps the decoding error (errors.Is(err, ErrUnexpectedResponseBody)).
-func undecodable(out *outcome, call *Call, req *request, err error) error {
+// undecodable is the typed error for a 2xx body that could not be used: it
+// keeps the status, headers, request ID and a snippet, and wraps err
+// (errors.Is(err, ErrUnexpectedResponseBody)).
+func (out *callState) undecodable(err error) error {
 	var tooLong *bodyTooLong
 	head := out.body[:min(len(out.body), apierrors.MaxBodySnippet+1)] // +1: more than the snippet was read
 	e := errorFor(out.resp, bytes.Clone(head), errors.As(err, &tooLong), false)
-	e.Operation, e.Method, e.Path, e.Attempts, e.Err = call.Op.Name, call.Op.Method, req.path, out.attempts, err
+	e.Operation, e.Method, e.Path, e.Attempts, e.Err = out.call.Op.Name, out.call.Op.Method, out.req.path, out.prior+out.attempts, err
 	return e
 }
 
