@@ -66,7 +66,7 @@ func newAttemptClient(hc *http.Client) *attemptClient {
 }
 
 // callState is one send: the call, its settings and what its attempts
-// found. It lives in the request's context for the duration of the send.
+// found. It lives in the request's context.
 type callState struct {
 	client   *Client
 	s        *Settings
@@ -100,10 +100,9 @@ func stateOf(ctx context.Context) *callState {
 	return state
 }
 
-// ownedHeaders holds the values of the headers the SDK sets. Each send has
-// its own, so a middleware that writes req.Header["Authorization"][0] in
-// place (legal) changes only that request, never the token cache or
-// another call. A retry gets fresh slices from prepareRetry's Header.Clone.
+// ownedHeaders holds the values of the headers the SDK sets, per send, so a
+// middleware writing req.Header["Authorization"][0] in place (legal)
+// changes only that request.
 type ownedHeaders [4]string
 
 const (
@@ -128,7 +127,7 @@ const (
 
 // send makes the attempts of req with token tok (nil for none). It returns
 // the state of a send that got a final response, or the typed error that
-// ended it without one (*errors.TransportError, *errors.TokenError).
+// ended it without one.
 func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call *Call, req *request, tok *CachedToken, prior int) (*callState, error) {
 	state := &callState{client: c, s: s, call: call, req: req, tok: tok, prior: prior}
 	ctx = context.WithValue(ctx, callStateKey{}, state)
@@ -209,12 +208,11 @@ func attemptStarts(_ retryablehttp.Logger, req *http.Request, _ int) {
 	state.retrySent()
 }
 
-// checkRetry is the CheckRetry hook, after every attempt. It reads the body
-// inside the attempt (so the attempt's timeout covers it, a body cut short
-// can be retried, and the connection is pooled before any backoff),
-// decodes an error response once, and decides. A 2xx whose body could not
-// be read whole lost the result: it is handled as a transport failure. An
-// error status whose body was cut short is decided on its status.
+// checkRetry is the CheckRetry hook. It reads the body inside the attempt
+// (its timeout covers it, a body cut short can be retried, the connection
+// is pooled before any backoff), decodes an error response once, and
+// decides. A 2xx body not read whole is a transport failure; an error body
+// cut short is decided on its status.
 func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	state := stateOf(ctx)
 	state.attempts++
@@ -404,6 +402,8 @@ const DefaultMaxResponseBytes = 8 << 20
 // readBody reads at most limit+1 bytes of resp's body (one more tells that
 // it is longer), drains a bounded amount more, closes it and replaces it
 // with http.NoBody. On a read error it returns what was read with the error.
+// The buffer starts at the announced length (at most 1 MiB) and doubles,
+// never past the limit, so a body over it costs about twice the limit.
 func readBody(resp *http.Response, limit int64) ([]byte, error) {
 	orig := resp.Body
 	if orig == nil || orig == http.NoBody {
@@ -414,39 +414,28 @@ func readBody(resp *http.Response, limit int64) ([]byte, error) {
 	if max <= 0 {
 		max = math.MaxInt64 // limit was math.MaxInt64
 	}
-	body, err := readAtMost(orig, max, resp.ContentLength)
-	if err != nil || int64(len(body)) < max {
-		_ = orig.Close() // at EOF, or failed: nothing to drain
-	} else {
-		httpx.DrainAndClose(orig)
-	}
-	return body, err
-}
-
-// readAtMost reads r until EOF or max bytes. The buffer starts at the
-// announced length (a huge one reserves at most 1 MiB) and doubles, never
-// past max, so a body longer than max costs about 2·max, not its size.
-func readAtMost(r io.Reader, max, announced int64) ([]byte, error) {
 	size := int64(bytes.MinRead)
-	if announced > 0 && announced < max {
-		size = announced + 1 // +1 to see EOF without growing
+	if resp.ContentLength > 0 && resp.ContentLength < max {
+		size = resp.ContentLength + 1 // +1 to see EOF without growing
 	}
 	buf := make([]byte, 0, min(size, max, 1<<20))
 	for {
 		if len(buf) == cap(buf) {
 			if int64(len(buf)) >= max {
+				httpx.DrainAndClose(orig)
 				return buf, nil
 			}
 			grown := make([]byte, len(buf), min(2*int64(cap(buf)), max, int64(cap(buf))+64<<20))
 			copy(grown, buf)
 			buf = grown
 		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
+		n, err := orig.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
 		if err != nil {
+			_ = orig.Close() // at EOF, or failed: nothing to drain
+			if err == io.EOF {
+				err = nil
+			}
 			return buf, err
 		}
 	}
@@ -504,12 +493,6 @@ func (e *redactedError) Error() string { return e.text }
 
 func (e *redactedError) Unwrap() error { return e.err }
 
-// Everything the SDK hands back from a response (an error, the response
-// given to option.WithResponseInto, a log record) goes through
-// internal/redact with the secrets the requests carried, so a server that
-// echoes a credential cannot leak it. A successful call with neither
-// WithResponseInto nor a logger never pays for it.
-
 // secretsOf returns the secrets a request's headers carry: the
 // Authorization value, the bearer token or SigV4 signature inside it, and
 // the AWS session token.
@@ -541,11 +524,10 @@ func secretsSent(resp *http.Response) []string {
 	return secrets
 }
 
-// errorFor is the typed error for resp with body as read, decoded when
-// decode is set, with at most a snippet of the body kept. Secrets are
-// replaced in the bytes (before the cut, then a secret's beginning left at
-// the cut) and then in the decoded texts, which may spell one with escapes.
-// truncated says the body was cut short or its reading failed.
+// errorFor is the typed error for resp and its body as read (decoded when
+// decode is set), keeping a snippet. Every secret the requests carried is
+// replaced in the bytes, then in the decoded texts, which may spell one
+// with escapes. truncated says the body was cut short or failed.
 func errorFor(resp *http.Response, body []byte, truncated, decode bool) *apierrors.Error {
 	secrets := secretsSent(resp)
 	set := redact.New(secrets...)

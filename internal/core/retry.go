@@ -20,8 +20,8 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/httpx"
 )
 
-// This file decides whether to retry (RetryPolicy, pure) and what a retry
-// costs (RetryBudget, shared by a client's calls).
+// This file decides whether to retry (RetryPolicy) and what a retry costs
+// (RetryBudget).
 
 // RetryPolicy configures retries. Options set every field; DefaultRetryPolicy
 // gives the defaults.
@@ -58,13 +58,11 @@ func (p *RetryPolicy) Backoff(retry int) time.Duration {
 	if ceil > float64(p.MaxDelay) || math.IsInf(ceil, 0) {
 		ceil = float64(p.MaxDelay)
 	}
-	r := 0.0
+	random := rand.Float64
 	if p.Rand != nil {
-		r = p.Rand()
-	} else {
-		r = rand.Float64()
+		random = p.Rand
 	}
-	return time.Duration(r * ceil)
+	return time.Duration(random() * ceil)
 }
 
 // Decision is what the policy decided after one attempt.
@@ -112,22 +110,15 @@ func (d Decision) givesUp() bool { return d != Done && d != Retry }
 
 // String says why the attempts stopped, for the give-up log record.
 func (d Decision) String() string {
-	switch d {
-	case Done:
-		return "done"
-	case Retry:
-		return "retry"
-	case StopExhausted:
-		return "retries exhausted"
-	case StopRetryAfter:
-		return "Retry-After exceeds the configured maximum"
-	case StopDeadline:
-		return "next retry would end after the context deadline"
-	case StopBudget:
-		return "retry budget exhausted"
+	if d < 0 || int(d) >= len(decisionText) {
+		return "unknown"
 	}
-	return "unknown"
+	return decisionText[d]
 }
+
+var decisionText = [...]string{Done: "done", Retry: "retry", StopExhausted: "retries exhausted",
+	StopRetryAfter: "Retry-After exceeds the configured maximum", StopDeadline: "next retry would end after the context deadline",
+	StopBudget: "retry budget exhausted"}
 
 // Retriable reports whether an attempt's outcome may be retried: a response
 // whose (*errors.Error).Temporary says so, for an idempotent request; an
@@ -142,15 +133,11 @@ func Retriable(idempotent bool, apiErr *apierrors.Error, err error) bool {
 }
 
 func retriableError(idempotent bool, err error) bool {
-	var certErr *tls.CertificateVerificationError
-	var unknownAuth x509.UnknownAuthorityError
-	var hostErr x509.HostnameError
-	var invalid x509.CertificateInvalidError
-	var recordErr tls.RecordHeaderError
-	var alertErr tls.AlertError
-	if stderrors.As(err, &certErr) || stderrors.As(err, &unknownAuth) || stderrors.As(err, &hostErr) ||
-		stderrors.As(err, &invalid) || stderrors.As(err, &recordErr) || stderrors.As(err, &alertErr) {
-		return false
+	for _, tlsErr := range []any{new(*tls.CertificateVerificationError), new(x509.UnknownAuthorityError),
+		new(x509.HostnameError), new(x509.CertificateInvalidError), new(tls.RecordHeaderError), new(tls.AlertError)} {
+		if stderrors.As(err, tlsErr) {
+			return false // the same request would fail the same way
+		}
 	}
 	var uerr *url.Error
 	if stderrors.As(err, &uerr) && (uerr.Op == "parse" || stderrors.Is(uerr.Err, http.ErrSchemeMismatch)) {
