@@ -125,9 +125,8 @@ const (
 	jsonContentType = "application/json"
 )
 
-// send makes the attempts of req with token tok (nil for none). It returns
-// the state of a send that got a final response, or the typed error that
-// ended it without one.
+// send makes the attempts of req with token tok (nil for none): the state
+// of a send that got a final response, or the error that ended it.
 func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call *Call, req *request, tok *CachedToken, prior int) (*callState, error) {
 	state := &callState{client: c, s: s, call: call, req: req, tok: tok, prior: prior}
 	ctx = context.WithValue(ctx, callStateKey{}, state)
@@ -170,9 +169,7 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 
 func success(status int) bool { return status >= 200 && status <= 299 }
 
-// setHeaders sets User-Agent, Accept, Content-Type and the caller's extra
-// headers, each in a slice this request owns. Authorization and the
-// signature are set per attempt.
+// setHeaders sets the headers of every attempt, in slices the request owns.
 func (state *callState) setHeaders(h http.Header) {
 	c, s := state.client, state.s
 	ua := c.userAgent
@@ -251,9 +248,8 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	return true, nil
 }
 
-// readResponse reads resp's body into state.body and decodes an error
-// status into state.lastErr. It returns the error for a 2xx body that
-// could not be read whole.
+// readResponse reads resp's body and decodes an error status into
+// state.lastErr; the error is for a 2xx body not read whole.
 func (state *callState) readResponse(resp *http.Response) (*apierrors.Error, error) {
 	if success(resp.StatusCode) {
 		limit := state.s.MaxResponseBytes
@@ -283,9 +279,7 @@ func (state *callState) readResponse(resp *http.Response) (*apierrors.Error, err
 // deadline rule needs it there) and prepareRetry waits it, with a context.
 func noLibraryBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
 
-// prepareRetry is the PrepareRetry hook: it waits the backoff, paces,
-// numbers the retry, and attaches the current token (it may have been
-// refreshed meanwhile) and signature.
+// prepareRetry is the PrepareRetry hook.
 func prepareRetry(req *http.Request) error {
 	state := stateOf(req.Context())
 	if err := state.sleep(req.Context()); err != nil {
@@ -329,9 +323,8 @@ func returnLastError(resp *http.Response, err error, _ int) (*http.Response, err
 	return nil, err
 }
 
-// authorizeAttempt sets the bearer token and the signature on an attempt.
-// A retry (refresh) asks the cache again: the token may have been
-// refreshed during the backoff.
+// authorizeAttempt sets the bearer token and the signature on an attempt;
+// a retry asks the cache again, as the token may have been refreshed.
 func (state *callState) authorizeAttempt(req *http.Request, refresh bool) error {
 	if state.tok != nil {
 		if refresh {
@@ -493,9 +486,8 @@ func (e *redactedError) Error() string { return e.text }
 
 func (e *redactedError) Unwrap() error { return e.err }
 
-// secretsOf returns the secrets a request's headers carry: the
-// Authorization value, the bearer token or SigV4 signature inside it, and
-// the AWS session token.
+// secretsOf returns the secrets a request's headers carry, whole and the
+// bearer token or SigV4 signature inside.
 func secretsOf(h http.Header) []string {
 	var secrets []string
 	for _, v := range h.Values("Authorization") {
@@ -510,8 +502,7 @@ func secretsOf(h http.Header) []string {
 	return append(secrets, h.Values("X-Amz-Security-Token")...)
 }
 
-// secretsSent returns the secrets of resp's request and of the requests
-// before it in a redirect chain.
+// secretsSent returns the secrets of resp's redirect chain.
 func secretsSent(resp *http.Response) []string {
 	var secrets []string
 	for req := resp.Request; req != nil; {

@@ -104,8 +104,7 @@ func callSettings[O any](c *Client, call *Call, opts []O) (*Settings, *attemptCl
 	return &s, ac, nil
 }
 
-// sameBaseURL reports whether a and b have the same scheme, host and path
-// prefix, a trailing slash aside.
+// sameBaseURL compares scheme, host and path prefix, a trailing slash aside.
 func sameBaseURL(a, b *url.URL) bool {
 	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Host, b.Host) &&
 		strings.TrimSuffix(a.EscapedPath(), "/") == strings.TrimSuffix(b.EscapedPath(), "/")
@@ -256,10 +255,11 @@ func (out *callState) decodeResult() error {
 		if len(bytes.TrimSpace(out.body)) == 0 {
 			return nil
 		}
-		err = json.Unmarshal(out.body, result)
-		var syntaxErr *json.SyntaxError
-		if errors.As(err, &syntaxErr) {
-			err = json.NewDecoder(bytes.NewReader(out.body)).Decode(result)
+		if err = json.Unmarshal(out.body, result); err != nil {
+			var syntaxErr *json.SyntaxError // declared here: it escapes, so it costs an allocation
+			if errors.As(err, &syntaxErr) {
+				err = json.NewDecoder(bytes.NewReader(out.body)).Decode(result)
+			}
 		}
 	}
 	if err != nil {

@@ -149,8 +149,7 @@ func (state *callState) observeAttempt(ctx context.Context, resp *http.Response,
 	}
 }
 
-// abandonAttempt ends the attempt of req, started but not sent (signing
-// failed), with err, and returns err.
+// abandonAttempt ends an attempt that was not sent with err, and returns err.
 func (state *callState) abandonAttempt(req *http.Request, err error) error {
 	if state.s.Observer != nil {
 		state.endAttempt(req.Context(), observe.AttemptResult{Err: err})
@@ -179,8 +178,7 @@ func (state *callState) observeWait(start time.Time) {
 	state.s.Observer.RateLimitWait(state.ctx, observe.Wait{Duration: time.Since(start)})
 }
 
-// fetchObserved is fetchRecovering between the observer's StartTokenFetch
-// and EndTokenFetch.
+// fetchObserved is fetchRecovering between StartTokenFetch and EndTokenFetch.
 func (c *TokenCache) fetchObserved(ctx context.Context) (string, time.Time, error) {
 	obs := c.observer
 	if obs == nil {

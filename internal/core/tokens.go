@@ -180,9 +180,8 @@ func (c *TokenCache) now() time.Time {
 	return c.Now()
 }
 
-// fetchShared returns a fresh token, joining the fetch in flight. seen is
-// the token the caller found unusable: one a fetch that ended since has
-// replaced it with is returned without fetching again.
+// fetchShared returns a fresh token, joining the fetch in flight, or the
+// one that replaced seen (the token the caller found unusable) meanwhile.
 func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*CachedToken, error) {
 	ch := c.group.DoChan("token", func() (any, error) {
 		if cur := c.cur.Load(); cur != nil && cur != seen && (cur.hardAt == 0 || c.now().UnixNano() < cur.hardAt) {
