@@ -30,9 +30,8 @@ func ParseBaseURL(rawURL string) (*url.URL, error) {
 }
 
 // CheckBearerTransport refuses a base URL over which a bearer token would
-// travel in clear text: plain http to a host that is not loopback, unless
-// AllowInsecureBearer is set. It guards both sending the token (API calls)
-// and receiving it (the token call).
+// travel in clear text (plain http to a non-loopback host), unless
+// AllowInsecureBearer is set.
 func CheckBearerTransport(s *Settings) error {
 	if u := s.BaseURL; u != nil && u.Scheme == "http" && !s.AllowInsecureBearer && !httpx.IsLoopbackHost(u.Hostname()) {
 		return fmt.Errorf("memberplatform: refusing to carry a bearer token over plain http to or from non-loopback host %q; use https, or option.WithInsecureBearerOverHTTP() if you really mean it", u.Hostname())
@@ -40,8 +39,7 @@ func CheckBearerTransport(s *Settings) error {
 	return nil
 }
 
-// redactURL returns u without user credentials or query string, which may
-// hold secrets, for error messages.
+// redactURL returns u without user credentials or query, for errors.
 func redactURL(u *url.URL) string {
 	if u == nil {
 		return ""

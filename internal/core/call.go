@@ -14,9 +14,8 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/redact"
 )
 
-// Do runs call through the pipeline (see the package doc) with the
-// client's settings and opts (option.RequestOption values) applied. Every
-// failure is a typed error from package errors.
+// Do runs call through the pipeline with the client's settings and opts
+// (option.RequestOption values). Every failure is a typed error.
 func Do[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	if c == nil {
 		return invalidCall(call, "client", "is not configured: use the services of a client built by client.New")
@@ -25,7 +24,7 @@ func Do[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 		return invalidCall(call, "ctx", "must not be nil (use context.Background())")
 	}
 	if c.settings.Observer != nil {
-		return observeCall(ctx, c, call, opts) // observe.go: doCall between the observer's StartCall and EndCall
+		return observeCall(ctx, c, call, opts)
 	}
 	return doCall(ctx, c, call, opts)
 }
@@ -45,9 +44,7 @@ func doCall[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	if err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
-		// Already over: no token fetch, no attempt. The same error as a
-		// call cancelled during its attempts.
+	if err := ctx.Err(); err != nil { // already over: no token fetch, no attempt
 		return &apierrors.TransportError{Operation: call.Op.Name, Method: call.Op.Method, Path: req.path, Err: err}
 	}
 	if s.ResponseInto != nil {
@@ -58,15 +55,15 @@ func doCall[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 		return err
 	}
 	if s.ResponseInto != nil {
-		*s.ResponseInto = responseForCaller(out.resp)
+		*s.ResponseInto = redactedResponse(out.resp, redact.New(secretsSent(out.resp)...))
 	}
 	if call.Status != nil {
 		*call.Status = out.resp.StatusCode
 	}
-	if out.apiErr != nil {
-		return out.apiErr
+	if out.lastErr != nil {
+		return out.lastErr
 	}
-	return decodeResult(&out, call, &req)
+	return out.decodeResult()
 }
 
 // invalidCall is the error for a call refused before anything was sent.
@@ -74,25 +71,22 @@ func invalidCall(call *Call, field, msg string) error {
 	return &apierrors.ValidationError{Operation: call.Op.Name, Fields: []apierrors.FieldError{{Field: field, Message: msg}}}
 }
 
-// callSettings returns the settings for one call: the client's own when
-// there are no options (shared, never written), else a copy with opts
-// applied. It also returns the retrying client to send with, which differs
-// from the client's only when an option changed the transport or the
-// per-attempt timeout.
+// callSettings returns the settings of one call: the client's (shared,
+// never written) without options, else a copy with opts applied; and the
+// attempt client, a new one only when an option changed the transport or
+// the attempt timeout.
 func callSettings[O any](c *Client, call *Call, opts []O) (*Settings, *attemptClient, error) {
 	if len(opts) == 0 {
 		return &c.settings, c.attempts, nil
 	}
 	s := c.settings
-	s.cloned = false // Header and Query are the client's: copied before a per-call option writes them
-	// A per-call WithTransport is seen by its presence: a RoundTripper may
-	// not be comparable with the client's (== panics on a func type).
-	s.Transport = nil
+	s.cloned = false  // Header and Query are the client's until an option writes them
+	s.Transport = nil // a per-call WithTransport is seen by presence: == may panic on a func type
 	if err := Apply(&s, true, opts); err != nil {
 		return nil, nil, invalidCall(call, "options", strings.TrimPrefix(err.Error(), "memberplatform: "))
 	}
 	if !sameBaseURL(s.BaseURL, c.settings.BaseURL) {
-		// The client's token must never go to a host it was not built for.
+		// The client's token must never go to another host.
 		return nil, nil, invalidCall(call, "options", "a per-call WithBaseURL must equal the client's base URL")
 	}
 	s.BaseURL = c.settings.BaseURL
@@ -110,16 +104,13 @@ func callSettings[O any](c *Client, call *Call, opts []O) (*Settings, *attemptCl
 	return &s, ac, nil
 }
 
-// sameBaseURL reports whether a and b name the same base URL: the same
-// scheme, host and path prefix, a trailing slash aside (the pipeline trims
-// it when it builds a URL).
+// sameBaseURL compares scheme, host and path prefix, a trailing slash aside.
 func sameBaseURL(a, b *url.URL) bool {
 	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Host, b.Host) &&
 		strings.TrimSuffix(a.EscapedPath(), "/") == strings.TrimSuffix(b.EscapedPath(), "/")
 }
 
-// request is what the first stage builds from a Call: everything an attempt
-// sends except the headers that change per attempt.
+// request is what every attempt of a call sends, headers aside.
 type request struct {
 	url  string // base URL + escaped path + query
 	path string // the escaped path alone, for errors
@@ -142,9 +133,8 @@ func newRequest(s *Settings, call *Call) (request, error) {
 	return r, nil
 }
 
-// buildURL joins the base URL (keeping its path prefix), the path template
-// with its parameters escaped, and the query. It returns the full URL and
-// the escaped path alone.
+// buildURL joins the base URL (with its path prefix), the path template with
+// its parameters escaped, and the query. It returns the URL and the path.
 func buildURL(s *Settings, tmpl string, params []string) (full, path string) {
 	base := strings.TrimSuffix(s.BaseURL.EscapedPath(), "/")
 	size := len(s.BaseURL.Scheme) + len("://") + len(s.BaseURL.Host) + len(base) + len(tmpl) + 16
@@ -185,8 +175,8 @@ func buildURL(s *Settings, tmpl string, params []string) (full, path string) {
 	return full, path
 }
 
-// escapeSegment escapes one path segment; "." and ".." are encoded too, so
-// no parameter can climb out of its place in the path.
+// escapeSegment escapes one path segment, "." and ".." too, so no
+// parameter can climb out of its place.
 func escapeSegment(p string) string {
 	switch p {
 	case ".":
@@ -198,11 +188,10 @@ func escapeSegment(p string) string {
 }
 
 // authorize sends req, with the client's bearer token when the operation
-// needs one. A 401 means the token was rejected: exactly that token is
-// dropped (a newer one is kept), a fresh one fetched, and the request sent
-// once more. When the source hands back the very token that was rejected (a
-// static token), resending cannot help: the 401 is returned.
-func (c *Client) authorize(ctx context.Context, s *Settings, ac *attemptClient, call *Call, req *request) (outcome, error) {
+// needs one. A 401 drops exactly the rejected token (a newer one is kept)
+// and the request is sent once more with a fresh one, unless the source
+// hands back the rejected token (a static token): then the 401 stands.
+func (c *Client) authorize(ctx context.Context, s *Settings, ac *attemptClient, call *Call, req *request) (*callState, error) {
 	if !call.Op.Auth || c.tokens == nil {
 		return ac.send(ctx, c, s, call, req, nil, 0)
 	}
@@ -210,43 +199,34 @@ func (c *Client) authorize(ctx context.Context, s *Settings, ac *attemptClient, 
 	for resent := false; ; resent = true {
 		tok, err := c.tokens.Get(ctx)
 		if err != nil {
-			return outcome{}, withOperation(err, call.Op.Name)
+			return nil, withOperation(err, call.Op.Name)
 		}
 		out, err := ac.send(ctx, c, s, call, req, tok, prior)
 		if err != nil || out.resp.StatusCode != http.StatusUnauthorized || resent {
 			return out, err
 		}
-		sent := tok.Header
-		if out.resp.Request != nil {
-			sent = out.resp.Request.Header.Get("Authorization")
-		}
-		if sent == "" {
-			// The request the 401 answered carried no token: a redirect
-			// took it to another origin, which got no credentials. A new
-			// token cannot help, and resending would repeat the request.
+		if out.resp.Request != nil && out.resp.Request.Header.Get("Authorization") == "" {
+			// A redirect took the request to another origin, which got no
+			// credentials: a new token cannot help.
 			return out, nil
 		}
-		// Drop the token the SDK attached to the rejected attempt (a
-		// newer one is kept), whatever a middleware did to the header's
-		// bytes: it may rewrite them in place.
+		// The token the SDK attached, whatever a middleware did to the
+		// header's bytes (it may rewrite them in place).
 		rejected := out.tok
-		if rejected == nil {
-			rejected = tok
-		}
 		c.tokens.Invalidate(rejected)
 		fresh, err := c.tokens.Get(ctx)
 		if err != nil {
-			return outcome{}, withOperation(err, call.Op.Name)
+			return nil, withOperation(err, call.Op.Name)
 		}
 		if fresh.Header == rejected.Header {
 			return out, nil
 		}
-		prior = out.attempts
+		prior += out.attempts
 	}
 }
 
-// withOperation names the call on a token error. The error may be shared by
-// every caller that waited for the same fetch, so it is copied, not changed.
+// withOperation names the call on a token error, copied: every caller of
+// a shared fetch has the same one.
 func withOperation(err error, op string) error {
 	te, ok := err.(*apierrors.TokenError)
 	if !ok || te.Operation != "" {
@@ -257,15 +237,15 @@ func withOperation(err error, op string) error {
 	return &cp
 }
 
-// decodeResult decodes a 2xx body, already read in full, into
-// call.Result. An empty body is a success with no content. A body with data
-// after the first JSON value is accepted, as json.Decoder would.
-func decodeResult(out *outcome, call *Call, req *request) error {
+// decodeResult decodes a 2xx body, read in full, into call.Result. An
+// empty body is a success with no content; data after the first JSON value
+// is accepted, as json.Decoder would.
+func (out *callState) decodeResult() error {
 	if out.refused != nil {
-		return undecodable(out, call, req, out.refused)
+		return out.undecodable(out.refused)
 	}
 	var err error
-	switch result := call.Result.(type) {
+	switch result := out.call.Result.(type) {
 	case nil:
 		return nil
 	case *[]byte:
@@ -275,51 +255,40 @@ func decodeResult(out *outcome, call *Call, req *request) error {
 		if len(bytes.TrimSpace(out.body)) == 0 {
 			return nil
 		}
-		err = json.Unmarshal(out.body, result)
-		if err != nil {
-			var syntaxErr *json.SyntaxError
+		if err = json.Unmarshal(out.body, result); err != nil {
+			var syntaxErr *json.SyntaxError // declared here: it escapes, so it costs an allocation
 			if errors.As(err, &syntaxErr) {
 				err = json.NewDecoder(bytes.NewReader(out.body)).Decode(result)
 			}
 		}
 	}
 	if err != nil {
-		return undecodable(out, call, req, err)
+		return out.undecodable(err)
 	}
 	return nil
 }
 
-// undecodable is the typed error for a 2xx body that could not be decoded:
-// it keeps the status, headers, request ID and a snippet of the body, and
-// wraps the decoding error (errors.Is(err, ErrUnexpectedResponseBody)).
-func undecodable(out *outcome, call *Call, req *request, err error) error {
+// undecodable is the typed error for a 2xx body that could not be used: it
+// keeps the status, headers, request ID and a snippet, and wraps err
+// (errors.Is(err, ErrUnexpectedResponseBody)).
+func (out *callState) undecodable(err error) error {
 	var tooLong *bodyTooLong
 	head := out.body[:min(len(out.body), apierrors.MaxBodySnippet+1)] // +1: more than the snippet was read
 	e := errorFor(out.resp, bytes.Clone(head), errors.As(err, &tooLong), false)
-	e.Operation, e.Method, e.Path, e.Attempts, e.Err = call.Op.Name, call.Op.Method, req.path, out.attempts, err
+	e.Operation, e.Method, e.Path, e.Attempts, e.Err = out.call.Op.Name, out.call.Op.Method, out.req.path, out.prior+out.attempts, err
 	return e
 }
 
-// bodyTooLong is the cause of the error for a 2xx body longer than
-// option.WithMaxResponseBytes.
+// bodyTooLong is the cause for a 2xx body over option.WithMaxResponseBytes.
 type bodyTooLong struct{ limit int64 }
 
 func (e *bodyTooLong) Error() string {
 	return fmt.Sprintf("the response body is longer than the %d-byte limit (option.WithMaxResponseBytes)", e.limit)
 }
 
-// responseForCaller is the final response as option.WithResponseInto hands
-// it over: status, headers, trailers and the request, with the body already
-// read and closed. The credentials of every request in its redirect chain
-// read Redacted, and every response of the chain has the secrets replaced
-// in its header and trailer names and values, so a caller logging the
-// response cannot leak the token or the signature.
-func responseForCaller(resp *http.Response) *http.Response {
-	return redactedResponse(resp, redact.New(secretsSent(resp)...))
-}
-
-// redactedResponse copies resp, without its body, with the secrets
-// replaced in its headers and trailers and in its request's redirect chain.
+// redactedResponse is the response option.WithResponseInto hands over: a
+// copy without body whose headers, trailers and redirect chain have the
+// secrets replaced and the credentials Redacted.
 func redactedResponse(resp *http.Response, set *redact.Set) *http.Response {
 	cp := *resp
 	cp.Body = http.NoBody
@@ -333,9 +302,7 @@ func redactedResponse(resp *http.Response, set *redact.Set) *http.Response {
 	return &cp
 }
 
-// redactedRequest copies req, and the requests and responses before it in
-// a redirect chain, with their credential headers replaced by Redacted and
-// no body.
+// redactedRequest copies req and its redirect chain for redactedResponse.
 func redactedRequest(req *http.Request, set *redact.Set) *http.Request {
 	if req == nil {
 		return nil

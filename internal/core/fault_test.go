@@ -299,31 +299,29 @@ func TestNotRetriedStatuses(t *testing.T) {
 	}
 }
 
-func TestNotImplementedNotRetried(t *testing.T) {
-	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
-		w.Header().Set("Content-Type", "application/problem+json")
-		w.WriteHeader(501)
-		_, _ = io.WriteString(w, `{"type":"about:blank","title":"Not implemented","status":501,"serviceCode":"not-implemented"}`)
-	})
-	c := rtNewClient(t, srv.URL, nil)
-	err := c.do(context.Background(), rtCall(rtPutOp, nil))
-	rtWantAPIError(t, err, 501, 1)
-	if !stderrors.Is(err, apierrors.ErrNotImplemented) || srv.hits() != 1 {
-		t.Fatalf("err %v, hits %d; want ErrNotImplemented after 1 hit", err, srv.hits())
-	}
-}
-
-func TestProviderNotConfiguredNotRetried(t *testing.T) {
-	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
-		w.Header().Set("Content-Type", "application/problem+json")
-		w.WriteHeader(503)
-		_, _ = io.WriteString(w, `{"type":"https://errors.example.com/provider-not-configured","title":"Provider not configured","status":503,"serviceCode":"50300001"}`)
-	})
-	c := rtNewClient(t, srv.URL, nil)
-	err := c.do(context.Background(), rtCall(rtPutOp, nil))
-	ae := rtWantAPIError(t, err, 503, 1)
-	if !stderrors.Is(err, apierrors.ErrProviderNotConfigured) || ae.Problem == nil {
-		t.Fatalf("err = %v, want ErrProviderNotConfigured with its problem decoded", err)
+// Kinds that retrying cannot fix are not retried, whatever their status.
+func TestFinalKindsNotRetried(t *testing.T) {
+	for _, tt := range []struct {
+		status int
+		body   string
+		kind   error
+	}{
+		{501, `{"type":"about:blank","title":"Not implemented","status":501,"serviceCode":"not-implemented"}`, apierrors.ErrNotImplemented},
+		{503, `{"type":"https://errors.example.com/provider-not-configured","title":"Provider not configured","status":503,"serviceCode":"50300001"}`, apierrors.ErrProviderNotConfigured},
+	} {
+		t.Run(strconv.Itoa(tt.status), func(t *testing.T) {
+			srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+				w.Header().Set("Content-Type", "application/problem+json")
+				w.WriteHeader(tt.status)
+				_, _ = io.WriteString(w, tt.body)
+			})
+			c := rtNewClient(t, srv.URL, nil)
+			err := c.do(context.Background(), rtCall(rtPutOp, nil))
+			ae := rtWantAPIError(t, err, tt.status, 1)
+			if !stderrors.Is(err, tt.kind) || ae.Problem == nil || srv.hits() != 1 {
+				t.Fatalf("err %v, hits %d; want %v with its problem decoded after 1 hit", err, srv.hits(), tt.kind)
+			}
+		})
 	}
 }
 

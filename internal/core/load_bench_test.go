@@ -13,20 +13,30 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/pacer"
 )
 
-// okTransport answers every request in memory with a 200 and a small JSON
+// cannedTransport answers every request in memory with one status and
 // body, so that allocation counts are the pipeline's own.
-type okTransport struct{}
+type cannedTransport struct {
+	code                      int
+	status, contentType, body string
+}
 
-func (okTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+// okTransport answers with a 200 and a small JSON body.
+var okTransport = cannedTransport{http.StatusOK, "200 OK", "application/json", `{"ok":true}`}
+
+// problemTransport answers with a 422 problem: an error answer the
+// provider's limit admitted.
+var problemTransport = cannedTransport{http.StatusUnprocessableEntity, "422 Unprocessable Entity", "application/problem+json", `{"title":"Unprocessable Entity","status":422}`}
+
+func (t cannedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Body != nil {
 		_, _ = io.Copy(io.Discard, r.Body)
 		_ = r.Body.Close()
 	}
 	return &http.Response{
-		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:        http.Header{"Content-Type": []string{"application/json"}},
-		Body:          io.NopCloser(strings.NewReader(`{"ok":true}`)),
-		ContentLength: 11, Request: r,
+		StatusCode: t.code, Status: t.status, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": []string{t.contentType}},
+		Body:          io.NopCloser(strings.NewReader(t.body)),
+		ContentLength: int64(len(t.body)), Request: r,
 	}, nil
 }
 
@@ -58,7 +68,7 @@ func loadClient(tb testing.TB, set func(*Settings)) *Client {
 	tb.Helper()
 	s := DefaultSettings()
 	s.BaseURL, _ = url.Parse("http://api.example.test")
-	s.Transport = okTransport{}
+	s.Transport = okTransport
 	set(&s)
 	c, err := New(s, nil)
 	if err != nil {
@@ -86,23 +96,6 @@ func TestLoadSuccessPathAllocs(t *testing.T) {
 	}
 }
 
-// problemTransport answers every request in memory with a 422 problem: an
-// error answer the provider's limit admitted.
-type problemTransport struct{}
-
-func (problemTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Body != nil {
-		_, _ = io.Copy(io.Discard, r.Body)
-		_ = r.Body.Close()
-	}
-	return &http.Response{
-		StatusCode: http.StatusUnprocessableEntity, Status: "422 Unprocessable Entity", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:        http.Header{"Content-Type": []string{"application/problem+json"}},
-		Body:          io.NopCloser(strings.NewReader(`{"title":"Unprocessable Entity","status":422}`)),
-		ContentLength: 45, Request: r,
-	}, nil
-}
-
 // The dormant adaptive limiter must not cost an error answer either: it
 // has to tell a throttle from other errors, and doing so with
 // Is(ErrRateLimited) cost a 422 three allocations.
@@ -114,8 +107,8 @@ func TestLoadErrorPathAllocs(t *testing.T) {
 			}
 		}
 	}
-	without := loadClient(t, func(s *Settings) { s.Transport, s.Adaptive = problemTransport{}, nil })
-	dormant := loadClient(t, func(s *Settings) { s.Transport = problemTransport{} })
+	without := loadClient(t, func(s *Settings) { s.Transport, s.Adaptive = problemTransport, nil })
+	dormant := loadClient(t, func(s *Settings) { s.Transport = problemTransport })
 	if a, b := testing.AllocsPerRun(200, call(without)), testing.AllocsPerRun(200, call(dormant)); a != b {
 		t.Fatalf("%v allocs per 422 with the dormant limiter, want %v as without it", b, a)
 	}

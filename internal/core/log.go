@@ -1,7 +1,6 @@
 package core
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -9,21 +8,15 @@ import (
 	"time"
 
 	"github.com/memberplatform/memberplatform-go/internal/httpx"
+	"github.com/memberplatform/memberplatform-go/internal/redact"
 )
 
-// log writes one record if a logger is configured. Only allow-listed values
-// are logged: operation, method, path template, status, attempt, duration,
-// request ID and error text; never headers or bodies.
+// log writes one record to the call's logger, if enabled. Only allow-listed
+// values are logged (operation, method, path template, attempt, duration,
+// status, request ID, error text), never headers or bodies.
 func (state *callState) log(level slog.Level, msg string, resp *http.Response, err error, extra ...slog.Attr) {
 	l := state.s.Logger
-	if l == nil {
-		return
-	}
-	ctx := state.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if !l.Enabled(ctx, level) {
+	if l == nil || !l.Enabled(state.ctx, level) {
 		return
 	}
 	attrs := make([]slog.Attr, 0, 9+len(extra))
@@ -38,9 +31,8 @@ func (state *callState) log(level slog.Level, msg string, resp *http.Response, e
 	if resp != nil {
 		attrs = append(attrs, slog.Int("status", resp.StatusCode))
 		if id := httpx.RequestID(resp.Header); id != "" {
-			// Error responses are redacted when read; a 2xx is not, so
-			// its request ID is checked here.
-			attrs = append(attrs, slog.String("request_id", redactText(id, secretsSent(resp))))
+			// An error response was redacted when read; a 2xx was not.
+			attrs = append(attrs, slog.String("request_id", redact.New(secretsSent(resp)...).String(id)))
 		}
 	}
 	if err != nil {
@@ -48,8 +40,11 @@ func (state *callState) log(level slog.Level, msg string, resp *http.Response, e
 		if errors.As(err, &uerr) {
 			err = uerr.Err // the URL may carry a caller's query string
 		}
-		attrs = append(attrs, slog.String("error", redactText(err.Error(), state.secrets())))
+		var secrets []string
+		if state.sent != nil {
+			secrets = secretsOf(state.sent.Header)
+		}
+		attrs = append(attrs, slog.String("error", redact.New(secrets...).String(err.Error())))
 	}
-	attrs = append(attrs, extra...)
-	l.LogAttrs(ctx, level, "memberplatform: "+msg, attrs...)
+	l.LogAttrs(state.ctx, level, "memberplatform: "+msg, append(attrs, extra...)...)
 }

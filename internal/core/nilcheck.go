@@ -8,12 +8,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 )
 
-// NilInside reports whether v is a non-nil interface value holding a nil
-// pointer, func, map, channel or slice: a "typed nil" that compares != nil
-// yet panics, or misbehaves, when its methods run. Options refuse such a
-// value when they receive it, so that the mistake surfaces at client.New
-// (or at the call) rather than as a panic in every later call, or in a
-// goroutine of a dependency where nothing can recover it.
+// NilInside reports whether v is a non-nil interface holding a nil pointer,
+// func, map, channel or slice: a "typed nil" options refuse, so the mistake
+// surfaces at client.New rather than as a panic in a later call.
 func NilInside(v any) bool {
 	if v == nil {
 		return false
@@ -33,9 +30,8 @@ func TypedNilError(name string, v any, hint string) error {
 }
 
 // CheckCredentialsProvider reports why creds cannot sign: nil, a typed nil,
-// or an *aws.CredentialsCache around either. Such a provider would panic
-// inside the AWS SDK's own fetch goroutine on the first token request,
-// ending the process where no recover can reach.
+// or an *aws.CredentialsCache around either, which would panic in the AWS
+// SDK's own goroutine, where nothing can recover.
 func CheckCredentialsProvider(creds aws.CredentialsProvider) error {
 	switch {
 	case creds == nil:
@@ -46,10 +42,8 @@ func CheckCredentialsProvider(creds aws.CredentialsProvider) error {
 	return checkCached(reflect.ValueOf(creds))
 }
 
-// checkCached looks inside an *aws.CredentialsCache, which may wrap
-// another. The cache keeps its provider unexported; reading (not using) it
-// through reflect is the only way to see that it wraps nothing. Should a
-// future SDK rename the field, the check is skipped.
+// checkCached looks inside an *aws.CredentialsCache through reflect (its
+// provider is unexported); should the field be renamed, it checks nothing.
 func checkCached(v reflect.Value) error {
 	if v.Type() != reflect.TypeFor[*aws.CredentialsCache]() {
 		return nil

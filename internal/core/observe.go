@@ -11,16 +11,12 @@ import (
 	"github.com/memberplatform/memberplatform-go/observe"
 )
 
-// This file is the pipeline's side of package observe: it tells the
-// client's Observer (option.WithObserver) what the stages do. The stages
-// call it only when an observer is set, so an unobserved call pays a nil
-// check and no allocation: Do (observeCall), the attempts' authorizeAttempt
-// (startAttempt, abandonAttempt), checkRetry (observeAttempt) and waitTurn
-// (observeWait), the token cache (fetchObserved) and New (observeClient).
+// This file tells the client's Observer (option.WithObserver) what the
+// stages do. They call it only when an observer is set, so an unobserved
+// call pays a nil check and no allocation.
 
 // AddObserver adds o to the settings' observers (option.WithObserver). A
-// Combiner may merge with the observer already set; otherwise both are
-// called, the earlier first.
+// Combiner may merge with one already set; otherwise all are called in order.
 func (s *Settings) AddObserver(o observe.Observer) error {
 	if o == nil {
 		return nil
@@ -82,12 +78,10 @@ func callInfo(op *Operation) observe.Call {
 	return info
 }
 
-// executeOperation is client.Execute's operation name: its Path is not a
-// template.
+// executeOperation is client.Execute's operation name: its Path is no template.
 const executeOperation = "client.Execute"
 
-// observeCall is Do for a client with an observer: the call between the
-// observer's StartCall and EndCall.
+// observeCall is doCall between the observer's StartCall and EndCall.
 func observeCall[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	obs := c.settings.Observer
 	info := callInfo(call.Op)
@@ -97,10 +91,8 @@ func observeCall[O any](ctx context.Context, c *Client, call *Call, opts []O) er
 	return err
 }
 
-// attemptState is what the pipeline keeps about an observed attempt. It
-// travels in the attempt's context, which becomes the request's (see
-// startAttempt), rather than in the callState, so that an unobserved
-// call's state is not one byte larger.
+// attemptState is an observed attempt. It travels in the request's context,
+// not in the callState, so an unobserved call's state is no larger.
 type attemptState struct {
 	ctx     context.Context // the observer's context for the attempt
 	attempt observe.Attempt
@@ -109,35 +101,32 @@ type attemptState struct {
 
 type attemptStateKey struct{}
 
-// attemptOf returns the observed attempt whose request, or request's
-// context, is given; nil when there is none.
-func attemptOf(ctx context.Context) *attemptState {
-	a, _ := ctx.Value(attemptStateKey{}).(*attemptState)
-	return a
+// endAttempt tells the observer how the attempt of ctx ended, once.
+func (state *callState) endAttempt(ctx context.Context, result observe.AttemptResult) {
+	if a, _ := ctx.Value(attemptStateKey{}).(*attemptState); a != nil && a.open {
+		a.open = false
+		state.s.Observer.EndAttempt(a.ctx, a.attempt, result)
+	}
 }
 
-// startAttempt tells the observer an attempt starts. It runs in
-// authorizeAttempt after the token is attached and before the signature,
-// so that propagation headers the observer adds are signed, not a change
-// that breaks the signature. The observer's context becomes req's: req has
-// not been handed to net/http yet (a retry's is a fresh copy), so it is
-// changed in place.
+// startAttempt tells the observer an attempt starts, after the token and
+// before the signature, so propagation headers it adds are signed. Its
+// context becomes req's, in place: req is not yet handed to net/http.
 func (state *callState) startAttempt(req *http.Request) {
 	obs := state.s.Observer
 	a := &attemptState{attempt: observe.Attempt{Call: callInfo(state.call.Op), Request: req, Resend: state.prior + state.attempts}, open: true}
 	a.ctx = obs.StartAttempt(state.ctx, a.attempt)
 	if a.ctx == nil || stateOf(a.ctx) != state {
-		// Not derived from the one it was given: the send's state, and
-		// the call's deadline, would be lost. The attempt keeps its own.
+		// Not derived from the one given: the send's state and deadline
+		// would be lost.
 		a.ctx = state.ctx
 	}
 	a.attempt.Request = nil // not kept past StartAttempt: the observer must not read it later
 	*req = *req.WithContext(context.WithValue(a.ctx, attemptStateKey{}, a))
 }
 
-// observeAttempt tells the observer how an attempt ended (ctx, resp,
-// apiErr and err as checkRetry has them) and what the policy decided: a
-// retry after wait, or the budget's refusal.
+// observeAttempt tells the observer how an attempt ended (as checkRetry has
+// it) and what was decided: a retry after wait, or the budget's refusal.
 func (state *callState) observeAttempt(ctx context.Context, resp *http.Response, apiErr *apierrors.Error, err error, d Decision, wait time.Duration) {
 	obs := state.s.Observer
 	var outcome error
@@ -147,14 +136,11 @@ func (state *callState) observeAttempt(ctx context.Context, resp *http.Response,
 	case apiErr != nil:
 		outcome = apiErr
 	}
-	if a := attemptOf(ctx); a != nil && a.open {
-		result := observe.AttemptResult{Err: outcome}
-		if resp != nil {
-			result.StatusCode = resp.StatusCode
-		}
-		a.open = false
-		obs.EndAttempt(a.ctx, a.attempt, result)
+	result := observe.AttemptResult{Err: outcome}
+	if resp != nil {
+		result.StatusCode = resp.StatusCode
 	}
+	state.endAttempt(ctx, result)
 	switch d {
 	case Retry:
 		obs.Retry(state.ctx, observe.Retry{Attempt: state.prior + state.attempts, Reason: observe.ErrorType(outcome), Delay: wait})
@@ -163,22 +149,16 @@ func (state *callState) observeAttempt(ctx context.Context, resp *http.Response,
 	}
 }
 
-// abandonAttempt ends the attempt of req, started but not sent (signing
-// failed), with err, and returns err.
+// abandonAttempt ends an attempt that was not sent with err, and returns err.
 func (state *callState) abandonAttempt(req *http.Request, err error) error {
-	if state.s.Observer == nil {
-		return err
-	}
-	if a := attemptOf(req.Context()); a != nil && a.open {
-		a.open = false
-		state.s.Observer.EndAttempt(a.ctx, a.attempt, observe.AttemptResult{Err: err})
+	if state.s.Observer != nil {
+		state.endAttempt(req.Context(), observe.AttemptResult{Err: err})
 	}
 	return err
 }
 
-// waitStarts returns when a wait for the rate limiters starts, or the zero
-// time when no limiter could make the attempt wait (no user limiter, and
-// the pacer absent or dormant).
+// waitStarts returns when a wait for the limiters starts, or the zero time
+// when none could make the attempt wait.
 func (state *callState) waitStarts() time.Time {
 	if state.s.RateLimiter == nil {
 		if a := state.s.Adaptive; a == nil {
@@ -190,8 +170,7 @@ func (state *callState) waitStarts() time.Time {
 	return time.Now()
 }
 
-// observeWait tells the observer how long the wait that began at start
-// lasted (deferred by waitTurn).
+// observeWait tells the observer how long the wait from start lasted.
 func (state *callState) observeWait(start time.Time) {
 	if start.IsZero() {
 		return
@@ -199,8 +178,7 @@ func (state *callState) observeWait(start time.Time) {
 	state.s.Observer.RateLimitWait(state.ctx, observe.Wait{Duration: time.Since(start)})
 }
 
-// fetchObserved is fetchRecovering between the observer's StartTokenFetch
-// and EndTokenFetch.
+// fetchObserved is fetchRecovering between StartTokenFetch and EndTokenFetch.
 func (c *TokenCache) fetchObserved(ctx context.Context) (string, time.Time, error) {
 	obs := c.observer
 	if obs == nil {
@@ -212,9 +190,8 @@ func (c *TokenCache) fetchObserved(ctx context.Context) (string, time.Time, erro
 	return v, exp, err
 }
 
-// observeClient hands the observer of a client just built its token cache
-// and, for a StateObserver, the readers of its retry budget and pacer. The
-// client keeps the State alive (see observe.StateObserver).
+// observeClient hands the observer of a new client its token cache and, for
+// a StateObserver, the readers of its budget and pacer (kept alive by it).
 func observeClient(c *Client) {
 	obs := c.settings.Observer
 	if obs == nil {
@@ -250,75 +227,61 @@ func observeClient(c *Client) {
 // context the one before returned.
 type observers []observe.Observer
 
-func (o observers) StartCall(ctx context.Context, call observe.Call) context.Context {
+func (o observers) each(f func(observe.Observer)) {
 	for _, x := range o {
-		ctx = x.StartCall(ctx, call)
+		f(x)
 	}
+}
+
+func (o observers) StartCall(ctx context.Context, call observe.Call) context.Context {
+	o.each(func(x observe.Observer) { ctx = x.StartCall(ctx, call) })
 	return ctx
 }
 
 func (o observers) EndCall(ctx context.Context, call observe.Call, err error) {
-	for _, x := range o {
-		x.EndCall(ctx, call, err)
-	}
+	o.each(func(x observe.Observer) { x.EndCall(ctx, call, err) })
 }
 
 func (o observers) StartAttempt(ctx context.Context, attempt observe.Attempt) context.Context {
-	for _, x := range o {
-		ctx = x.StartAttempt(ctx, attempt)
-	}
+	o.each(func(x observe.Observer) { ctx = x.StartAttempt(ctx, attempt) })
 	return ctx
 }
 
 func (o observers) EndAttempt(ctx context.Context, attempt observe.Attempt, result observe.AttemptResult) {
-	for _, x := range o {
-		x.EndAttempt(ctx, attempt, result)
-	}
+	o.each(func(x observe.Observer) { x.EndAttempt(ctx, attempt, result) })
 }
 
 func (o observers) StartTokenFetch(ctx context.Context) context.Context {
-	for _, x := range o {
-		ctx = x.StartTokenFetch(ctx)
-	}
+	o.each(func(x observe.Observer) { ctx = x.StartTokenFetch(ctx) })
 	return ctx
 }
 
 func (o observers) EndTokenFetch(ctx context.Context, err error) {
-	for _, x := range o {
-		x.EndTokenFetch(ctx, err)
-	}
+	o.each(func(x observe.Observer) { x.EndTokenFetch(ctx, err) })
 }
 
 func (o observers) Retry(ctx context.Context, retry observe.Retry) {
-	for _, x := range o {
-		x.Retry(ctx, retry)
-	}
+	o.each(func(x observe.Observer) { x.Retry(ctx, retry) })
 }
 
 func (o observers) RateLimitWait(ctx context.Context, wait observe.Wait) {
-	for _, x := range o {
-		x.RateLimitWait(ctx, wait)
-	}
+	o.each(func(x observe.Observer) { x.RateLimitWait(ctx, wait) })
 }
 
 func (o observers) BudgetRefused(ctx context.Context, refusal observe.Refusal) {
-	for _, x := range o {
-		x.BudgetRefused(ctx, refusal)
-	}
+	o.each(func(x observe.Observer) { x.BudgetRefused(ctx, refusal) })
 }
 
 // ObserveState hands state to every StateObserver of o.
 func (o observers) ObserveState(state *observe.State) {
-	for _, x := range o {
+	o.each(func(x observe.Observer) {
 		if so, ok := x.(observe.StateObserver); ok {
 			so.ObserveState(state)
 		}
-	}
+	})
 }
 
-// orParent is an observer's returned context, or parent when the observer
-// returned nil, so that a faulty observer cannot turn a call into a
-// nil-context failure.
+// orParent is an observer's returned context, or parent when it returned nil.
 func orParent(ctx, parent context.Context) context.Context {
 	if ctx == nil {
 		return parent

@@ -16,7 +16,7 @@ func TestCachedTokenAddsNoAllocationPerCall(t *testing.T) {
 	build := func(withToken bool) *Client {
 		s := DefaultSettings()
 		s.BaseURL, _ = url.Parse("http://127.0.0.1")
-		s.Transport = okTransport{}
+		s.Transport = okTransport
 		var tokens *TokenCache
 		if withToken {
 			tokens = NewTokenCache(func(context.Context) (string, time.Time, error) { return "tok-abc", time.Time{}, nil })
@@ -52,7 +52,7 @@ func TestHeaderValuesAreOwnedPerRequest(t *testing.T) {
 	var seen []http.Header
 	s.Transport = roundTripperFunc(func(r *http.Request) (*http.Response, error) {
 		seen = append(seen, r.Header.Clone())
-		return okTransport{}.RoundTrip(r)
+		return okTransport.RoundTrip(r)
 	})
 	s.Header = http.Header{"X-Tenant": {"acme"}}
 	tokens := NewTokenCache(func(context.Context) (string, time.Time, error) { return "tok-abc", time.Time{}, nil })

@@ -14,11 +14,8 @@ type RateLimiter interface {
 }
 
 // pacedOut marks an error of the adaptive limiter's wait as the provider's
-// rate limit: the limiter is engaged only because the provider throttled
-// the client, so a call it stopped (its slot was after the deadline, or
-// further than MaxRetryAfter) failed for that throttling, and matches
-// errors.ErrRateLimited whether or not this call saw a 429 itself. A
-// caller's own cancellation is left as it is.
+// rate limit (the limiter engages only after a throttle), so it matches
+// errors.ErrRateLimited. A caller's own cancellation is left as it is.
 func pacedOut(err error) error {
 	if errors.Is(err, context.Canceled) {
 		return err
@@ -26,10 +23,8 @@ func pacedOut(err error) error {
 	return rateLimitedWait{err}
 }
 
-// rateLimitedWait is the cause recorded on the *errors.TransportError of a
-// call the adaptive limiter stopped. It matches errors.ErrRateLimited, and
-// context.DeadlineExceeded when the deadline was the reason (through the
-// limiter's error, which it unwraps to).
+// rateLimitedWait is the cause of a call the adaptive limiter stopped; it
+// unwraps to the limiter's error.
 type rateLimitedWait struct{ cause error }
 
 func (e rateLimitedWait) Error() string { return e.cause.Error() }

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -19,22 +20,22 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/httpx"
 )
 
-// RetryPolicy configures retries. The zero value of a field means "use the
-// default" only through DefaultRetryPolicy; options set fields explicitly.
+// This file decides whether to retry (RetryPolicy) and what a retry costs
+// (RetryBudget).
+
+// RetryPolicy configures retries. Options set every field; DefaultRetryPolicy
+// gives the defaults.
 type RetryPolicy struct {
-	// What option.WithMaxRetries, WithRetryBackoff and WithMaxRetryAfter
-	// set (their documentation says what each means).
+	// What option.WithMaxRetries, WithRetryBackoff and WithMaxRetryAfter set.
 	MaxRetries                         int
 	BaseDelay, MaxDelay, MaxRetryAfter time.Duration
 	// Rand returns a float in [0,1) for jitter; nil uses math/rand/v2.
 	Rand func() float64
-	// Now returns the current time; nil uses time.Now. It is used to
-	// resolve an HTTP-date Retry-After and to compare the end of a wait with
-	// the context's deadline (the sleep itself uses real timers).
+	// Now resolves an HTTP-date Retry-After and compares the end of a wait
+	// with the context's deadline; nil uses time.Now.
 	Now func() time.Time
-	// OnRetry, if set, is called with the retry number (1 for the first
-	// retry) and the wait the policy chose, just before the client sleeps
-	// for it. For tests and metrics; it must be safe for concurrent use.
+	// OnRetry, if set, is called with the retry number (1 for the first)
+	// and the wait, before the wait. It must be safe for concurrent use.
 	OnRetry func(retry int, wait time.Duration)
 }
 
@@ -50,20 +51,18 @@ func (p *RetryPolicy) now() time.Time {
 	return time.Now()
 }
 
-// Backoff returns the wait before retry number retry (0 for the first
-// retry): full jitter over min(MaxDelay, BaseDelay·2^retry).
+// Backoff returns the wait before retry number retry (0 for the first):
+// full jitter over min(MaxDelay, BaseDelay·2^retry).
 func (p *RetryPolicy) Backoff(retry int) time.Duration {
 	ceil := float64(p.BaseDelay) * math.Pow(2, float64(retry))
 	if ceil > float64(p.MaxDelay) || math.IsInf(ceil, 0) {
 		ceil = float64(p.MaxDelay)
 	}
-	r := 0.0
+	random := rand.Float64
 	if p.Rand != nil {
-		r = p.Rand()
-	} else {
-		r = rand.Float64()
+		random = p.Rand
 	}
-	return time.Duration(r * ceil)
+	return time.Duration(random() * ceil)
 }
 
 // Decision is what the policy decided after one attempt.
@@ -72,18 +71,17 @@ type Decision int
 // Decisions.
 const (
 	Done           Decision = iota // not retriable, or success
-	Retry                          // wait Wait, then retry
+	Retry                          // wait, then retry
 	StopExhausted                  // retriable, but no retries left
 	StopRetryAfter                 // the server asked for longer than MaxRetryAfter
 	StopDeadline                   // the wait would end after the context deadline
-	StopBudget                     // retriable, but the client's retry budget is empty (budget.go)
+	StopBudget                     // retriable, but the client's retry budget is empty
 )
 
-// Decide applies the policy to the outcome of attempt number attempt
-// (1-based): apiErr is the decoded error response (nil for a 2xx or no
-// response) and err the transport error (nil when a response arrived). It
-// returns the decision and, for Retry, the wait. idempotent says whether the
-// request may be repeated after it reached the server.
+// Decide applies the policy to attempt number attempt (1-based): apiErr is
+// the decoded error response (nil for a 2xx or none) and err the transport
+// error. It returns the decision and, for Retry, the wait. idempotent says
+// the request may be repeated after it reached the server.
 func (p *RetryPolicy) Decide(ctx context.Context, attempt int, idempotent bool, apiErr *apierrors.Error, err error) (Decision, time.Duration) {
 	if ctx.Err() != nil || !Retriable(idempotent, apiErr, err) {
 		return Done, 0
@@ -107,34 +105,26 @@ func (p *RetryPolicy) Decide(ctx context.Context, attempt int, idempotent bool, 
 }
 
 // givesUp reports whether d stopped a call the policy would otherwise have
-// retried: the case the give-up log record is for.
+// retried (the give-up log record).
 func (d Decision) givesUp() bool { return d != Done && d != Retry }
 
 // String says why the attempts stopped, for the give-up log record.
 func (d Decision) String() string {
-	switch d {
-	case Done:
-		return "done"
-	case Retry:
-		return "retry"
-	case StopExhausted:
-		return "retries exhausted"
-	case StopRetryAfter:
-		return "Retry-After exceeds the configured maximum"
-	case StopDeadline:
-		return "next retry would end after the context deadline"
-	case StopBudget:
-		return "retry budget exhausted"
+	if d < 0 || int(d) >= len(decisionText) {
+		return "unknown"
 	}
-	return "unknown"
+	return decisionText[d]
 }
 
-// Retriable reports whether an attempt's outcome may be retried: a
-// response (*errors.Error).Temporary calls so, for an idempotent request;
-// an error known to be transient (transientError), never one the SDK
-// cannot classify, since the same request would fail the same way. A
-// non-idempotent request is retried only when the connection failed
-// before the request was written (a dial or proxy connect error).
+var decisionText = [...]string{Done: "done", Retry: "retry", StopExhausted: "retries exhausted",
+	StopRetryAfter: "Retry-After exceeds the configured maximum", StopDeadline: "next retry would end after the context deadline",
+	StopBudget: "retry budget exhausted"}
+
+// Retriable reports whether an attempt's outcome may be retried: a response
+// whose (*errors.Error).Temporary says so, for an idempotent request; an
+// error known to be transient, never one the SDK cannot classify (it would
+// fail the same way). A non-idempotent request is retried only when the
+// connection failed before the request was written (dial, proxy connect).
 func Retriable(idempotent bool, apiErr *apierrors.Error, err error) bool {
 	if err != nil {
 		return retriableError(idempotent, err)
@@ -143,22 +133,18 @@ func Retriable(idempotent bool, apiErr *apierrors.Error, err error) bool {
 }
 
 func retriableError(idempotent bool, err error) bool {
-	var certErr *tls.CertificateVerificationError
-	var unknownAuth x509.UnknownAuthorityError
-	var hostErr x509.HostnameError
-	var invalid x509.CertificateInvalidError
-	var recordErr tls.RecordHeaderError
-	var alertErr tls.AlertError
-	if stderrors.As(err, &certErr) || stderrors.As(err, &unknownAuth) || stderrors.As(err, &hostErr) ||
-		stderrors.As(err, &invalid) || stderrors.As(err, &recordErr) || stderrors.As(err, &alertErr) {
-		return false
+	for _, tlsErr := range []any{new(*tls.CertificateVerificationError), new(x509.UnknownAuthorityError),
+		new(x509.HostnameError), new(x509.CertificateInvalidError), new(tls.RecordHeaderError), new(tls.AlertError)} {
+		if stderrors.As(err, tlsErr) {
+			return false // the same request would fail the same way
+		}
 	}
 	var uerr *url.Error
 	if stderrors.As(err, &uerr) && (uerr.Op == "parse" || stderrors.Is(uerr.Err, http.ErrSchemeMismatch)) {
 		return false
 	}
-	// A DNS failure is wrapped in a dial *net.OpError: check it first, so a
-	// name that does not exist is not retried.
+	// A DNS failure comes inside a dial *net.OpError: a name that does not
+	// exist is not retried.
 	var dnsErr *net.DNSError
 	if stderrors.As(err, &dnsErr) {
 		return dnsErr.IsTemporary || dnsErr.IsTimeout
@@ -170,27 +156,20 @@ func retriableError(idempotent bool, err error) bool {
 	return idempotent && transientError(err)
 }
 
-// transientErrnos are the connection failures worth another attempt. On
-// Windows the same failures carry WSA codes instead; they arrive inside a
-// read or write *net.OpError, which transientError accepts as well.
+// transientErrnos are the connection failures worth another attempt (on
+// Windows they come inside a read or write *net.OpError, accepted too).
 var transientErrnos = []error{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.EPIPE}
 
-// transientTexts are failures net/http reports only as unexported errors
-// built with errors.New, so their text is all there is to match: an HTTP/1
-// keep-alive connection the server closed just as it was reused (net/http
-// returns errServerClosedIdle undecorated for a request it will not replay
-// itself, such as a PUT), and an HTTP/2 connection lost to a failed ping or
-// closed after a GOAWAY. The HTTP/2 failures net/http can retry itself
-// (graceful GOAWAY, REFUSED_STREAM) it does retry: the SDK's requests carry
-// GetBody.
+// transientTexts are failures net/http reports only as unexported
+// errors.New values: a keep-alive connection the server closed as it was
+// reused (not replayed by net/http for a PUT), and a lost HTTP/2 connection.
 var transientTexts = []string{
 	"http: server closed idle connection",
 	"http2: client connection lost",
 	"http2: server sent GOAWAY and closed the connection",
 }
 
-// transientError reports whether err is known to be transient. A body read
-// error from the attempts wraps its cause, so it is judged by that cause.
+// transientError reports whether err, or its cause, is known to be transient.
 func transientError(err error) bool {
 	for _, e := range transientErrnos {
 		if stderrors.Is(err, e) {
@@ -215,3 +194,174 @@ func transientError(err error) bool {
 	}
 	return false
 }
+
+// The retry budget keeps retries from multiplying the load on a failing
+// service: a client's calls share one pool of tokens, a retry spends some,
+// a healthy answer puts some back, and an empty pool stops retries (not
+// first attempts). option.WithRetryBudget documents the numbers.
+
+// BudgetConfig sizes a retry budget, in tokens.
+type BudgetConfig struct {
+	Capacity int // the budget when full, and where it starts
+	// What a retry costs after: a rate-limited answer without the adaptive
+	// limiter, and while it paces the client; another retriable error
+	// response; a connection failure or timeout.
+	ThrottleCost, PacedThrottleCost, ErrorCost, TimeoutCost int
+	// SuccessRefill is what a call answered healthily at its first attempt
+	// puts back; a retry answered healthily gets its own cost back.
+	SuccessRefill int
+}
+
+// DefaultBudgetConfig returns the defaults: capacity 500; a retry costs 5
+// after a throttle (0 while paced), 10 after another error, 15 after a
+// timeout; a healthy first answer puts 1 back.
+func DefaultBudgetConfig() BudgetConfig {
+	return BudgetConfig{Capacity: 500, ThrottleCost: 5, PacedThrottleCost: 0, ErrorCost: 10, TimeoutCost: 15, SuccessRefill: 1}
+}
+
+// RetryBudget is a client's retry budget, shared by its calls and the token
+// call of its SigV4 source. It is safe for concurrent use.
+type RetryBudget struct {
+	cfg    BudgetConfig
+	tokens atomic.Int64
+}
+
+// NewRetryBudget returns a full budget sized by cfg.
+func NewRetryBudget(cfg BudgetConfig) *RetryBudget {
+	b := &RetryBudget{cfg: cfg}
+	b.tokens.Store(int64(cfg.Capacity))
+	return b
+}
+
+// Config returns the budget's configuration.
+func (b *RetryBudget) Config() BudgetConfig { return b.cfg }
+
+// Tokens returns the tokens left.
+func (b *RetryBudget) Tokens() int { return int(b.tokens.Load()) }
+
+// take spends cost tokens if the budget holds that many.
+func (b *RetryBudget) take(cost int) bool {
+	for {
+		t := b.tokens.Load()
+		if t < int64(cost) {
+			return false
+		}
+		if b.tokens.CompareAndSwap(t, t-int64(cost)) {
+			return true
+		}
+	}
+}
+
+// give puts n tokens back, up to the capacity. A full budget is only read,
+// so a healthy client's calls do not contend on it.
+func (b *RetryBudget) give(n int) {
+	for {
+		t := b.tokens.Load()
+		full := int64(b.cfg.Capacity)
+		if t >= full || n <= 0 {
+			return
+		}
+		next := full // also when t+n would overflow (a capacity of math.MaxInt)
+		if int64(n) < full-t {
+			next = t + int64(n)
+		}
+		if b.tokens.CompareAndSwap(t, next) {
+			return
+		}
+	}
+}
+
+// budgetState is what the budget keeps about one send, in its callState.
+type budgetState struct {
+	retryCost    int  // what the last retry took, given back on a healthy answer
+	retryPending bool // a retry was paid for and has not gone out yet
+}
+
+// decide is the policy's decision after an attempt that ended with apiErr
+// or err, with the retry paid for from the budget: StopBudget when the
+// budget cannot pay (a final error response then matches
+// errors.ErrRetryBudgetExhausted; failure marks a transport error).
+func (state *callState) decide(ctx context.Context, apiErr *apierrors.Error, err error) (Decision, time.Duration) {
+	d, wait := state.s.Retry.Decide(ctx, state.attempts, state.call.Op.Idempotent || state.s.Idempotent, apiErr, err)
+	b := state.s.RetryBudget
+	if d != Retry || b == nil {
+		return d, wait
+	}
+	cost := b.cfg.ErrorCost
+	switch {
+	case err != nil:
+		cost = b.cfg.TimeoutCost
+	case rateLimited(apiErr) && state.s.Adaptive != nil:
+		cost = b.cfg.PacedThrottleCost
+	case rateLimited(apiErr):
+		cost = b.cfg.ThrottleCost
+	}
+	if !b.take(cost) {
+		if apiErr != nil {
+			apiErr.Err = budgetStopped{}
+		}
+		return StopBudget, wait
+	}
+	state.retryCost, state.retryPending = cost, true
+	return Retry, wait
+}
+
+// retrySent notes that the paid retry went out: its answer settles it.
+func (state *callState) retrySent() { state.retryPending = false }
+
+// refundRetry gives back a retry that was paid for and not sent (the
+// context ended in its backoff, a limiter refused it, signing failed): only
+// retries that reach the service drain the budget.
+func (state *callState) refundRetry() {
+	if b := state.s.RetryBudget; b != nil && state.retryPending {
+		b.give(state.retryCost)
+		state.retryPending, state.retryCost = false, 0
+	}
+}
+
+// settleBudget runs on a send's final answer (apiErr nil for a 2xx). An
+// answer of a healthy service (not 408, 429 or 5xx) refills the budget by
+// the cost of the retry that got it, or by SuccessRefill.
+func (state *callState) settleBudget(apiErr *apierrors.Error) {
+	b := state.s.RetryBudget
+	if b == nil || !healthyAnswer(apiErr) {
+		return
+	}
+	if state.retryCost > 0 {
+		b.give(state.retryCost)
+		return
+	}
+	b.give(b.cfg.SuccessRefill)
+}
+
+// rateLimited reports whether an error response says the client sends too
+// fast: a 429, or the contract's rate-limited problem at any status. Kind
+// reads Decode's classification; Is(ErrRateLimited) would cost allocations.
+func rateLimited(apiErr *apierrors.Error) bool {
+	return apiErr != nil && (apiErr.StatusCode == http.StatusTooManyRequests || apiErr.Kind() == apierrors.ErrRateLimited)
+}
+
+// healthyAnswer reports whether a final answer shows the service working:
+// a 2xx (apiErr nil), 3xx or a 4xx that is not Temporary (408, 429).
+func healthyAnswer(apiErr *apierrors.Error) bool {
+	return apiErr == nil || (apiErr.StatusCode < http.StatusInternalServerError && !apiErr.Temporary())
+}
+
+// budgetStopped is the cause recorded on an error whose retry the budget
+// refused: the *errors.Error's Err, or wrapping the transport's cause in
+// the *errors.TransportError. It matches errors.ErrRetryBudgetExhausted.
+type budgetStopped struct{ cause error }
+
+func (e budgetStopped) Error() string {
+	const msg = "not retried: the client's retry budget is exhausted"
+	if e.cause == nil {
+		return msg
+	}
+	return e.cause.Error() + " (" + msg + ")"
+}
+
+// Unwrap returns the transport's cause, nil for an error response.
+func (e budgetStopped) Unwrap() error { return e.cause }
+
+// Is matches errors.ErrRetryBudgetExhausted.
+func (e budgetStopped) Is(target error) bool { return target == apierrors.ErrRetryBudgetExhausted }

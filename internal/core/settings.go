@@ -18,50 +18,33 @@ import (
 // defaults; a call with options works on a copy.
 type Settings struct {
 	BaseURL    *url.URL
-	HTTPClient *http.Client      // user's client; its Transport, Jar, CheckRedirect and Timeout are used
-	Transport  http.RoundTripper // user's transport; wins over HTTPClient.Transport
-	// DefaultTransport is used when neither Transport nor HTTPClient gives
-	// one: client.New's own pool, shared by the API and token calls.
-	DefaultTransport http.RoundTripper
-	Header           http.Header // extra headers, sent on every request
-	Query            url.Values  // extra query parameters
-	// Timeout bounds a whole call, retries and backoff included.
-	Timeout time.Duration
-	// AttemptTimeout bounds one HTTP attempt (headers and body). Without
-	// it, the client's own transport still bounds the wait for headers
-	// (DefaultAttemptTimeout).
-	AttemptTimeout time.Duration
-	// MaxResponseBytes bounds a 2xx body; a longer one fails the call.
-	MaxResponseBytes int64
-	// Middleware runs on every HTTP request of every attempt, in order.
-	Middleware []Middleware
-	// ResponseInto, when set, receives the call's final response.
-	ResponseInto **http.Response
-	// Idempotent marks the call safe to repeat whatever its method.
-	Idempotent bool
-	Retry      RetryPolicy
-	Logger     *slog.Logger
-	AppInfo    string // appended to the User-Agent
-	// AllowInsecureBearer permits sending a bearer token over plain http to
-	// a host that is not loopback.
-	AllowInsecureBearer bool
+	HTTPClient *http.Client      // its Transport, Jar, CheckRedirect and Timeout are used
+	Transport  http.RoundTripper // wins over HTTPClient.Transport
+	// DefaultTransport is client.New's own pool, used when neither
+	// Transport nor HTTPClient gives one.
+	DefaultTransport    http.RoundTripper
+	Header              http.Header   // extra headers
+	Query               url.Values    // extra query parameters
+	Timeout             time.Duration // a whole call, retries and backoff included
+	AttemptTimeout      time.Duration // one HTTP attempt, headers and body
+	MaxResponseBytes    int64         // a 2xx body
+	Middleware          []Middleware
+	ResponseInto        **http.Response // receives the call's final response
+	Idempotent          bool            // the call is safe to repeat whatever its method
+	Retry               RetryPolicy
+	Logger              *slog.Logger
+	AppInfo             string // appended to the User-Agent
+	AllowInsecureBearer bool   // a bearer token may go over plain http to a non-loopback host
 
-	// TokenSource is the bearer token source, nil for none. SigV4, when
-	// set, asks client.New to build a SigV4 source instead. Client-wide
-	// only.
+	// Client-wide only: the token source (SigV4 asks client.New to build
+	// one), and the load bounds and observer, shared by every call and by
+	// the token pipeline. A nil RetryBudget or Adaptive is switched off.
 	TokenSource memberplatform.TokenSource
 	SigV4       *SigV4Settings
-
-	// Load bounding (budget.go, ratelimit.go), client-wide only: the
-	// pointers are shared by every call and by the token pipeline built
-	// from a copy of these settings. RetryBudget nil disables the budget.
 	RetryBudget *RetryBudget
 	RateLimiter RateLimiter
-	Adaptive    *pacer.Pacer // nil when option.WithoutAdaptiveRateLimit turned it off
-
-	// Observer sees the client's calls, attempts, waits and decisions
-	// (observe.go); nil observes nothing, at no cost. Client-wide only.
-	Observer observe.Observer
+	Adaptive    *pacer.Pacer
+	Observer    observe.Observer
 
 	cloned bool // Header/Query are private copies, safe to mutate
 }
@@ -72,19 +55,14 @@ type SigV4Settings struct {
 	Region      string
 }
 
-// Applier is implemented by option.RequestOption values. The public
-// interface has only an unexported method, so that every option is built
-// and documented in package option; the pipeline reaches the option's
-// behaviour through this interface. perCall says s is one call's copy: an
-// option that applies to client.New only (or to a call only) refuses
-// itself there, so the scope is checked once, by the option.
+// Applier is implemented by option.RequestOption values. perCall says s is
+// one call's copy, so an option checks its own scope, once.
 type Applier interface {
 	ApplyTo(s *Settings, perCall bool) error
 }
 
 // Apply applies opts to s in order and returns the first error. Nil
-// options are skipped; a value that is not an Applier (a type embedding
-// option.RequestOption, say) is refused.
+// options are skipped; a value that is no Applier is refused.
 func Apply[O any](s *Settings, perCall bool, opts []O) error {
 	for _, o := range opts {
 		switch a := any(o).(type) {
@@ -102,36 +80,33 @@ func Apply[O any](s *Settings, perCall bool, opts []O) error {
 
 // MutableHeader returns s.Header, copied first if it may be shared.
 func (s *Settings) MutableHeader() http.Header {
-	if !s.cloned {
-		s.cloneMaps()
-	}
+	s.cloneMaps()
 	return s.Header
 }
 
 // MutableQuery returns s.Query, copied first if it may be shared.
 func (s *Settings) MutableQuery() url.Values {
-	if !s.cloned {
-		s.cloneMaps()
-	}
+	s.cloneMaps()
 	return s.Query
 }
 
 func (s *Settings) cloneMaps() {
+	if s.cloned {
+		return
+	}
 	s.Header = s.Header.Clone()
 	if s.Header == nil {
 		s.Header = http.Header{}
 	}
-	q := url.Values{}
-	for k, v := range s.Query {
-		q[k] = append([]string(nil), v...)
+	s.Query = url.Values(http.Header(s.Query).Clone())
+	if s.Query == nil {
+		s.Query = url.Values{}
 	}
-	s.Query = q
 	s.cloned = true
 }
 
-// DefaultSettings returns the SDK's defaults, before options and
-// environment. Each call gives a client a retry budget and an adaptive
-// limiter (dormant until the first throttle) of its own.
+// DefaultSettings returns the SDK's defaults, with a retry budget and an
+// adaptive limiter (dormant until a throttle) of their own.
 func DefaultSettings() Settings {
 	return Settings{Retry: DefaultRetryPolicy(), MaxResponseBytes: DefaultMaxResponseBytes,
 		RetryBudget: NewRetryBudget(DefaultBudgetConfig()), Adaptive: pacer.New()}

@@ -162,13 +162,7 @@ func TestPacerRefusalErrorShapes(t *testing.T) {
 // limiter, still fails as rate limited: the limiter is engaged because the
 // provider throttled the client.
 func TestPacerRefusalOfAFirstAttemptIsRateLimited(t *testing.T) {
-	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 200, `{}`) })
-	p := pacer.New()
-	p.Engage(0.5)
-	c := rtNewClient(t, srv.URL, func(s *Settings) { s.Adaptive = p })
-	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
-		t.Fatal(err) // takes the free slot; the next is 2 s away
-	}
+	srv, c := pacedClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	err := c.do(ctx, rtCall(rtPutOp, nil))
@@ -181,6 +175,18 @@ func TestPacerRefusalOfAFirstAttemptIsRateLimited(t *testing.T) {
 // A caller's own cancellation while waiting for a slot is a cancellation,
 // not a throttle.
 func TestPacerWaitCancelledIsNotRateLimited(t *testing.T) {
+	_, c := pacedClient(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	err := c.do(ctx, rtCall(rtPutOp, nil))
+	if !stderrors.Is(err, context.Canceled) || stderrors.Is(err, apierrors.ErrRateLimited) {
+		t.Fatalf("err = %v; want context.Canceled only", err)
+	}
+}
+
+// pacedClient is a client whose engaged limiter has just let one call
+// through: its next slot is 2 s away.
+func pacedClient(t *testing.T) (*rtServer, *Client) {
 	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 200, `{}`) })
 	p := pacer.New()
 	p.Engage(0.5)
@@ -188,10 +194,5 @@ func TestPacerWaitCancelledIsNotRateLimited(t *testing.T) {
 	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(50*time.Millisecond, cancel)
-	err := c.do(ctx, rtCall(rtPutOp, nil))
-	if !stderrors.Is(err, context.Canceled) || stderrors.Is(err, apierrors.ErrRateLimited) {
-		t.Fatalf("err = %v; want context.Canceled only", err)
-	}
+	return srv, c
 }

@@ -21,8 +21,7 @@ import (
 type TokenFetcher func(ctx context.Context) (value string, expiry time.Time, err error)
 
 // CachedToken is one token held by the cache. Header is the ready-made
-// Authorization value, so the hit path allocates nothing; each attempt puts
-// it in a header slice of its own (ownedHeaders).
+// Authorization value, so the hit path allocates nothing.
 type CachedToken struct {
 	Value  string
 	Header string
@@ -31,19 +30,12 @@ type CachedToken struct {
 	hardAt int64 // unix nanos: must refresh from here on
 }
 
-// newCachedToken computes the refresh points: the soft window is
-// min(SoftWindow, lifetime/2) before expiry and the hard window
-// min(HardWindow, lifetime/10), so a short-lived token is not refreshed on
-// every call.
-//
-// The points are computed as now plus a duration, saturating, never from
-// exp.UnixNano(): that overflows for an expiry after 2262 (a "9999-12-31"
-// expiresAt, a JWT exp of 1e10) and would put the points in the past, so
-// every call would fetch. exp.Sub(now) saturates too, so such a token is
-// valid for as long as the process runs. A token that had already expired
-// when it was fetched (the issuer's clock is behind ours) is used for
-// ExpiredTokenLifetime, or until a 401 drops it, rather than fetched
-// again on every call.
+// newCachedToken computes the refresh points, min(SoftWindow, life/2) and
+// min(HardWindow, life/10) before expiry, so a short-lived token is not
+// refreshed on every call. They are now plus a saturating duration, never
+// exp.UnixNano(), which overflows after 2262 and would make every call
+// fetch. A token already expired when fetched (clock skew) is used for
+// ExpiredTokenLifetime.
 func (c *TokenCache) newCachedToken(v string, exp time.Time) *CachedToken {
 	t := &CachedToken{Value: v, Header: "Bearer " + v, Expiry: exp}
 	if !exp.IsZero() {
@@ -71,9 +63,8 @@ func addNanos(ns int64, d time.Duration) int64 {
 	return ns + int64(d)
 }
 
-// warnExpired logs, once per cache, that the source returned a token whose
-// expiry had already passed. It names the expiry and the local clock, never
-// the token.
+// warnExpired logs, once per cache, that the source returned an expired
+// token, naming the expiry and the clock, never the token.
 func (c *TokenCache) warnExpired(exp, now time.Time) {
 	if c.Logger == nil || !c.expiredWarned.CompareAndSwap(false, true) {
 		return
@@ -83,8 +74,7 @@ func (c *TokenCache) warnExpired(exp, now time.Time) {
 		slog.Time("expiry", exp.UTC()), slog.Time("now", now.UTC()), slog.Duration("expired_for", now.Sub(exp)))
 }
 
-// String redacts the token, so a CachedToken printed by mistake does not
-// leak it.
+// String redacts the token.
 func (t *CachedToken) String() string {
 	if t == nil {
 		return "<nil>"
@@ -102,42 +92,30 @@ const (
 	DefaultFetchTimeout = 30 * time.Second // bound on one shared fetch
 	softRetryMin        = 5 * time.Second
 	softRetryMax        = time.Minute
-	// ExpiredTokenLifetime is how long a token that had already expired
-	// when it was fetched is used (clock skew): long enough that calls do
-	// not each fetch a token, short enough to notice a fixed clock soon.
-	// A 401 drops it sooner.
+	// ExpiredTokenLifetime is how long a token already expired when fetched
+	// (clock skew) is used, unless a 401 drops it sooner.
 	ExpiredTokenLifetime = time.Minute
 )
 
 // TokenCache shares one token among all goroutines of a client.
 //
-//   - Hit path: a token further than the soft window from expiry, or with
-//     unknown expiry (valid until the server rejects it), is returned with
-//     one atomic load and no allocation.
-//   - Soft window: the first caller to notice refreshes while the others keep
-//     using the current token; a failed refresh keeps the current token and
-//     backs off (5s doubling to 1m) before the next attempt.
-//   - Hard window, expired or empty: every caller waits for exactly one
-//     shared fetch (singleflight). The fetch runs detached from any one
-//     caller's context (bounded by FetchTimeout), so a caller giving up does
-//     not fail the others; each caller still returns when its own ctx ends.
-//   - Invalidate drops a token rejected with 401, unless a newer token has
-//     already replaced it.
-//   - Odd expiries: one after 2262 is valid for the life of the process; one
-//     already past when fetched is used for ExpiredTokenLifetime (or until a
-//     401), and Logger, if set, gets one Warn record about it.
+//   - Hit: a token before its soft window, or with unknown expiry, costs one
+//     atomic load and no allocation.
+//   - Soft window: the first caller to notice refreshes while the others
+//     use the current token; a failed refresh backs off (5s doubling to 1m).
+//   - Hard window, expired or empty: every caller waits for one shared fetch,
+//     detached from any caller's context (bounded by FetchTimeout); each
+//     caller still returns when its own ctx ends.
+//   - Invalidate drops a token rejected with 401, unless already replaced.
 //
-// Now is the clock for the windows and the backoff (time.Now when nil);
-// tests inject one instead of sleeping.
+// Now is the clock (time.Now when nil).
 type TokenCache struct {
 	Fetch        TokenFetcher
 	Now          func() time.Time
 	SoftWindow   time.Duration
 	HardWindow   time.Duration
 	FetchTimeout time.Duration
-	// Logger, if set, receives a Warn record (once) when the source returns
-	// a token that had already expired. Nil logs nothing.
-	Logger *slog.Logger
+	Logger       *slog.Logger // warned once about an already expired token
 
 	cur        atomic.Pointer[CachedToken]
 	group      singleflight.Group
@@ -202,11 +180,8 @@ func (c *TokenCache) now() time.Time {
 	return c.Now()
 }
 
-// fetchShared returns a fresh token, joining the fetch in flight if there is
-// one. seen is the token (or nil) the caller found unusable: if another
-// fetch has replaced it with a usable token since the caller looked (that
-// fetch ended between the caller's load and its joining), that token is
-// returned without fetching again.
+// fetchShared returns a fresh token, joining the fetch in flight, or the
+// one that replaced seen (the token the caller found unusable) meanwhile.
 func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*CachedToken, error) {
 	ch := c.group.DoChan("token", func() (any, error) {
 		if cur := c.cur.Load(); cur != nil && cur != seen && (cur.hardAt == 0 || c.now().UnixNano() < cur.hardAt) {
@@ -229,7 +204,6 @@ func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*Cache
 		}
 		t := c.newCachedToken(v, exp)
 		c.cur.Store(t)
-		// A fresh token ends any soft-refresh backoff, whoever fetched it.
 		c.softFails.Store(0)
 		c.softUntil.Store(0)
 		return t, nil
@@ -245,10 +219,8 @@ func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*Cache
 	}
 }
 
-// fetchRecovering calls Fetch and turns a panic in it (a user's token
-// source, or middleware on the token request) into a TokenError. The fetch
-// runs on singleflight's goroutine, where a panic cannot be recovered by any
-// caller and would end the process.
+// fetchRecovering calls Fetch and turns a panic in it into a TokenError: it
+// runs on singleflight's goroutine, where a panic would end the process.
 func (c *TokenCache) fetchRecovering(ctx context.Context) (v string, exp time.Time, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -258,10 +230,8 @@ func (c *TokenCache) fetchRecovering(ctx context.Context) (v string, exp time.Ti
 	return c.Fetch(ctx)
 }
 
-// CheckTokenValue reports whether v can be sent as a bearer token: it must
-// be non-empty and made of visible ASCII characters (no spaces or control
-// characters, which net/http would refuse to send). The error never quotes
-// the token.
+// CheckTokenValue reports whether v can be sent as a bearer token:
+// non-empty visible ASCII. The error never quotes the token.
 func CheckTokenValue(v string) error {
 	if v == "" {
 		return stderrors.New("an empty token")

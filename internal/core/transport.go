@@ -1,19 +1,21 @@
 package core
 
 import (
+	"context"
 	"errors"
+	"net"
 	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-cleanhttp"
-
-	"github.com/memberplatform/memberplatform-go/internal/httpx"
 )
 
 // buildHTTPClient makes the *http.Client the attempts use: the user's
-// transport (or a pooled default) under the SDK's own attemptTransport.
-// prev, when set, is the client's own http.Client, whose transport a
-// per-call client reuses when the call did not choose another.
+// transport (or a pooled default) under attemptTransport. prev, when set,
+// is the client's own, whose transport a per-call client reuses.
 func buildHTTPClient(s *Settings, prev *http.Client) *http.Client {
 	rt := s.Transport
 	hc := &http.Client{}
@@ -47,17 +49,19 @@ func buildHTTPClient(s *Settings, prev *http.Client) *http.Client {
 }
 
 // sameOriginRedirect, the default redirect policy, follows up to 5
-// redirects that stay on the original scheme and host. A redirect elsewhere
-// is not followed: its 3xx response is returned (and becomes an
-// *errors.Error), so a request body carrying personal data is never replayed
-// to another host. A user's own policy (option.WithHTTPClient) may follow
-// more; attemptTransport still keeps the credentials from leaving the
-// origin.
+// redirects on the original scheme and host. A redirect elsewhere returns
+// its 3xx (an *errors.Error), so a body with personal data is never
+// replayed to another host.
 func sameOriginRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 5 || req.URL.Scheme != via[0].URL.Scheme || req.URL.Host != via[0].URL.Host {
 		return http.ErrUseLastResponse
 	}
 	return nil
+}
+
+// sameOrigin reports whether req goes to base's scheme and host (with port).
+func sameOrigin(req *http.Request, base *url.URL) bool {
+	return strings.EqualFold(req.URL.Scheme, base.Scheme) && strings.EqualFold(req.URL.Host, base.Host)
 }
 
 // Middleware is option.Middleware: it sees one HTTP request of an attempt
@@ -74,52 +78,24 @@ func runMiddleware(chain []Middleware, req *http.Request, send func(*http.Reques
 	})
 }
 
-// DefaultAttemptTimeout bounds how long an attempt on the client's own
-// connection pool may wait for data, when no option bounds the attempt: a
-// server that accepts and never answers, or sends the headers and then
-// stalls the body, ends the attempt with a timeout after at most this long
-// without a byte, so a call without a deadline never hangs (the README's
-// "Retries and timeouts" says why 30 s). It is a read deadline that follows
-// the connection's traffic (httpx.BoundStalls), not http.Client.Timeout:
-// the latter costs every attempt a goroutine and 18 allocations under a
-// wrapped transport, as the SDK's is, and the success path has no room for
-// that.
-const DefaultAttemptTimeout = 30 * time.Second
-
-// NewPooledTransport returns the connection pool a client makes for itself
-// when no option gives a transport: go-cleanhttp's pooled transport, whose
-// connections end a read that waits more than DefaultAttemptTimeout.
-func NewPooledTransport() *http.Transport { return newPooledTransport(DefaultAttemptTimeout) }
-
-func newPooledTransport(stall time.Duration) *http.Transport {
-	t := cleanhttp.DefaultPooledTransport()
-	httpx.BoundStalls(t, stall)
-	return t
-}
-
-// attemptTransport is the SDK's own layer under the *http.Client of the
-// attempts, below any redirect policy the user chose. For every HTTP request
-// an attempt sends (a followed redirect is a request of its own) it
-//
-//   - removes the credentials from a request a redirect sends to another
-//     origin than the base URL's, whatever CheckRedirect allowed;
-//   - runs the call's middleware (option.WithMiddleware), client-wide first,
-//     after the token and the signature are set.
-//
-// It also hides the user transport's CloseIdleConnections: go-retryablehttp
-// calls it when it gives up, which would tear down a shared connection pool.
-type attemptTransport struct{ next http.RoundTripper }
-
-// credentialHeaders are the request headers the SDK puts a secret in: the
-// bearer token or the SigV4 signature, and the AWS session token.
+// credentialHeaders are the request headers the SDK puts a secret in.
 var credentialHeaders = []string{"Authorization", "X-Amz-Security-Token"}
 
+// attemptTransport is the SDK's layer under the attempts' *http.Client,
+// below any redirect policy. For every HTTP request (a followed redirect is
+// one) it removes the credentials when a redirect leaves the base URL's
+// origin, whatever CheckRedirect allowed, and runs the call's middleware
+// after the token and signature are set. It hides the user transport's
+// CloseIdleConnections, which go-retryablehttp calls when it gives up and
+// which would tear down a shared pool.
+type attemptTransport struct{ next http.RoundTripper }
+
 func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	state := stateOf(req.Context())
+	state, _ := req.Context().Value(callStateKey{}).(*callState)
 	if state == nil {
 		return t.next.RoundTrip(req)
 	}
-	if req.Response != nil && !state.sameOrigin(req) {
+	if req.Response != nil && !sameOrigin(req, state.client.settings.BaseURL) {
 		req = req.Clone(req.Context())
 		for _, h := range credentialHeaders {
 			req.Header.Del(h)
@@ -128,7 +104,7 @@ func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var resp *http.Response
 	var err error
 	if len(state.s.Middleware) == 0 {
-		resp, err = t.next.RoundTrip(req)
+		resp, err = t.next.RoundTrip(req) // no method value to allocate
 	} else {
 		resp, err = runMiddleware(state.s.Middleware, req, t.next.RoundTrip)
 	}
@@ -137,10 +113,82 @@ func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, errors.New("memberplatform: a middleware or transport returned neither a response nor an error")
 	}
 	if resp != nil && resp.Request == nil {
-		// net/http's Transport sets it; mocks and hand-made responses
-		// often do not. The pipeline reads what was sent from it: the
-		// token a 401 rejected, the secrets to redact from the answer.
+		// Mocks often leave it unset; the pipeline reads the token a 401
+		// rejected and the secrets to redact from it.
 		resp.Request = req
 	}
 	return resp, err
+}
+
+// DefaultAttemptTimeout bounds how long an attempt on the client's own pool
+// may wait without a byte when no option bounds the attempt, so a call
+// without a deadline never hangs. It is a read deadline that follows the
+// connection's traffic (stallConn), not http.Client.Timeout, which costs
+// every attempt a timer goroutine.
+const DefaultAttemptTimeout = 30 * time.Second
+
+// NewPooledTransport returns the pool a client makes when no option gives a
+// transport: go-cleanhttp's pooled transport, whose connections end a read
+// that waits more than DefaultAttemptTimeout.
+func NewPooledTransport() *http.Transport { return newPooledTransport(DefaultAttemptTimeout) }
+
+// newPooledTransport dials stallConns that fail a read after idle without
+// traffic: a server that never answers, or stalls the body, ends the
+// attempt with a timeout.
+func newPooledTransport(idle time.Duration) *http.Transport {
+	t := cleanhttp.DefaultPooledTransport()
+	dial := t.DialContext
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		c := &stallConn{Conn: conn, idle: idle, born: time.Now()}
+		if err := c.arm(0); err != nil {
+			_ = conn.Close()
+			return nil, err
+		}
+		return c, nil
+	}
+	return t
+}
+
+// stallConn is a connection whose read deadline is idle after its last
+// read or write (a request written on a connection the read loop already
+// waits on gets the full idle time). The deadline moves only once it is
+// idle/8 old, so most reads cost one clock read.
+type stallConn struct {
+	net.Conn
+	idle  time.Duration
+	born  time.Time    // the monotonic origin of armed
+	armed atomic.Int64 // since born; reads and writes run on two goroutines
+}
+
+func (c *stallConn) arm(now time.Duration) error {
+	c.armed.Store(int64(now))
+	return c.SetReadDeadline(c.born.Add(now + c.idle))
+}
+
+func (c *stallConn) rearm() error {
+	if now := time.Since(c.born); now-time.Duration(c.armed.Load()) > c.idle/8 {
+		return c.arm(now)
+	}
+	return nil
+}
+
+func (c *stallConn) Read(p []byte) (int, error) {
+	if err := c.rearm(); err != nil {
+		return 0, err
+	}
+	return c.Conn.Read(p)
+}
+
+func (c *stallConn) Write(p []byte) (int, error) {
+	if err := c.rearm(); err != nil {
+		return 0, err
+	}
+	return c.Conn.Write(p)
 }

@@ -2,13 +2,11 @@ package httpx
 
 import "io"
 
-// MaxDrain bounds how much of an unwanted response body is read before the
-// body is closed. Reading the rest lets net/http reuse the connection; a body
-// larger than this is abandoned (the connection closes) rather than read.
+// MaxDrain bounds how much of an unwanted body is read, so net/http can
+// reuse the connection; a larger body is abandoned with it.
 const MaxDrain = 256 << 10
 
-// DrainAndClose discards at most MaxDrain bytes of body and closes it. It is
-// safe to call with a nil body.
+// DrainAndClose discards at most MaxDrain bytes of body, if any, and closes it.
 func DrainAndClose(body io.ReadCloser) {
 	if body == nil {
 		return

@@ -1,8 +1,5 @@
 package httpx
 
-// What a response's headers say: how long to wait before retrying
-// (RetryAfter) and the request ID to quote to the provider (RequestID).
-
 import (
 	"errors"
 	"math"
@@ -12,14 +9,11 @@ import (
 	"time"
 )
 
-// RetryAfter reads how long the server asked the client to wait before
-// retrying. It understands Retry-After-Ms (milliseconds, as OpenAI and Azure
-// send) and Retry-After as delta-seconds or an HTTP-date (RFC 9110 §10.2.3),
-// relative to now. A date in the past yields 0. A wait too long for a
-// time.Duration yields math.MaxInt64 (as RFC 9111 §1.2.2 has caches treat an
-// unrepresentable delta-seconds as the greatest value they can hold), so a
-// caller comparing it with a cap sees "longer than any cap", never an
-// overflowed, negative wait. ok is false when no usable header is present.
+// RetryAfter reads how long the server asked the client to wait, from
+// Retry-After-Ms (milliseconds) or Retry-After (delta-seconds or an
+// HTTP-date relative to now; a past date is 0). A wait too long for a
+// time.Duration is math.MaxInt64 (RFC 9111 §1.2.2), never a negative
+// overflow. ok is false when no usable header is present.
 func RetryAfter(h http.Header, now time.Time) (d time.Duration, ok bool) {
 	if h == nil {
 		return 0, false
@@ -53,9 +47,7 @@ func RetryAfter(h http.Header, now time.Time) (d time.Duration, ok bool) {
 }
 
 // parseMillis reads a non-negative, possibly fractional number of
-// milliseconds. A number too large for a time.Duration (including one too
-// large for a float64) gives math.MaxInt64; "NaN", "Inf" and negative
-// values are refused.
+// milliseconds, math.MaxInt64 when too large; NaN and Inf are refused.
 func parseMillis(v string) (time.Duration, bool) {
 	ms, err := strconv.ParseFloat(v, 64)
 	switch {
@@ -64,8 +56,7 @@ func parseMillis(v string) (time.Duration, bool) {
 	case err != nil || math.IsInf(ms, 0) || !(ms >= 0):
 		return 0, false
 	}
-	// float64(math.MaxInt64) rounds up to 2^63: every value below it
-	// converts without overflow.
+	// float64(math.MaxInt64) rounds up to 2^63: anything below converts.
 	if ns := ms * float64(time.Millisecond); ns < float64(math.MaxInt64) {
 		return time.Duration(ns), true
 	}

@@ -1,9 +1,8 @@
 package httpx
 
 // IsTimeout reports whether any error in err's tree says Timeout(). It
-// walks the tree itself because errors.As stops at the first net.Error,
-// and *url.Error is one whose Timeout asks only its direct cause: a timeout
-// wrapped once more inside it would be missed.
+// walks the tree itself: errors.As stops at the first net.Error, and a
+// *url.Error's Timeout asks only its direct cause.
 func IsTimeout(err error) bool {
 	for err != nil {
 		if t, ok := err.(interface{ Timeout() bool }); ok && t.Timeout() {
