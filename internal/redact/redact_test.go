@@ -78,7 +78,7 @@ func TestSpellings(t *testing.T) {
 			if gotBytes := set.Bytes([]byte(text)); string(gotBytes) != got {
 				t.Errorf("Bytes and String disagree: %q vs %q", gotBytes, got)
 			}
-			if !set.Contains(text) {
+			if !contains(set, text) {
 				t.Error("Contains = false")
 			}
 		})
@@ -123,7 +123,7 @@ func TestLeftAlone(t *testing.T) {
 		t.Error("secrets under MinLen make a set")
 	}
 	var none *Set
-	if none.String("text "+token) != "text "+token || none.Contains(token) {
+	if none.String("text "+token) != "text "+token || contains(none, token) {
 		t.Error("the nil set changed a text")
 	}
 	set := New(token)
@@ -189,7 +189,7 @@ func FuzzRedact(f *testing.F) {
 				t.Fatalf("secret %q visible after decoding %q: %q", secret, got, decoded)
 			}
 		}
-		if set.Contains(got) {
+		if contains(set, got) {
 			t.Fatalf("output %q still holds the secret", got)
 		}
 	})
@@ -266,7 +266,7 @@ func TestBase64AroundOtherSpellings(t *testing.T) {
 						t.Errorf("%s, %s, offset %d, %q before: String(%q) = %q", name, encName, offset, runBefore, text, got)
 						continue
 					}
-					if set.Contains(got) {
+					if contains(set, got) {
 						t.Errorf("%s, %s, offset %d, %q before: %q still holds the secret", name, encName, offset, runBefore, got)
 					}
 					if strings.Contains(got, encoded[len(runBefore)+len(encoded)/3:len(runBefore)+len(encoded)/2]) {
@@ -337,7 +337,7 @@ func FuzzBase64Nested(f *testing.F) {
 		enc := []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding}[encoding%4]
 		set := New(secret)
 		got := set.String(before + " " + enc.EncodeToString([]byte(prefix+spelled)) + " end")
-		if set.Contains(got) {
+		if contains(set, got) {
 			t.Fatalf("output %q still holds the secret", got)
 		}
 		for _, field := range strings.Fields(got) {
@@ -349,10 +349,15 @@ func FuzzBase64Nested(f *testing.F) {
 				if len(chars)%4 == 1 {
 					chars = chars[:len(chars)-1]
 				}
-				if decoded, err := base64.RawStdEncoding.DecodeString(chars); err == nil && set.Contains(string(decoded)) {
+				if decoded, err := base64.RawStdEncoding.DecodeString(chars); err == nil && contains(set, string(decoded)) {
 					t.Fatalf("secret %q visible after decoding %q: %q", secret, got, decoded)
 				}
 			}
 		}
 	})
+}
+
+// contains reports whether s holds a secret of set in any spelling.
+func contains(set *Set, s string) bool {
+	return set != nil && len(s) >= set.shortest && len(set.find(s, false)) > 0
 }
