@@ -15,7 +15,7 @@ import (
 // newClockedPacer returns a Pacer on a fakeclock.Clock, at a whole second.
 func newClockedPacer() (*fakeclock.Clock, *Pacer) {
 	clock := fakeclock.New()
-	return clock, NewWithClock(clock.Now)
+	return clock, &Pacer{now: clock.Now}
 }
 
 // waitQueued returns once n callers wait in p's queue.
@@ -116,7 +116,7 @@ func TestPacerPlateauFromTheAdmittedRate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := fakeclock.New()
-			a := NewWithClock(clock.Now)
+			a := &Pacer{now: clock.Now}
 			a.Throttled(0, 0)
 			a.Throttled(1, 0) // into CUBIC
 			a.mu.Lock()
@@ -138,7 +138,7 @@ func TestPacerPlateauFromTheAdmittedRate(t *testing.T) {
 func TestPacerFirstEstimateIsRaisedByLateAnswers(t *testing.T) {
 	clock := fakeclock.New() // at a whole second
 	now := clock.Now
-	a := NewWithClock(now)
+	a := &Pacer{now: now}
 	// The throttle arrives before most of the burst's answers.
 	a.Admitted()
 	a.Admitted()
@@ -150,7 +150,7 @@ func TestPacerFirstEstimateIsRaisedByLateAnswers(t *testing.T) {
 	// max(2 + 18 steps, 20 admitted) = 2 + 18 steps
 	wantRate(t, a, 2+18*math.Ln2/0.150, true)
 
-	b := NewWithClock(now)
+	b := &Pacer{now: now}
 	b.Admitted()
 	b.Throttled(0, 0)
 	wantRate(t, b, 1, true)
@@ -175,7 +175,7 @@ func TestPacerMinimumRate(t *testing.T) {
 func TestPacerCutCap(t *testing.T) {
 	clock := fakeclock.New() // at a whole second
 	now := clock.Now
-	a := NewWithClock(now)
+	a := &Pacer{now: now}
 	a.Throttled(0, 0)
 	a.mu.Lock()
 	a.rate = 1000 // grown in slow start

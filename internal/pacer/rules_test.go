@@ -62,7 +62,7 @@ func TestFirstThrottleEngagesAtLeastAtOnePerRetryAfter(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := fakeclock.New()
-			p := NewWithClock(clock.Now)
+			p := &Pacer{now: clock.Now}
 			for range tc.admitted {
 				p.Admitted()
 			}
@@ -78,7 +78,7 @@ func TestFirstThrottleEngagesAtLeastAtOnePerRetryAfter(t *testing.T) {
 // Later throttles cut as before: Retry-After sets only the first estimate.
 func TestRetryAfterDoesNotHoldUpACut(t *testing.T) {
 	clock := fakeclock.New()
-	p := NewWithClock(clock.Now)
+	p := &Pacer{now: clock.Now}
 	p.Throttled(0, time.Second) // 1/s
 	p.Throttled(1, time.Second) // 0.7/s
 	wantRate(t, p, 0.7, true)
