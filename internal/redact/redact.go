@@ -1,26 +1,16 @@
 // Package redact finds secrets (a bearer token, a SigV4 signature, a session
 // token) in text a server sent back, whatever its spelling, and replaces
-// them. It is the SDK's one redaction routine, used by internal/core and by
-// package errors.
-//
-// A secret is recognised in any mix of these spellings:
-//
-//   - raw;
-//   - JSON escapes of any character (\u002F, \u002f, \/, \", surrogate pairs);
-//   - HTML character references: named (&sol;, &amp;), decimal (&#47;) and
-//     hexadecimal (&#x2F;, &#X2f;), the semicolon optional for numeric ones;
-//   - percent-encoding in any case (%2F, %2f);
-//   - base64 in the standard and the URL alphabet, padded or not, at any
-//     alignment inside a longer run (then the characters that hold bits of
-//     the secret are replaced), around any of these spellings, up to
-//     maxNesting base64 layers deep;
-//   - a secret made of hexadecimal digits (a SigV4 signature) in lower or
-//     upper case.
-//
-// Escapes may mix character by character and nest (encoding/json writes
-// "&#47;" as \u0026#47;), up to maxLayers deep. Secrets shorter than MinLen
-// bytes are left alone: no issuer hands out shorter credentials, and
-// replacing a short string everywhere would garble unrelated text.
+// them; internal/core and package errors both use it. A secret is found
+// raw; with any character JSON-escaped (\u002F, \/, surrogate pairs),
+// written as an HTML reference (&sol;, &#47;, &#x2F;, the semicolon
+// optional for numeric ones) or percent-encoded, in any case and any mix,
+// up to maxLayers of escaping deep (encoding/json writes "&#47;" as
+// \u0026#47;); in base64 of either alphabet, padded or not, at any
+// alignment inside a longer run, around any of those spellings, up to
+// maxNesting layers deep; and, made of hex digits, in either case.
+// Secrets shorter than MinLen bytes are left alone: no issuer hands out
+// shorter credentials, and replacing a short string everywhere would
+// garble unrelated text.
 package redact
 
 import (
@@ -282,17 +272,38 @@ func (sr *search) view(v *view, nesting int) {
 	}
 }
 
-// unescape searches v.text[from:to] with up to maxLayers of escapes undone.
+// unescape searches v.text[from:to] with up to maxLayers of JSON escapes,
+// HTML references and percent-encoding undone, layer by layer.
 func (sr *search) unescape(v *view, from, to, nesting int) {
 	var layer view
 	for range maxLayers {
 		if !hasEscape(v.text[from:to]) {
 			return
 		}
-		changed := false
-		if layer, changed = unescape(v, from, to); !changed {
+		t := v.text[:to] // no escape reaches past the stretch
+		out := make([]byte, 0, to-from)
+		starts, ends := make([]int32, 0, to-from), make([]int32, 0, to-from)
+		changed, buf := false, [2 * utf8.UTFMax]byte{}
+		for i := from; i < to; {
+			n, decoded := 0, buf[:0]
+			if c := t[i]; c == '\\' || c == '&' || c == '%' {
+				n, decoded = escape(t[i:], decoded)
+			}
+			if n == 0 {
+				out, starts, ends = append(out, t[i]), append(starts, int32(i)), append(ends, int32(i+1))
+				i++
+				continue
+			}
+			changed = true
+			for _, c := range decoded {
+				out, starts, ends = append(out, c), append(starts, int32(i)), append(ends, int32(i+n))
+			}
+			i += n
+		}
+		if !changed {
 			return
 		}
+		layer = view{text: string(out), atEnd: v.atEnd && to == len(v.text), parent: clone(v), from: starts, to: ends}
 		v, from, to = &layer, 0, len(layer.text)
 		sr.match(v, nesting)
 	}
@@ -411,16 +422,15 @@ func padded(t string, to int) int {
 	return to
 }
 
-// hasEscape reports whether t may hold an escape (faster than
-// strings.ContainsAny).
+// hasEscape reports whether t may hold an escape.
 func hasEscape(t string) bool {
 	return strings.IndexByte(t, '\\') >= 0 || strings.IndexByte(t, '&') >= 0 || strings.IndexByte(t, '%') >= 0
 }
 
 // base64Chars holds the characters of both base64 alphabets.
 var base64Chars = func() (class [256]bool) {
-	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_") {
-		class[c] = true
+	for c := range class {
+		class[c] = isAlnum(byte(c)) || strings.IndexByte("+/-_", byte(c)) >= 0
 	}
 	return class
 }()
@@ -433,33 +443,6 @@ var printable = func() (class [256]bool) {
 	}
 	return class
 }()
-
-// unescape undoes one layer of escapes in v.text[from:to] and reports
-// whether there was any.
-func unescape(v *view, from, to int) (view, bool) {
-	t := v.text[:to] // no escape reaches past the stretch
-	out := make([]byte, 0, to-from)
-	starts, ends := make([]int32, 0, to-from), make([]int32, 0, to-from)
-	changed := false
-	var buf [2 * utf8.UTFMax]byte
-	for i := from; i < to; {
-		n, decoded := 0, buf[:0]
-		if c := t[i]; c == '\\' || c == '&' || c == '%' {
-			n, decoded = escape(t[i:], decoded)
-		}
-		if n == 0 {
-			out, starts, ends = append(out, t[i]), append(starts, int32(i)), append(ends, int32(i+1))
-			i++
-			continue
-		}
-		changed = true
-		for _, c := range decoded {
-			out, starts, ends = append(out, c), append(starts, int32(i)), append(ends, int32(i+n))
-		}
-		i += n
-	}
-	return view{text: string(out), atEnd: v.atEnd && to == len(v.text), parent: clone(v), from: starts, to: ends}, changed
-}
 
 // escape decodes the JSON escape, HTML character reference or percent-
 // encoded byte t starts with: its length (0 if none) and its UTF-8 bytes
@@ -521,19 +504,15 @@ func htmlReference(t string, buf []byte) (int, []byte) {
 func hexValue(t string) rune {
 	var r rune
 	for i := range len(t) {
-		switch c := t[i]; {
-		case isDigit(c):
-			r = r<<4 | rune(c-'0')
-		case isHex(c):
-			r = r<<4 | rune(c|0x20-'a'+10)
-		default:
+		if !isHex(t[i]) {
 			return -1
 		}
+		r = r<<4 | rune(strings.IndexByte("0123456789abcdef", t[i]|0x20))
 	}
 	return r
 }
 
-// c|0x20 is the lower case of a letter, and no other byte's.
+// c|0x20 is the lower case of an ASCII letter and leaves digits alone.
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 func isHex(c byte) bool   { return isDigit(c) || 'a' <= c|0x20 && c|0x20 <= 'f' }
 func isAlnum(c byte) bool { return isDigit(c) || 'a' <= c|0x20 && c|0x20 <= 'z' }
