@@ -61,22 +61,13 @@ func Email(s string) bool {
 // dotAtom reports whether s is an RFC 5322 dot-atom as net/mail reads one:
 // non-empty runs of atext (RFC 6532's UTF-8 included) between dots.
 func dotAtom(s string) bool {
-	if s == "" || s[0] == '.' || s[len(s)-1] == '.' || strings.Contains(s, "..") {
+	if s == "" || s[0] == '.' || s[len(s)-1] == '.' || strings.Contains(s, "..") || !utf8.ValidString(s) {
 		return false
 	}
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if !isAtext(c) {
-				return false
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+	for i := range len(s) {
+		if c := s[i]; c < utf8.RuneSelf && !isAtext(c) {
 			return false
 		}
-		i += size
 	}
 	return true
 }
