@@ -13,18 +13,16 @@ import (
 // Rates are in attempts per second.
 const (
 	beta = 0.7 // the multiplicative cut (AWS adaptive mode's and CUBIC's β)
-	// regain is CUBIC's K: the seconds of sending in which the rate grows
-	// back to the plateau after a cut. (AWS derives it from the rate, about
-	// 5 s at 200/s; a fixed 2 s recovers in the same time at any rate.)
+	// regain is CUBIC's K, the seconds of sending back to the plateau: AWS
+	// derives it from the rate (5 s at 200/s); fixed, it is as fast at any.
 	regain = 2.0
 	// slowStartStep is what each admitted answer adds in slow start: while
 	// the pacer is the bottleneck, the rate doubles every 150 ms.
 	slowStartStep = math.Ln2 / 0.150
 	// MinRate is the floor of the rate: one attempt every 2 s.
 	MinRate = 0.5
-	// firstRate is the least a first throttle naming no wait engages at:
-	// AWS's 2026 base delay for throttles, so a lone call's retry leaves
-	// after a second rather than MinRate's two.
+	// firstRate is the least a first throttle naming no wait engages at
+	// (AWS's 2026 base delay for throttles).
 	firstRate = 1.0
 	// growthCap and cutCap bound growth and the rate a cut starts from to
 	// multiples of the admitted rate, so that a client sending less than
@@ -41,9 +39,8 @@ const (
 type Pacer struct {
 	now func() time.Time
 
-	// engaged and epoch are read without the lock by the dormant path.
-	// epoch grows at every cut (and when the pacer lets go), so an answer
-	// can be matched with the rate its attempt was let through at.
+	// engaged and epoch are read without the lock. epoch grows at every cut
+	// and release, matching an answer with the rate of its attempt.
 	engaged atomic.Bool
 	epoch   atomic.Uint64
 	meter   meter
@@ -300,18 +297,15 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 			throttledAt = min(throttledAt, cutCap*measured)
 		}
 		p.rate = max(MinRate, beta*throttledAt)
-		// The throttled rate overshoots the provider's limit by its burst.
-		// When the last second was all spent pacing since the previous cut,
-		// the rate admitted is closer; it is used, but never below halfway
-		// to the throttled rate, so that an idle second cannot sink the curve.
+		// The throttled rate overshoots the limit by the provider's burst;
+		// after a second of pacing, the admitted rate is closer, but never
+		// below halfway, so that an idle second cannot sink the curve.
 		p.plateau = throttledAt
 		if now.Sub(p.lastCut) >= time.Second && measured > 0 && measured < throttledAt {
 			p.plateau = max(measured, (p.rate+throttledAt)/2)
 		}
 		p.depth, p.slowStart, p.clock = p.plateau-p.rate, false, 0
 	}
-	// The next slot is one interval from now at the new rate, for the head
-	// of the queue and all behind it.
 	p.next, p.lastCut = now.Add(p.interval()), now
 	p.epoch.Add(1)
 	p.engaged.Store(true)
@@ -328,10 +322,7 @@ func (m *meter) add(now time.Time) {
 	tag := uint64(uint32(s)) << 32
 	for {
 		v := b.Load()
-		if v&^(1<<32-1) == tag {
-			// (Were the bucket taken over for second s+2 since the load,
-			// this answer would count there: off by one, after a two-second
-			// stall.)
+		if v&^(1<<32-1) == tag { // (off by one if second s+2 took it over since)
 			b.Add(1)
 			return
 		}
