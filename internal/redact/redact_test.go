@@ -46,6 +46,9 @@ func spell(s string, choose func(i int) int) string {
 	return b.String()
 }
 
+// encodings are base64 in both alphabets, padded or not.
+var encodings = map[string]*base64.Encoding{"std": base64.StdEncoding, "url": base64.URLEncoding, "raw std": base64.RawStdEncoding, "raw url": base64.RawURLEncoding}
+
 var namedRefs = map[byte]string{'/': "&sol;", '+': "&plus;", '=': "&equals;", '.': "&period;", '_': "&lowbar;", '&': "&amp;", ':': "&colon;"}
 
 func TestSpellings(t *testing.T) {
@@ -90,7 +93,6 @@ func TestSpellings(t *testing.T) {
 // bit of the token is replaced.
 func TestBase64(t *testing.T) {
 	set := New(token)
-	encodings := map[string]*base64.Encoding{"std": base64.StdEncoding, "url": base64.URLEncoding, "raw std": base64.RawStdEncoding, "raw url": base64.RawURLEncoding}
 	for name, enc := range encodings {
 		for before := range 7 {
 			for after := range 4 {
@@ -253,7 +255,6 @@ var nestedSpellings = map[string]func(string) string{
 // show it; the text outside the run stays.
 func TestBase64AroundOtherSpellings(t *testing.T) {
 	set := New(token)
-	encodings := map[string]*base64.Encoding{"std": base64.StdEncoding, "url": base64.URLEncoding, "raw std": base64.RawStdEncoding, "raw url": base64.RawURLEncoding}
 	for name, nest := range nestedSpellings {
 		for encName, enc := range encodings {
 			for offset := range 3 {
