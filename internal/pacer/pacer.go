@@ -244,12 +244,9 @@ func later(t, u time.Time) time.Time {
 func (p *Pacer) Admitted() {
 	now := p.now()
 	p.meter.add(now)
-	if p.engaged.Load() {
-		p.admitted(now)
+	if !p.engaged.Load() {
+		return
 	}
-}
-
-func (p *Pacer) admitted(now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.engaged.Load() {
