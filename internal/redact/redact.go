@@ -47,8 +47,7 @@ const (
 type Set struct {
 	in []string // New's arguments, to reuse the set
 	// patterns are the secrets, then from patterns[raw] on their base64
-	// cores (the characters of a secret's bits alone), indexed by anchors
-	// and filter.
+	// cores (the characters of a secret's bits alone).
 	patterns []string
 	raw      int
 	anchors  map[uint64][]anchor
@@ -62,8 +61,7 @@ type Set struct {
 // anchor is the 8-byte window of a pattern at offset.
 type anchor struct{ pattern, offset int }
 
-// last is the set New built last: a client sends the same credentials on
-// call after call, so each call's error path reuses it.
+// last is the set New built last, for the next call's same credentials.
 var last atomic.Pointer[Set]
 
 // New returns the set of the secrets at least MinLen bytes long, or nil
@@ -148,13 +146,12 @@ func (set *Set) String(s string) string {
 	return s
 }
 
-// Bytes is String for a byte slice. It returns b itself when b holds no
-// secret, and never writes into b.
+// Bytes is String for a byte slice: b itself when it holds no secret; it
+// never writes into b.
 func (set *Set) Bytes(b []byte) []byte { return set.bytes(b, false) }
 
-// Cut is Bytes for a text that was cut short: it also replaces the
-// beginning of a secret (at least minCut bytes of it, in any spelling) left
-// at the end of b.
+// Cut is Bytes for a text cut short: it also replaces the beginning of a
+// secret (minCut bytes or more, in any spelling) left at the end of b.
 func (set *Set) Cut(b []byte) []byte { return set.bytes(b, true) }
 
 func (set *Set) bytes(b []byte, cut bool) []byte {
@@ -168,8 +165,7 @@ func (set *Set) bytes(b []byte, cut bool) []byte {
 	return b
 }
 
-// Header replaces the secrets in h's names and values, in place, and
-// returns h.
+// Header replaces the secrets in h's names and values, in place.
 func (set *Set) Header(h http.Header) http.Header {
 	for name, values := range h {
 		for i, v := range values {
@@ -241,8 +237,7 @@ func (v *view) origin(i, j int) span {
 
 // search is one search of a text: the spans found, and the bytes its
 // base64 runs may still decode to (8 per byte of text: real nesting stays
-// well within it, and a text built to exhaust it costs a constant times
-// its length).
+// well within it, and a text built to exhaust it costs linear time).
 type search struct {
 	set    *Set
 	spans  []span
@@ -321,8 +316,7 @@ func (sr *search) match(v *view, nesting int) {
 }
 
 // decodeRun searches the base64 run v.text[from:to] decoded at each of its
-// four alignments. A run the budget cannot decode is replaced whole:
-// failing closed costs only a text built to exhaust the budget.
+// four alignments. A run past the budget is replaced whole (fails closed).
 func (sr *search) decodeRun(v *view, from, to, nesting int) {
 	padEnd := padded(v.text, to)
 	if sr.budget < 3*(to-from) {
@@ -348,8 +342,7 @@ func (sr *search) decodeRun(v *view, from, to, nesting int) {
 }
 
 // runsOf yields the maximal runs of t's bytes in class at least minLen
-// long. It reads one byte in every minLen, as every such run holds one, and
-// then the run around it: a text of short runs costs a sampling pass.
+// long, reading one byte in every minLen (each such run holds one).
 func runsOf(t string, class *[256]bool, minLen int) iter.Seq2[int, int] {
 	return func(yield func(from, to int) bool) {
 		for i := minLen - 1; i < len(t); i += minLen {
@@ -444,9 +437,8 @@ var printable = func() (class [256]bool) {
 	return class
 }()
 
-// escape decodes the JSON escape, HTML character reference or percent-
-// encoded byte t starts with: its length (0 if none) and its UTF-8 bytes
-// appended to buf.
+// escape decodes the JSON escape, HTML reference or percent-encoded byte t
+// starts with: its length (0 if none), its UTF-8 bytes appended to buf.
 func escape(t string, buf []byte) (int, []byte) {
 	r := rune(-1)
 	switch {
