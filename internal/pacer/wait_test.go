@@ -151,19 +151,27 @@ func TestWaitRefusals(t *testing.T) {
 	}
 }
 
-// A waiter queued behind others counts their slots: with a slot every 2 s,
-// the third in line is 4 s or more away.
-func TestWaitCountsTheQueueAgainstMaxWait(t *testing.T) {
+// queued returns a pacer with a slot every 2 s, the free one taken, and n
+// waiters queued on ctx, whose errors come on the channel.
+func queued(ctx context.Context, t *testing.T, n int) (*Pacer, <-chan error) {
 	p := engaged(0.5)
 	if _, err := p.Wait(context.Background(), NoMaxWait); err != nil {
 		t.Fatal(err)
 	}
+	errs := make(chan error, n)
+	for range n {
+		go func() { _, err := p.Wait(ctx, NoMaxWait); errs <- err }()
+	}
+	waitQueued(p, n)
+	return p, errs
+}
+
+// A waiter queued behind others counts their slots: the third in line is
+// 4 s or more away.
+func TestWaitCountsTheQueueAgainstMaxWait(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	for range 2 {
-		go func() { _, _ = p.Wait(ctx, NoMaxWait) }()
-	}
-	waitQueued(p, 2)
+	p, _ := queued(ctx, t, 2)
 	var r *Refusal
 	if _, err := p.Wait(context.Background(), 5*time.Second); !stderrors.As(err, &r) || r.Wait < 5*time.Second {
 		t.Fatalf("Wait behind 2 waiters = %v; want a refusal of a slot ≥ 5 s away", err)
@@ -171,24 +179,16 @@ func TestWaitCountsTheQueueAgainstMaxWait(t *testing.T) {
 }
 
 func TestPacerCancelLeavesTheQueue(t *testing.T) {
-	a := engaged(0.5)
-	if _, err := a.Wait(context.Background(), NoMaxWait); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	errs := make(chan error, 3)
-	for range 3 {
-		go func() { _, err := a.Wait(ctx, NoMaxWait); errs <- err }()
-	}
-	waitQueued(a, 3)
+	p, errs := queued(ctx, t, 3)
 	cancel()
 	for range 3 {
 		if err := <-errs; !stderrors.Is(err, context.Canceled) {
 			t.Fatalf("wait = %v, want context.Canceled", err)
 		}
 	}
-	if len(a.queue) != 0 {
-		t.Fatalf("%d waiters left queued", len(a.queue))
+	if len(p.queue) != 0 {
+		t.Fatalf("%d waiters left queued", len(p.queue))
 	}
 }
 
