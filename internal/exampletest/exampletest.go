@@ -1,7 +1,5 @@
-// Package exampletest checks the runnable programs under examples/ one way:
-// their run function writes exactly the output the test expects, and output
-// that cannot be written fails the program instead of vanishing. It is
-// internal and used only by tests.
+// Package exampletest checks the programs under examples/, for their tests:
+// run writes exactly the expected output, and fails when it cannot write.
 package exampletest
 
 import (

@@ -3,39 +3,26 @@
 package fakeclock
 
 import (
-	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// Clock is safe for concurrent use: the code under test reads it from its
-// own goroutines while the test moves it.
-type Clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// Clock may be read from any goroutine while one goroutine, the test's,
+// moves it.
+type Clock struct{ t atomic.Pointer[time.Time] }
 
 // New returns a Clock at a whole second.
 func New() *Clock {
-	return &Clock{t: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
+	c := new(Clock)
+	c.Set(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+	return c
 }
 
 // Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
+func (c *Clock) Now() time.Time { return *c.t.Load() }
 
 // Set moves the clock to t.
-func (c *Clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
+func (c *Clock) Set(t time.Time) { c.t.Store(&t) }
 
 // Add moves the clock by d.
-func (c *Clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+func (c *Clock) Add(d time.Duration) { c.Set(c.Now().Add(d)) }

@@ -43,9 +43,8 @@ func Parse(s string) (time.Time, error) {
 }
 
 // fromEpoch reads seconds, or milliseconds when the number is too large to
-// be seconds (after the year 5138). NaN, infinities and numbers whose
-// milliseconds overflow an int64 are refused: they name no instant, and
-// converting them to an integer would give an arbitrary one.
+// be seconds (after the year 5138). It refuses NaN, infinities and numbers
+// that overflow an int64: converted, they would name an arbitrary instant.
 func fromEpoch(n float64) (time.Time, bool) {
 	if math.IsNaN(n) || math.Abs(n) >= math.MaxInt64 {
 		return time.Time{}, false
@@ -95,13 +94,10 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// parseRFC3339 reads the JSON string b when it holds the one shape servers
-// overwhelmingly send, 2006-01-02T15:04:05[.fraction](Z|±hh:mm), with
-// time.Time's own strict parser, which works on the bytes without copying
-// them to a string. Within that shape it accepts exactly what Parse accepts,
-// with the same result (both end in the time package's RFC 3339 parser;
-// FuzzUnmarshalJSONMatchesParse holds them together); anything else is left
-// to Parse.
+// parseRFC3339 reads the JSON string b, without copying it, when it has the
+// shape servers overwhelmingly send, 2006-01-02T15:04:05[.fraction](Z|±hh:mm),
+// where time's strict parser accepts what Parse does
+// (FuzzUnmarshalJSONMatchesParse); anything else is left to Parse.
 func parseRFC3339(b []byte) (time.Time, bool) {
 	if len(b) < 2 || b[len(b)-1] != '"' {
 		return time.Time{}, false
@@ -111,23 +107,9 @@ func parseRFC3339(b []byte) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	for i, c := range s[:19] {
-		switch i {
-		case 4, 7:
-			if c != '-' {
-				return time.Time{}, false
-			}
-		case 10:
-			if c != 'T' {
-				return time.Time{}, false
-			}
-		case 13, 16:
-			if c != ':' {
-				return time.Time{}, false
-			}
-		default:
-			if c < '0' || c > '9' {
-				return time.Time{}, false
-			}
+		want := "2006-01-02T15:04:05"[i] // a digit stands for any digit
+		if isDigit(want) != isDigit(c) || !isDigit(want) && c != want {
+			return time.Time{}, false
 		}
 	}
 	zone := s[19:]
@@ -157,25 +139,16 @@ func parseRFC3339(b []byte) (time.Time, bool) {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// unquote returns the text of the JSON string b. A date-time has no escapes,
-// so the bytes between the quotes are the text; anything else goes through
-// encoding/json, which decides escapes and invalid UTF-8.
+// unquote returns the text of the JSON string b: the bytes between the
+// quotes when they need no decoding (a date-time's never do), else what
+// encoding/json makes of it.
 func unquote(b []byte) (string, error) {
 	if len(b) >= 2 && b[len(b)-1] == '"' {
-		if s := b[1 : len(b)-1]; bytes.IndexByte(s, '\\') < 0 && bytes.IndexByte(s, '"') < 0 && utf8.Valid(s) && !hasControl(s) {
+		if s := b[1 : len(b)-1]; utf8.Valid(s) && !bytes.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == '\\' || r == '"' }) {
 			return string(s), nil
 		}
 	}
 	var s string
 	err := json.Unmarshal(b, &s)
 	return s, err
-}
-
-func hasControl(s []byte) bool {
-	for _, c := range s {
-		if c < 0x20 {
-			return true
-		}
-	}
-	return false
 }

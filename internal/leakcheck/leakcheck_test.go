@@ -49,22 +49,22 @@ func TestFindReportsBlockedGoroutinesAndWaitsForEndingOnes(t *testing.T) {
 		leakyWorker(block)
 	}()
 	<-started
-	got := Find(50 * time.Millisecond)
+	got := find(50 * time.Millisecond)
 	if !strings.Contains(got, "leakyWorker") {
-		t.Fatalf("Find did not report the blocked goroutine:\n%s", got)
+		t.Fatalf("find did not report the blocked goroutine:\n%s", got)
 	}
 
-	// Released, it ends while Find polls: nothing is reported.
+	// Released, it ends while find polls: nothing is reported.
 	time.AfterFunc(20*time.Millisecond, func() { close(block) })
-	if got := Find(Patience); got != "" {
-		t.Fatalf("Find reported a goroutine that ended:\n%s", got)
+	if got := find(patience); got != "" {
+		t.Fatalf("find reported a goroutine that ended:\n%s", got)
 	}
 }
 
 // The caller's own goroutine and the ignored ones are never reported.
 func TestFindIgnoresTheCallerAndTheRuntime(t *testing.T) {
-	if got := Find(0); got != "" {
-		t.Fatalf("Find reported:\n%s", got)
+	if got := find(0); got != "" {
+		t.Fatalf("find reported:\n%s", got)
 	}
 	if !ignored("goroutine 7 [syscall]:\nos/signal.signal_recv()\n\t/usr/lib/go/src/runtime/sigqueue.go:152 +0x29") {
 		t.Fatal("the signal goroutine is not ignored")

@@ -46,6 +46,9 @@ func spell(s string, choose func(i int) int) string {
 	return b.String()
 }
 
+// encodings are base64 in both alphabets, padded or not.
+var encodings = map[string]*base64.Encoding{"std": base64.StdEncoding, "url": base64.URLEncoding, "raw std": base64.RawStdEncoding, "raw url": base64.RawURLEncoding}
+
 var namedRefs = map[byte]string{'/': "&sol;", '+': "&plus;", '=': "&equals;", '.': "&period;", '_': "&lowbar;", '&': "&amp;", ':': "&colon;"}
 
 func TestSpellings(t *testing.T) {
@@ -78,7 +81,7 @@ func TestSpellings(t *testing.T) {
 			if gotBytes := set.Bytes([]byte(text)); string(gotBytes) != got {
 				t.Errorf("Bytes and String disagree: %q vs %q", gotBytes, got)
 			}
-			if !set.Contains(text) {
+			if !contains(set, text) {
 				t.Error("Contains = false")
 			}
 		})
@@ -90,7 +93,6 @@ func TestSpellings(t *testing.T) {
 // bit of the token is replaced.
 func TestBase64(t *testing.T) {
 	set := New(token)
-	encodings := map[string]*base64.Encoding{"std": base64.StdEncoding, "url": base64.URLEncoding, "raw std": base64.RawStdEncoding, "raw url": base64.RawURLEncoding}
 	for name, enc := range encodings {
 		for before := range 7 {
 			for after := range 4 {
@@ -123,7 +125,7 @@ func TestLeftAlone(t *testing.T) {
 		t.Error("secrets under MinLen make a set")
 	}
 	var none *Set
-	if none.String("text "+token) != "text "+token || none.Contains(token) {
+	if none.String("text "+token) != "text "+token || contains(none, token) {
 		t.Error("the nil set changed a text")
 	}
 	set := New(token)
@@ -189,7 +191,7 @@ func FuzzRedact(f *testing.F) {
 				t.Fatalf("secret %q visible after decoding %q: %q", secret, got, decoded)
 			}
 		}
-		if set.Contains(got) {
+		if contains(set, got) {
 			t.Fatalf("output %q still holds the secret", got)
 		}
 	})
@@ -253,7 +255,6 @@ var nestedSpellings = map[string]func(string) string{
 // show it; the text outside the run stays.
 func TestBase64AroundOtherSpellings(t *testing.T) {
 	set := New(token)
-	encodings := map[string]*base64.Encoding{"std": base64.StdEncoding, "url": base64.URLEncoding, "raw std": base64.RawStdEncoding, "raw url": base64.RawURLEncoding}
 	for name, nest := range nestedSpellings {
 		for encName, enc := range encodings {
 			for offset := range 3 {
@@ -266,7 +267,7 @@ func TestBase64AroundOtherSpellings(t *testing.T) {
 						t.Errorf("%s, %s, offset %d, %q before: String(%q) = %q", name, encName, offset, runBefore, text, got)
 						continue
 					}
-					if set.Contains(got) {
+					if contains(set, got) {
 						t.Errorf("%s, %s, offset %d, %q before: %q still holds the secret", name, encName, offset, runBefore, got)
 					}
 					if strings.Contains(got, encoded[len(runBefore)+len(encoded)/3:len(runBefore)+len(encoded)/2]) {
@@ -337,7 +338,7 @@ func FuzzBase64Nested(f *testing.F) {
 		enc := []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding}[encoding%4]
 		set := New(secret)
 		got := set.String(before + " " + enc.EncodeToString([]byte(prefix+spelled)) + " end")
-		if set.Contains(got) {
+		if contains(set, got) {
 			t.Fatalf("output %q still holds the secret", got)
 		}
 		for _, field := range strings.Fields(got) {
@@ -349,10 +350,15 @@ func FuzzBase64Nested(f *testing.F) {
 				if len(chars)%4 == 1 {
 					chars = chars[:len(chars)-1]
 				}
-				if decoded, err := base64.RawStdEncoding.DecodeString(chars); err == nil && set.Contains(string(decoded)) {
+				if decoded, err := base64.RawStdEncoding.DecodeString(chars); err == nil && contains(set, string(decoded)) {
 					t.Fatalf("secret %q visible after decoding %q: %q", secret, got, decoded)
 				}
 			}
 		}
 	})
+}
+
+// contains reports whether s holds a secret of set in any spelling.
+func contains(set *Set, s string) bool {
+	return set != nil && len(s) >= set.shortest && len(set.find(s, false)) > 0
 }

@@ -30,10 +30,9 @@ func (v *Errors) Err() error {
 	return &apierrors.ValidationError{Operation: v.Operation, Fields: v.fields}
 }
 
-// The contract's patterns are checked byte by byte rather than with
-// regexp: the same language (validate_test.go holds the regexps as the
-// oracle and fuzzes one against the other) at a fraction of the cost, which
-// matters for a role with many permissions.
+// The contract's patterns are checked byte by byte rather than with regexp
+// (validate_test.go holds the regexps as oracles): a role may carry
+// thousands of permissions.
 
 // E164 reports whether s is an E.164 number (^\+[1-9][0-9]{1,14}$): '+',
 // then 2 to 15 digits, the first not 0.
@@ -44,12 +43,9 @@ func E164(s string) bool {
 	return allIn(s[1:], &digitBytes)
 }
 
-// Email reports whether s is a bare email address (no display name): an
-// RFC 5322 addr-spec whose local part is a dot-atom and whose domain is a
-// dot-atom or a bracketed IP address, with no spaces, comments or quoting.
-// It accepts exactly what net/mail.ParseAddress parses back to s itself with
-// no name (validate_test.go keeps that check as the oracle and fuzzes one
-// against the other), without building an Address for every call.
+// Email reports whether s is a bare email address: exactly what
+// net/mail.ParseAddress parses back to s itself with no name (the oracle of
+// validate_test.go), a dot-atom, '@', and a dot-atom or bracketed IP.
 func Email(s string) bool {
 	at := strings.IndexByte(s, '@')
 	if at < 0 || !dotAtom(s[:at]) {
@@ -63,25 +59,15 @@ func Email(s string) bool {
 }
 
 // dotAtom reports whether s is an RFC 5322 dot-atom as net/mail reads one:
-// atext (printable ASCII but specials, or any valid multi-byte UTF-8
-// sequence, as RFC 6532 allows) in dot-separated, non-empty runs.
+// non-empty runs of atext (RFC 6532's UTF-8 included) between dots.
 func dotAtom(s string) bool {
-	if s == "" || s[0] == '.' || s[len(s)-1] == '.' || strings.Contains(s, "..") {
+	if s == "" || s[0] == '.' || s[len(s)-1] == '.' || strings.Contains(s, "..") || !utf8.ValidString(s) {
 		return false
 	}
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if !isAtext(c) {
-				return false
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+	for i := range len(s) {
+		if c := s[i]; c < utf8.RuneSelf && !isAtext(c) {
 			return false
 		}
-		i += size
 	}
 	return true
 }
@@ -89,18 +75,11 @@ func dotAtom(s string) bool {
 // isAtext reports whether c is ASCII atext or '.': printable, and not one
 // of RFC 5322's specials.
 func isAtext(c byte) bool {
-	if c < '!' || c > '~' {
-		return false
-	}
-	switch c {
-	case '(', ')', '<', '>', '[', ']', ':', ';', '@', '\\', ',', '"':
-		return false
-	}
-	return true
+	return '!' <= c && c <= '~' && strings.IndexByte(`()<>[]:;@\,"`, c) < 0
 }
 
-// domainLiteral reports whether s is "[ip]" with ip an IPv4 or IPv6 address
-// without a zone, the only domain literal net/mail accepts.
+// domainLiteral reports whether s is "[ip]" without a zone, the only
+// domain literal net/mail accepts.
 func domainLiteral(s string) bool {
 	if len(s) < 2 || s[len(s)-1] != ']' {
 		return false
@@ -114,16 +93,10 @@ func UUID(s string) bool {
 	if len(s) != 36 {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		switch i {
-		case 8, 13, 18, 23:
-			if s[i] != '-' {
-				return false
-			}
-		default:
-			if !isHex(s[i]) {
-				return false
-			}
+	for i := range len(s) {
+		dash := i == 8 || i == 13 || i == 18 || i == 23
+		if dash && s[i] != '-' || !dash && !hexBytes[s[i]] {
+			return false
 		}
 	}
 	return true
@@ -139,16 +112,15 @@ func PermissionSlug(s string) bool {
 	return s != "" && allIn(s, &permissionSlugBytes)
 }
 
-// A table lookup per byte keeps ReplaceRolePermissions with thousands of
-// permissions close to the cost of encoding them.
 var (
 	roleSlugBytes       = byteSet("abcdefghijklmnopqrstuvwxyz0123456789_-")
 	permissionSlugBytes = byteSet("abcdefghijklmnopqrstuvwxyz0123456789:._*-")
 	digitBytes          = byteSet("0123456789")
+	hexBytes            = byteSet("0123456789abcdefABCDEF")
 )
 
 func byteSet(chars string) (set [256]bool) {
-	for i := 0; i < len(chars); i++ {
+	for i := range len(chars) {
 		set[chars[i]] = true
 	}
 	return set
@@ -156,16 +128,13 @@ func byteSet(chars string) (set [256]bool) {
 
 // allIn reports whether every byte of s is in set.
 func allIn(s string, set *[256]bool) bool {
-	for i := 0; i < len(s); i++ {
+	for i := range len(s) {
 		if !set[s[i]] {
 			return false
 		}
 	}
 	return true
 }
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-func isHex(c byte) bool   { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
 // Blank reports whether s is empty or only white space.
 func Blank(s string) bool { return strings.TrimSpace(s) == "" }
@@ -184,11 +153,11 @@ func OpaqueID(v *Errors, field, s string) {
 
 // UUIDParam checks a path parameter that the contract types as a UUID.
 func UUIDParam(v *Errors, field, s string) {
-	if !UUID(s) {
-		if Blank(s) {
-			v.Add(field, "must not be empty")
-			return
-		}
+	switch {
+	case UUID(s):
+	case Blank(s):
+		v.Add(field, "must not be empty")
+	default:
 		v.Add(field, "must be a UUID (8-4-4-4-12 hexadecimal digits)")
 	}
 }

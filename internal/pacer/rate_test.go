@@ -2,10 +2,7 @@ package pacer
 
 import (
 	"context"
-	stderrors "errors"
 	"math"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,20 +12,7 @@ import (
 // newClockedPacer returns a Pacer on a fakeclock.Clock, at a whole second.
 func newClockedPacer() (*fakeclock.Clock, *Pacer) {
 	clock := fakeclock.New()
-	return clock, NewWithClock(clock.Now)
-}
-
-// waitQueued returns once n callers wait in p's queue.
-func waitQueued(p *Pacer, n int) {
-	for {
-		p.mu.Lock()
-		queued := len(p.queue)
-		p.mu.Unlock()
-		if queued == n {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
+	return clock, &Pacer{now: clock.Now}
 }
 
 func wantRate(t *testing.T, a *Pacer, want float64, wantEngaged bool) {
@@ -36,18 +20,6 @@ func wantRate(t *testing.T, a *Pacer, want float64, wantEngaged bool) {
 	got, engaged := a.Rate()
 	if engaged != wantEngaged || math.Abs(got-want) > 1e-9 {
 		t.Fatalf("Rate() = %.12g, %v; want %.12g, %v", got, engaged, want, wantEngaged)
-	}
-}
-
-func TestPacerUnengagedLetsEverythingThrough(t *testing.T) {
-	_, a := newClockedPacer()
-	for range 1000 {
-		a.Admitted()
-	}
-	wantRate(t, a, 0, false)
-	epoch, err := a.Wait(context.Background(), NoMaxWait)
-	if err != nil || epoch != 0 {
-		t.Fatalf("wait = %d, %v; want epoch 0 at once", epoch, err)
 	}
 }
 
@@ -99,6 +71,49 @@ func TestPacerRatesAfterASequence(t *testing.T) {
 	}
 }
 
+// The first throttle engages the pacer at the admitted rate, and at no less
+// than one attempt per Retry-After (nor less than the floor; one a second
+// when the throttle names no wait), with the next
+// slot one interval away: a lone call's retry, which waits out its
+// Retry-After first, then finds its slot free.
+func TestFirstThrottleEngagesAtLeastAtOnePerRetryAfter(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		admitted   int
+		retryAfter time.Duration
+		want       float64
+	}{
+		{"Retry-After 1s, nothing admitted", 0, time.Second, 1},
+		{"Retry-After 250ms", 0, 250 * time.Millisecond, 4},
+		{"Retry-After 10s: the floor", 0, 10 * time.Second, MinRate},
+		{"no Retry-After: one a second", 0, 0, firstRate},
+		{"no Retry-After, the admitted rate when higher", 5, 0, 5},
+		{"the admitted rate when higher", 20, time.Second, 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := fakeclock.New()
+			p := &Pacer{now: clock.Now}
+			for range tc.admitted {
+				p.Admitted()
+			}
+			p.Throttled(0, tc.retryAfter)
+			wantRate(t, p, tc.want, true)
+			if got, want := p.next.Sub(clock.Now()), time.Duration(float64(time.Second)/tc.want); got != want {
+				t.Fatalf("next slot in %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// Later throttles cut as before: Retry-After sets only the first estimate.
+func TestRetryAfterDoesNotHoldUpACut(t *testing.T) {
+	clock := fakeclock.New()
+	p := &Pacer{now: clock.Now}
+	p.Throttled(0, time.Second) // 1/s
+	p.Throttled(1, time.Second) // 0.7/s
+	wantRate(t, p, 0.7, true)
+}
+
 // A cut a second or more after the previous one flattens the curve at the
 // rate the provider admitted over that second, kept between halfway and
 // the throttled rate.
@@ -116,7 +131,7 @@ func TestPacerPlateauFromTheAdmittedRate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := fakeclock.New()
-			a := NewWithClock(clock.Now)
+			a := &Pacer{now: clock.Now}
 			a.Throttled(0, 0)
 			a.Throttled(1, 0) // into CUBIC
 			a.mu.Lock()
@@ -138,7 +153,7 @@ func TestPacerPlateauFromTheAdmittedRate(t *testing.T) {
 func TestPacerFirstEstimateIsRaisedByLateAnswers(t *testing.T) {
 	clock := fakeclock.New() // at a whole second
 	now := clock.Now
-	a := NewWithClock(now)
+	a := &Pacer{now: now}
 	// The throttle arrives before most of the burst's answers.
 	a.Admitted()
 	a.Admitted()
@@ -150,7 +165,7 @@ func TestPacerFirstEstimateIsRaisedByLateAnswers(t *testing.T) {
 	// max(2 + 18 steps, 20 admitted) = 2 + 18 steps
 	wantRate(t, a, 2+18*math.Ln2/0.150, true)
 
-	b := NewWithClock(now)
+	b := &Pacer{now: now}
 	b.Admitted()
 	b.Throttled(0, 0)
 	wantRate(t, b, 1, true)
@@ -175,7 +190,7 @@ func TestPacerMinimumRate(t *testing.T) {
 func TestPacerCutCap(t *testing.T) {
 	clock := fakeclock.New() // at a whole second
 	now := clock.Now
-	a := NewWithClock(now)
+	a := &Pacer{now: now}
 	a.Throttled(0, 0)
 	a.mu.Lock()
 	a.rate = 1000 // grown in slow start
@@ -271,144 +286,3 @@ func TestAdmittedMeter(t *testing.T) {
 		t.Fatalf("rate after a gap = %v, want 1 (old buckets dropped)", got)
 	}
 }
-
-// engaged returns a real-clock pacer engaged at r attempts per second,
-// whose next slot is free now.
-func engaged(r float64) *Pacer {
-	p := New()
-	p.Engage(r)
-	return p
-}
-
-func TestPacerPaces(t *testing.T) {
-	clock, a := newClockedPacer()
-	a.Throttled(0, 0)
-	a.mu.Lock()
-	a.rate = 20
-	a.next = clock.Now()
-	first := a.take(clock.Now())
-	next1 := a.next
-	a.take(clock.Now())
-	next2 := a.next
-	a.mu.Unlock()
-	if first != 1 || next1.Sub(clock.Now()) != 50*time.Millisecond || next2.Sub(clock.Now()) != 100*time.Millisecond {
-		t.Fatalf("slots: epoch %d, next %v then %v; want 50ms apart", first, next1.Sub(clock.Now()), next2.Sub(clock.Now()))
-	}
-	// A slot taken 30ms late: the next is timed from the slot, not from
-	// the late taker, so the lateness is not lost...
-	clock.Add(130 * time.Millisecond)
-	a.mu.Lock()
-	a.take(clock.Now())
-	late := a.next.Sub(clock.Now())
-	// ...but after an idle spell at most one interval is made up.
-	clock.Add(time.Second)
-	a.take(clock.Now())
-	idle := a.next.Sub(clock.Now())
-	a.mu.Unlock()
-	if late != 20*time.Millisecond || idle != 0 {
-		t.Fatalf("next slot %v after a late take, %v after an idle second; want 20ms and 0", late, idle)
-	}
-
-	b := engaged(50) // 20ms apart, in real time
-	start := time.Now()
-	for range 6 {
-		if _, err := b.Wait(context.Background(), NoMaxWait); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if el := time.Since(start); el < 100*time.Millisecond {
-		t.Fatalf("6 slots at 50/s took %v, want at least 100ms", el)
-	}
-}
-
-// The deadline rule: a wait that would end after the deadline is refused at
-// once, with an error that wraps context.DeadlineExceeded.
-func TestPacerRefusesAWaitPastTheDeadline(t *testing.T) {
-	a := engaged(0.5) // one slot every 2s
-	if _, err := a.Wait(context.Background(), NoMaxWait); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	_, err := a.Wait(ctx, NoMaxWait)
-	if !stderrors.Is(err, context.DeadlineExceeded) || time.Since(start) > 100*time.Millisecond {
-		t.Fatalf("wait = %v after %v; want DeadlineExceeded at once", err, time.Since(start))
-	}
-	if !strings.Contains(err.Error(), "after the deadline") {
-		t.Fatalf("err = %q, want it to say why", err)
-	}
-	if len(a.queue) != 0 {
-		t.Fatalf("%d waiters left queued", len(a.queue))
-	}
-}
-
-func TestPacerCancelLeavesTheQueue(t *testing.T) {
-	a := engaged(0.5)
-	if _, err := a.Wait(context.Background(), NoMaxWait); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	errs := make(chan error, 3)
-	for range 3 {
-		go func() { _, err := a.Wait(ctx, NoMaxWait); errs <- err }()
-	}
-	waitQueued(a, 3)
-	cancel()
-	for range 3 {
-		if err := <-errs; !stderrors.Is(err, context.Canceled) {
-			t.Fatalf("wait = %v, want context.Canceled", err)
-		}
-	}
-	if len(a.queue) != 0 {
-		t.Fatalf("%d waiters left queued", len(a.queue))
-	}
-}
-
-// Waiters queued at a low rate go as fast as the rate allows once it grows:
-// each slot is timed when it comes, not when it was asked for.
-func TestPacerQueuedWaitersFollowTheRate(t *testing.T) {
-	a := engaged(2) // 500ms apart
-	if _, err := a.Wait(context.Background(), NoMaxWait); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	var wg sync.WaitGroup
-	for range 5 {
-		wg.Go(func() {
-			if _, err := a.Wait(context.Background(), NoMaxWait); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	time.Sleep(20 * time.Millisecond)
-	a.mu.Lock()
-	a.rate = 1000
-	a.mu.Unlock()
-	wg.Wait()
-	// The head waits out the slot it saw (≤ 500ms); the other four follow
-	// 1ms apart instead of 500ms.
-	if el := time.Since(start); el > 1500*time.Millisecond {
-		t.Fatalf("5 waiters took %v, want the new rate to apply to them", el)
-	}
-}
-
-// An attempt let through after a cut carries the new epoch.
-func TestPacerSlotAfterACutCarriesTheNewEpoch(t *testing.T) {
-	a := engaged(20)
-	a.epoch.Store(7)
-	if e, err := a.Wait(context.Background(), NoMaxWait); err != nil || e != 7 {
-		t.Fatalf("wait = %d, %v; want epoch 7", e, err)
-	}
-	done := make(chan uint64)
-	go func() { e, _ := a.Wait(context.Background(), NoMaxWait); done <- e }()
-	time.Sleep(5 * time.Millisecond)
-	a.Throttled(7, 0) // cut while the second waiter waits
-	if e := <-done; e != 8 {
-		t.Fatalf("slot after the cut carries epoch %d, want 8", e)
-	}
-}
-
-// --- Through the pipeline ----------------------------------------------------
-
-// countingLimiter counts waits.

@@ -1,0 +1,237 @@
+package pacer
+
+import (
+	"context"
+	stderrors "errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// engaged returns a real-clock pacer engaged at r attempts per second,
+// whose next slot is free now.
+func engaged(r float64) *Pacer {
+	p := New()
+	p.Engage(r)
+	return p
+}
+
+// waitQueued returns once n callers wait in p's queue.
+func waitQueued(p *Pacer, n int) {
+	for {
+		p.mu.Lock()
+		queued := len(p.queue)
+		p.mu.Unlock()
+		if queued == n {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Dormant, the pacer costs a healthy answer no lock and no allocation, and
+// lets every attempt through with epoch 0.
+func TestDormantPacerTakesNoLockAndAllocatesNothing(t *testing.T) {
+	p := New()
+	if epoch, err := p.Wait(context.Background(), NoMaxWait); err != nil || epoch != 0 {
+		t.Fatalf("Wait = %d, %v; want epoch 0 at once", epoch, err)
+	}
+	if n := testing.AllocsPerRun(1000, func() {
+		p.Admitted()
+		if _, err := p.Wait(context.Background(), time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Fatalf("%v allocations per dormant answer and wait, want 0", n)
+	}
+	p.mu.Lock() // a dormant pacer never needs it
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 100 {
+			p.Admitted()
+			_, _ = p.Wait(context.Background(), time.Second)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a dormant pacer's Admitted or Wait waited for its lock")
+	}
+	p.mu.Unlock()
+	if got := p.meter.rate(time.Now()); got < 1000 {
+		t.Fatalf("meter counted %v answers, want the 1,100 just made", got)
+	}
+	wantRate(t, p, 0, false)
+}
+
+func TestPacerPaces(t *testing.T) {
+	clock, a := newClockedPacer()
+	a.Throttled(0, 0)
+	a.mu.Lock()
+	a.rate = 20
+	a.next = clock.Now()
+	first := a.take(clock.Now())
+	next1 := a.next
+	a.take(clock.Now())
+	next2 := a.next
+	a.mu.Unlock()
+	if first != 1 || next1.Sub(clock.Now()) != 50*time.Millisecond || next2.Sub(clock.Now()) != 100*time.Millisecond {
+		t.Fatalf("slots: epoch %d, next %v then %v; want 50ms apart", first, next1.Sub(clock.Now()), next2.Sub(clock.Now()))
+	}
+	// A slot taken 30ms late: the next is timed from the slot, not from
+	// the late taker, so the lateness is not lost...
+	clock.Add(130 * time.Millisecond)
+	a.mu.Lock()
+	a.take(clock.Now())
+	late := a.next.Sub(clock.Now())
+	// ...but after an idle spell at most one interval is made up.
+	clock.Add(time.Second)
+	a.take(clock.Now())
+	idle := a.next.Sub(clock.Now())
+	a.mu.Unlock()
+	if late != 20*time.Millisecond || idle != 0 {
+		t.Fatalf("next slot %v after a late take, %v after an idle second; want 20ms and 0", late, idle)
+	}
+
+	b := engaged(50) // 20ms apart, in real time
+	start := time.Now()
+	for range 6 {
+		if _, err := b.Wait(context.Background(), NoMaxWait); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if el := time.Since(start); el < 100*time.Millisecond {
+		t.Fatalf("6 slots at 50/s took %v, want at least 100ms", el)
+	}
+}
+
+// A wait that would end after the deadline, or last longer than maxWait (0,
+// WithMaxRetryAfter(0), allows none), is refused at once with a *Refusal
+// that says why; a slot free now is taken, and one within reach waited for.
+func TestWaitRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		timeout  time.Duration // of the context, 0 for none
+		maxWait  time.Duration
+		deadline bool
+		says     string
+	}{
+		{"past the deadline", 200 * time.Millisecond, NoMaxWait, true, "after the deadline"},
+		{"further than maxWait", 0, time.Second, false, "longer than the 1s a wait may last"},
+		{"maxWait 0", 0, 0, false, "longer than the 0s a wait may last"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := engaged(0.5) // one slot every 2 s
+			if _, err := p.Wait(context.Background(), tc.maxWait); err != nil {
+				t.Fatalf("the free slot: %v", err)
+			}
+			ctx := context.Background()
+			if tc.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.timeout)
+				defer cancel()
+			}
+			start := time.Now()
+			_, err := p.Wait(ctx, tc.maxWait)
+			var r *Refusal
+			if !stderrors.As(err, &r) || r.Deadline != tc.deadline || stderrors.Is(err, context.DeadlineExceeded) != tc.deadline ||
+				!tc.deadline && r.MaxWait != tc.maxWait || !strings.Contains(err.Error(), tc.says) {
+				t.Fatalf("Wait = %v; want a *Refusal saying %q", err, tc.says)
+			}
+			if el := time.Since(start); el > 500*time.Millisecond || len(p.queue) != 0 {
+				t.Fatalf("refused after %v with %d queued; want at once, nothing queued", el, len(p.queue))
+			}
+			if _, err := p.Wait(context.Background(), 3*time.Second); err != nil {
+				t.Fatalf("Wait with room for the slot = %v", err)
+			}
+		})
+	}
+}
+
+// queued returns a pacer with a slot every 2 s, the free one taken, and n
+// waiters queued on ctx, whose errors come on the channel.
+func queued(ctx context.Context, t *testing.T, n int) (*Pacer, <-chan error) {
+	p := engaged(0.5)
+	if _, err := p.Wait(context.Background(), NoMaxWait); err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, n)
+	for range n {
+		go func() { _, err := p.Wait(ctx, NoMaxWait); errs <- err }()
+	}
+	waitQueued(p, n)
+	return p, errs
+}
+
+// A waiter queued behind others counts their slots: the third in line is
+// 4 s or more away.
+func TestWaitCountsTheQueueAgainstMaxWait(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p, _ := queued(ctx, t, 2)
+	var r *Refusal
+	if _, err := p.Wait(context.Background(), 5*time.Second); !stderrors.As(err, &r) || r.Wait < 5*time.Second {
+		t.Fatalf("Wait behind 2 waiters = %v; want a refusal of a slot ≥ 5 s away", err)
+	}
+}
+
+func TestPacerCancelLeavesTheQueue(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p, errs := queued(ctx, t, 3)
+	cancel()
+	for range 3 {
+		if err := <-errs; !stderrors.Is(err, context.Canceled) {
+			t.Fatalf("wait = %v, want context.Canceled", err)
+		}
+	}
+	if len(p.queue) != 0 {
+		t.Fatalf("%d waiters left queued", len(p.queue))
+	}
+}
+
+// Waiters queued at a low rate go as fast as the rate allows once it grows:
+// each slot is timed when it comes, not when it was asked for.
+func TestPacerQueuedWaitersFollowTheRate(t *testing.T) {
+	a := engaged(2) // 500ms apart
+	if _, err := a.Wait(context.Background(), NoMaxWait); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range 5 {
+		wg.Go(func() {
+			if _, err := a.Wait(context.Background(), NoMaxWait); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	time.Sleep(20 * time.Millisecond)
+	a.mu.Lock()
+	a.rate = 1000
+	a.mu.Unlock()
+	wg.Wait()
+	// The head waits out the slot it saw (≤ 500ms); the other four follow
+	// 1ms apart instead of 500ms.
+	if el := time.Since(start); el > 1500*time.Millisecond {
+		t.Fatalf("5 waiters took %v, want the new rate to apply to them", el)
+	}
+}
+
+// An attempt let through after a cut carries the new epoch.
+func TestPacerSlotAfterACutCarriesTheNewEpoch(t *testing.T) {
+	a := engaged(20)
+	a.epoch.Store(7)
+	if e, err := a.Wait(context.Background(), NoMaxWait); err != nil || e != 7 {
+		t.Fatalf("wait = %d, %v; want epoch 7", e, err)
+	}
+	done := make(chan uint64)
+	go func() { e, _ := a.Wait(context.Background(), NoMaxWait); done <- e }()
+	time.Sleep(5 * time.Millisecond)
+	a.Throttled(7, 0) // cut while the second waiter waits
+	if e := <-done; e != 8 {
+		t.Fatalf("slot after the cut carries epoch %d, want 8", e)
+	}
+}
