@@ -7,62 +7,42 @@
 //
 // # Configuration from the environment
 //
-// New with no options reads:
+// Options always win over the environment. Without them, New reads the
+// base URL from MEMBERPLATFORM_BASE_URL (required), and takes the bearer
+// token from MEMBERPLATFORM_TOKEN (a static service JWT) when it is not
+// empty; else, when AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are set,
+// from a SigV4TokenSource using them, AWS_SESSION_TOKEN if present,
+// AWS_REGION (or AWS_DEFAULT_REGION) and MEMBERPLATFORM_SIGV4_SERVICE;
+// else it sends none (local development).
 //
-//   - MEMBERPLATFORM_BASE_URL: the base URL (required unless
-//     option.WithBaseURL is given).
-//   - The bearer token source, first match wins: an explicit
-//     option.WithTokenSource or option.WithSigV4; else MEMBERPLATFORM_TOKEN (a static service JWT) when
-//     non-empty; else, when AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are
-//     set, a SigV4TokenSource using them, AWS_SESSION_TOKEN if present,
-//     AWS_REGION (or AWS_DEFAULT_REGION) and MEMBERPLATFORM_SIGV4_SERVICE
-//     (default "execute-api"); else no token (local development).
+// # Retries and errors
 //
-// Explicit options always win over the environment.
-//
-// # Transport, retries and errors
-//
-// Requests go through a retrying transport (github.com/hashicorp/go-retryablehttp)
-// configured for an SDK: only retriable outcomes are retried (connection
-// errors, 408, 429, 500, 502, 503, 504), with exponential backoff and full
-// jitter, honouring Retry-After up to a cap and never waiting past the
-// context's deadline. Every failure is a typed error from package
-// github.com/memberplatform/memberplatform-go/errors.
-//
-// Defaults: 3 retries (4 attempts), backoff base 250ms capped at 8s,
-// Retry-After honoured on 429 and 503 up to 20s (a longer request stops the
-// call with the rate-limited error and its RetryAfter), no whole-call
-// timeout beyond the context's, and on the client's own connection pool a
-// read that waits 30 s without a byte ends the attempt (so a call without a
-// deadline never hangs; option.WithAttemptTimeout bounds a whole attempt).
-// All four operations and the token
-// call are idempotent in effect, so they are retried after timeouts and 5xx
-// answers. Retried requests carry an X-Retry-Attempt header (1 for the first
-// retry) for server-side telemetry; it is set before SigV4 signing, so the
-// signature covers it.
-//
-// Retries are also bounded client-wide: failures are budgeted, throttles are
-// paced. A retry budget shared by all calls stops retrying failures (5xx,
-// timeouts), in a sustained outage, once the calls' retries have spent it,
-// until healthy answers refill it (option.WithRetryBudget). The first 429
-// engages an adaptive rate limit that learns the provider's limit and paces
-// every attempt just under it (option.WithoutAdaptiveRateLimit turns it
-// off); throttled retries cost the budget nothing while it does. Attempts
-// can also be paced by a rate limiter of yours (option.WithRateLimiter).
+// Requests go through github.com/hashicorp/go-retryablehttp, which retries
+// connection errors, 408, 429, 500, 502, 503 and 504 with exponential
+// backoff and full jitter, honours Retry-After up to a cap, and never waits
+// past the context's deadline. The four operations and the token call are
+// idempotent in effect, so they are retried after timeouts and 5xx too.
+// Retried requests carry X-Retry-Attempt (1 for the first retry), signed
+// by SigV4. A retry budget shared by all calls stops retries in a
+// sustained outage, and the first 429 engages an adaptive rate limit that
+// paces every attempt just under the provider's limit. The options say
+// each default (option.WithMaxRetries, option.WithRetryBudget,
+// option.WithoutAdaptiveRateLimit, ...). Every failure is a typed error
+// from package github.com/memberplatform/memberplatform-go/errors.
 //
 // # Security
 //
 // A bearer token is never sent over plain http to a host that is not
-// loopback, unless option.WithInsecureBearerOverHTTP is given. Tokens, AWS secrets
+// loopback (unless option.WithInsecureBearerOverHTTP). Tokens, AWS secrets
 // and signatures never appear in log records or error strings; path
 // parameters are escaped, so an ID such as "a/b" or ".." cannot change the
 // path.
 //
 // # Testing code that uses the SDK
 //
-// Package github.com/memberplatform/memberplatform-go/sdktest runs an in-process fake of the platform; or pass
-// option.WithTransport(httpmock.NewMockTransport()) to script the HTTP
-// answers.
+// Package github.com/memberplatform/memberplatform-go/sdktest runs an
+// in-process fake of the platform; or pass
+// option.WithTransport(httpmock.NewMockTransport()) to script the answers.
 package client
 
 import (
@@ -98,24 +78,17 @@ const (
 	EnvBaseURL      = "MEMBERPLATFORM_BASE_URL"
 	EnvToken        = "MEMBERPLATFORM_TOKEN"
 	EnvSigV4Service = "MEMBERPLATFORM_SIGV4_SERVICE"
-	// EnvLog, set to debug, info, warn or error, sends the SDK's log
-	// records at that level and above to stderr when no option.WithLogger
-	// is given. Unset, nothing is logged and logging costs nothing.
+	// EnvLog (debug, info, warn or error) sends log records at that level
+	// and above to stderr, unless option.WithLogger is given.
 	EnvLog = "MEMBERPLATFORM_LOG"
 )
 
 // New returns a Client configured from the environment (see the package
-// documentation) and then opts. It fails, before any network activity, on a
-// missing or invalid base URL, on an invalid option, and when a bearer token
-// would be sent over plain http to a non-loopback host. An option that takes
-// an interface or a pointer refuses a "typed nil" (an interface holding a
-// nil pointer or func, such as option.WithRateLimiter((*rate.Limiter)(nil))),
-// which would panic later; a plain nil keeps the meaning the option
-// documents.
-//
-// Its errors are *errors.ValidationError values (errors.Is(err,
-// apierrors.ErrInvalidInput)) whose single field, "config", says what is
-// wrong.
+// documentation) and then opts. It fails before any network activity, with
+// an *errors.ValidationError whose field "config" says what is wrong, on a
+// missing or invalid base URL, an invalid option (such as a nil pointer
+// inside an interface, which would panic later), or a bearer token that
+// would go over plain http to a host that is not loopback.
 func New(opts ...option.RequestOption) (*Client, error) {
 	c, err := newClient(opts)
 	if err != nil {
@@ -126,17 +99,13 @@ func New(opts ...option.RequestOption) (*Client, error) {
 
 func newClient(opts []option.RequestOption) (*Client, error) {
 	s := core.DefaultSettings()
-	// The environment's logger and token source are defaults like the
-	// others, which an option replaces (even with nil). They are read only
-	// when no option did, so a bad variable cannot fail a client that does
-	// not use it.
+	// Placeholders an option replaces (even with nil): the environment is
+	// read only when none did, so an unused bad variable fails nothing.
 	s.Logger, s.TokenSource = loggerFromEnvironment, tokenSourceFromEnvironment{}
 	if err := core.Apply(&s, false, opts); err != nil {
 		return nil, err
 	}
 	if core.NilInside(s.RateLimiter) {
-		// Checked here rather than in the option: every attempt waits on
-		// the limiter first, so a typed nil would panic on every call.
 		return nil, core.TypedNilError("WithRateLimiter", s.RateLimiter, "pass a limiter, or leave the option out for none")
 	}
 	if s.Logger == loggerFromEnvironment {
@@ -203,11 +172,9 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 	}, nil
 }
 
-// CloseIdleConnections closes the idle connections of the connection pool
-// the client created for itself (when no option.WithTransport or
-// option.WithHTTPClient transport was given). It never touches a transport
-// you passed in. Call it when you are done with a client that you will not
-// reuse, as you would with an http.Client.
+// CloseIdleConnections closes the idle connections of the pool the client
+// created for itself, never those of a transport you passed in. Call it
+// when you are done with a client, as you would with an http.Client.
 func (c *Client) CloseIdleConnections() {
 	if c.owned != nil {
 		c.owned.CloseIdleConnections()
@@ -236,9 +203,8 @@ func tokenSourceFromSettings(s *core.Settings) (TokenSource, error) {
 	return nil, nil
 }
 
-// loggerFromEnvironment and tokenSourceFromEnvironment stand, in the
-// settings, for what the environment would give, until an option replaces
-// them. Neither is ever used.
+// loggerFromEnvironment and tokenSourceFromEnvironment are newClient's
+// placeholders; neither is ever used.
 var loggerFromEnvironment = slog.New(slog.DiscardHandler)
 
 type tokenSourceFromEnvironment struct{}
@@ -247,9 +213,9 @@ func (tokenSourceFromEnvironment) Token(context.Context) (Token, error) {
 	return Token{}, errors.New("memberplatform: the environment's token source was not resolved")
 }
 
-// loggerFromEnv returns a text logger to stderr at the level
-// MEMBERPLATFORM_LOG names, or nil when it is unset. An unknown level is an
-// error, so a typo does not silently turn logging off.
+// loggerFromEnv returns a text logger to stderr at the level EnvLog names,
+// nil when unset, and an error for an unknown level, which a typo must not
+// silently turn off.
 func loggerFromEnv() (*slog.Logger, error) {
 	v := strings.TrimSpace(os.Getenv(EnvLog))
 	if v == "" {

@@ -396,3 +396,30 @@ func checkErrorResponse(t *testing.T, op operation, tc errorCase) {
 		t.Errorf("requests = %d, want 1", m.Calls())
 	}
 }
+
+// A Service not built by client.New (nil in a zero client.Client, or a
+// zero Service) and a nil *client.Client fail every call with a validation
+// error naming the client, instead of panicking.
+func TestOperationsOfAnUnbuiltClient(t *testing.T) {
+	t.Parallel()
+	unbuilt := []*client.Client{{}, {AccessMgmt: &accessmgmt.Service{}, Payments: &payments.Service{}, Customer: &customer.Service{}}}
+	for _, op := range operations {
+		for _, c := range unbuilt {
+			got, err := op.call(t.Context(), c)
+			checkUnbuilt(t, op.name, err)
+			if got != nil && !reflect.ValueOf(got).IsNil() {
+				t.Errorf("%s: result %+v, want none", op.name, got)
+			}
+		}
+	}
+	var c *client.Client
+	checkUnbuilt(t, "client.Execute", c.Execute(t.Context(), http.MethodGet, "/x", nil, nil))
+}
+
+func checkUnbuilt(t *testing.T, op string, err error) {
+	t.Helper()
+	ve, ok := errors.AsType[*apierrors.ValidationError](err)
+	if !ok || ve.Operation != op || len(ve.Fields) != 1 || ve.Fields[0].Field != "client" {
+		t.Errorf("%s: err = %v, want a validation error of the field client", op, err)
+	}
+}
