@@ -5,48 +5,32 @@
 //	c, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(ts))
 //	u, err := c.AccessMgmt.UpdateUser(ctx, "user_01E4ZCR3C56J083X43JQXF3JK5", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
 //
-// # Configuration from the environment
+// Options win over the environment, which gives the base URL
+// (MEMBERPLATFORM_BASE_URL, required) and the bearer token: from
+// MEMBERPLATFORM_TOKEN, a static service JWT; else, with AWS_ACCESS_KEY_ID
+// and AWS_SECRET_ACCESS_KEY set, from a SigV4TokenSource (see
+// SigV4CredentialsFromEnv and EnvSigV4Service); else none.
 //
-// Options always win over the environment. Without them, New reads the
-// base URL from MEMBERPLATFORM_BASE_URL (required), and takes the bearer
-// token from MEMBERPLATFORM_TOKEN (a static service JWT) when it is not
-// empty; else, when AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are set,
-// from a SigV4TokenSource using them, AWS_SESSION_TOKEN if present,
-// AWS_REGION (or AWS_DEFAULT_REGION) and MEMBERPLATFORM_SIGV4_SERVICE;
-// else it sends none (local development).
+// Calls are retried by github.com/hashicorp/go-retryablehttp after
+// connection errors, 408, 429, 500, 502, 503 and 504 (the four operations
+// and the token call are idempotent in effect), with backoff and jitter,
+// honouring Retry-After, never past the context's deadline, and carrying
+// X-Retry-Attempt (1 for the first retry). A retry budget shared by all
+// calls stops retries in a sustained outage; the first 429 engages an
+// adaptive rate limit. The options document each default. Every failure is
+// a typed error of package github.com/memberplatform/memberplatform-go/errors.
 //
-// # Retries and errors
+// A bearer token never goes over plain http to a host that is not loopback
+// (unless option.WithInsecureBearerOverHTTP). Tokens, AWS secrets and
+// signatures never appear in logs or error strings; path parameters are
+// escaped, so an ID such as "a/b" or ".." cannot change the path.
 //
-// Requests go through github.com/hashicorp/go-retryablehttp, which retries
-// connection errors, 408, 429, 500, 502, 503 and 504 with exponential
-// backoff and full jitter, honours Retry-After up to a cap, and never waits
-// past the context's deadline. The four operations and the token call are
-// idempotent in effect, so they are retried after timeouts and 5xx too.
-// Retried requests carry X-Retry-Attempt (1 for the first retry), signed
-// by SigV4. A retry budget shared by all calls stops retries in a
-// sustained outage, and the first 429 engages an adaptive rate limit that
-// paces every attempt just under the provider's limit. The options say
-// each default (option.WithMaxRetries, option.WithRetryBudget,
-// option.WithoutAdaptiveRateLimit, ...). Every failure is a typed error
-// from package github.com/memberplatform/memberplatform-go/errors.
-//
-// # Security
-//
-// A bearer token is never sent over plain http to a host that is not
-// loopback (unless option.WithInsecureBearerOverHTTP). Tokens, AWS secrets
-// and signatures never appear in log records or error strings; path
-// parameters are escaped, so an ID such as "a/b" or ".." cannot change the
-// path.
-//
-// # Testing code that uses the SDK
-//
-// Package github.com/memberplatform/memberplatform-go/sdktest runs an
-// in-process fake of the platform; or pass
-// option.WithTransport(httpmock.NewMockTransport()) to script the answers.
+// To test code that uses the SDK, run the in-process fake of package
+// github.com/memberplatform/memberplatform-go/sdktest, or script answers
+// with option.WithTransport(httpmock.NewMockTransport()).
 package client
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -61,9 +45,8 @@ import (
 	"github.com/memberplatform/memberplatform-go/payments"
 )
 
-// Client calls the member platform. Build it with New; it is safe for
-// concurrent use and should be reused (it holds the connection pool and the
-// token cache).
+// Client calls the member platform. Build it with New, and reuse it: it is
+// safe for concurrent use and holds the connection pool and token cache.
 type Client struct {
 	AccessMgmt *accessmgmt.Service // users and organization role permissions
 	Payments   *payments.Service   // payment methods
@@ -128,8 +111,8 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 	}
 	var owned *http.Transport
 	if s.Transport == nil && (s.HTTPClient == nil || s.HTTPClient.Transport == nil) {
-		// One connection pool for the API calls and the token calls.
-		owned = core.NewPooledTransport() // bounds a stalled read: core.DefaultAttemptTimeout
+		owned = core.NewPooledTransport() // for the API and the token calls
+
 		s.DefaultTransport = owned
 	}
 	ts, err := tokenSourceFromSettings(&s)
@@ -144,15 +127,14 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 	var tokens *core.TokenCache
 	if ts != nil {
 		tokens = core.NewTokenCache(fetcherFor(ts))
-		tokens.Logger = s.Logger // warns once about a token that arrives already expired
+		tokens.Logger = s.Logger
 	}
 	pipeline, err := core.New(s, tokens)
 	if err != nil {
 		return nil, err
 	}
 	if sv, ok := ts.(*SigV4TokenSource); ok {
-		// The token request goes to the same platform with the same
-		// transport and retry settings, without a bearer token.
+		// The token requests: the same settings, without a bearer token.
 		plain := s
 		plain.TokenSource = nil
 		tokenPipeline, err := core.New(plain, nil)
@@ -181,37 +163,34 @@ func (c *Client) CloseIdleConnections() {
 	}
 }
 
-// tokenSourceFromSettings applies the documented order: explicit option,
-// MEMBERPLATFORM_TOKEN, AWS variables, none.
+// tokenSourceFromSettings picks the option's source, else the
+// environment's.
 func tokenSourceFromSettings(s *core.Settings) (TokenSource, error) {
 	if s.SigV4 != nil {
 		return NewSigV4TokenSource(SigV4Config{Credentials: s.SigV4.Credentials, Region: s.SigV4.Region})
 	}
 	if _, fromEnv := s.TokenSource.(tokenSourceFromEnvironment); !fromEnv {
-		return s.TokenSource, nil // an option's choice, nil for none (a typed nil is refused by the option)
+		return s.TokenSource, nil // nil for none
 	}
 	if v := os.Getenv(EnvToken); v != "" {
 		return StaticToken(v), nil
 	}
-	if creds, region, ok := SigV4CredentialsFromEnv(); ok {
-		src, err := NewSigV4TokenSource(SigV4Config{Credentials: creds, Region: region, Service: os.Getenv(EnvSigV4Service)})
-		if err != nil {
-			return nil, err
-		}
-		return src, nil
+	creds, region, ok := SigV4CredentialsFromEnv()
+	if !ok {
+		return nil, nil
 	}
-	return nil, nil
+	src, err := NewSigV4TokenSource(SigV4Config{Credentials: creds, Region: region, Service: os.Getenv(EnvSigV4Service)})
+	if err != nil {
+		return nil, err // not a typed nil inside the interface
+	}
+	return src, nil
 }
 
 // loggerFromEnvironment and tokenSourceFromEnvironment are newClient's
 // placeholders; neither is ever used.
 var loggerFromEnvironment = slog.New(slog.DiscardHandler)
 
-type tokenSourceFromEnvironment struct{}
-
-func (tokenSourceFromEnvironment) Token(context.Context) (Token, error) {
-	return Token{}, errors.New("memberplatform: the environment's token source was not resolved")
-}
+type tokenSourceFromEnvironment struct{ TokenSource }
 
 // loggerFromEnv returns a text logger to stderr at the level EnvLog names,
 // nil when unset, and an error for an unknown level, which a typo must not

@@ -15,11 +15,9 @@ import (
 const (
 	// maxTokenBodySnippet bounds TokenError.Body.
 	maxTokenBodySnippet = 1024
-	// maxTokenLifetime caps every expiry the SDK believes (expiresIn,
-	// expiresAt, a JWT's exp): a token said to live longer is taken to
-	// expire after this long, which keeps Token.Expiry within the range
-	// time arithmetic handles (a "9999-12-31" or an exp of 1e10 is past
-	// 2262, where UnixNano overflows).
+	// maxTokenLifetime caps every expiry the SDK believes, keeping
+	// Token.Expiry within the range time arithmetic handles (UnixNano
+	// overflows in 2262).
 	maxTokenLifetime = 10 * 365 * 24 * time.Hour
 )
 
@@ -27,11 +25,7 @@ const (
 // documents.
 func parseTokenResponse(status int, body []byte, now time.Time) (Token, error) {
 	unusable := func(reason string) (Token, error) {
-		snippet := body
-		if len(snippet) > maxTokenBodySnippet {
-			snippet = snippet[:maxTokenBodySnippet]
-		}
-		snippet = bytes.Clone(snippet) // do not pin the whole body
+		snippet := bytes.Clone(body[:min(len(body), maxTokenBodySnippet)]) // not pinning the whole body
 		return Token{}, &apierrors.TokenError{StatusCode: status, Body: snippet, Reason: reason, Err: apierrors.ErrUnexpectedResponseBody}
 	}
 	var obj map[string]json.RawMessage
@@ -85,9 +79,6 @@ func capExpiry(exp, now time.Time) time.Time {
 
 // number reads a JSON number or a numeric string.
 func number(raw json.RawMessage) (float64, bool) {
-	if raw == nil {
-		return 0, false
-	}
 	var f float64
 	if json.Unmarshal(raw, &f) == nil {
 		return f, true
