@@ -112,7 +112,6 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 	var owned *http.Transport
 	if s.Transport == nil && (s.HTTPClient == nil || s.HTTPClient.Transport == nil) {
 		owned = core.NewPooledTransport() // for the API and the token calls
-
 		s.DefaultTransport = owned
 	}
 	ts, err := tokenSourceFromSettings(&s)
@@ -127,21 +126,14 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 	var tokens *core.TokenCache
 	if ts != nil {
 		tokens = core.NewTokenCache(fetcherFor(ts))
-		tokens.Logger = s.Logger
+		tokens.Logger = s.Logger // warns of a token already expired
 	}
 	pipeline, err := core.New(s, tokens)
 	if err != nil {
 		return nil, err
 	}
 	if sv, ok := ts.(*SigV4TokenSource); ok {
-		// The token requests: the same settings, without a bearer token.
-		plain := s
-		plain.TokenSource = nil
-		tokenPipeline, err := core.New(plain, nil)
-		if err != nil {
-			return nil, err
-		}
-		if err := sv.bind(tokenPipeline); err != nil {
+		if err := sv.bind(s); err != nil {
 			return nil, err
 		}
 	}

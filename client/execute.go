@@ -153,10 +153,7 @@ func checkRelativePath(path string) (string, string) {
 			return "", "has an invalid %-escape: escape each segment with url.PathEscape"
 		}
 	}
-	decoded, err := url.PathUnescape(path)
-	if err != nil {
-		return "", "has an invalid %-escape: escape each segment with url.PathEscape"
-	}
+	decoded, _ := url.PathUnescape(path) // every escape is valid: checked above
 	for segment := range strings.FieldsFuncSeq(decoded, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if segment == ".." || strings.HasPrefix(segment, "..;") {
 			return "", "must not hold a \"..\" segment: it would leave the base URL's path"

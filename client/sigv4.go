@@ -125,10 +125,10 @@ func SigV4CredentialsFromEnv() (creds aws.CredentialsProvider, region string, ok
 // The token call changes no state a repeat could corrupt: safe to retry.
 var tokenOp = core.Operation{Name: "auth.Token", Method: http.MethodPost, Path: "/auth/token", Idempotent: true, Credential: true}
 
-// bind attaches the client's pipeline to a source without its own BaseURL.
-// Such a source serves one client: a second one would get its tokens from
-// the first one's platform.
-func (s *SigV4TokenSource) bind(pipeline *core.Client) error {
+// bind gives a source without its own BaseURL the client's settings, less
+// the bearer token, for its token requests. Such a source serves one
+// client: a second one would get its tokens from the first one's platform.
+func (s *SigV4TokenSource) bind(settings core.Settings) (err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -137,8 +137,9 @@ func (s *SigV4TokenSource) bind(pipeline *core.Client) error {
 	case s.pipeline != nil:
 		return errors.New("memberplatform: this SigV4TokenSource already serves another client; create one per client (or set SigV4Config.BaseURL)")
 	}
-	s.pipeline = pipeline
-	return nil
+	settings.TokenSource = nil
+	s.pipeline, err = core.New(settings, nil)
+	return err
 }
 
 // tokenPipeline returns the pipeline the token requests go through.
@@ -160,12 +161,9 @@ func (s *SigV4TokenSource) tokenPipeline() (*core.Client, error) {
 	if err := core.CheckBearerTransport(&settings); err != nil {
 		return nil, err
 	}
-	pipeline, err := core.New(settings, nil)
-	if err != nil {
-		return nil, err
-	}
-	s.pipeline = pipeline
-	return pipeline, nil
+	var err error
+	s.pipeline, err = core.New(settings, nil)
+	return s.pipeline, err
 }
 
 // Token requests a fresh token. The client's cache decides when to call it.

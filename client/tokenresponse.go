@@ -54,8 +54,7 @@ func parseTokenResponse(status int, body []byte, now time.Time) (Token, error) {
 func expiryFromResponse(obj map[string]json.RawMessage, now time.Time) (time.Time, bool) {
 	for _, k := range []string{"expiresIn", "expires_in"} {
 		if secs, ok := number(obj[k]); ok && secs > 0 {
-			// Clamp: a huge value would overflow time.Duration into the past.
-			secs = min(secs, maxTokenLifetime.Seconds())
+			secs = min(secs, maxTokenLifetime.Seconds()) // a huge value would overflow into the past
 			return now.Add(time.Duration(secs * float64(time.Second))), true
 		}
 	}
@@ -68,8 +67,8 @@ func expiryFromResponse(obj map[string]json.RawMessage, now time.Time) (time.Tim
 	return time.Time{}, false
 }
 
-// capExpiry returns exp, or now+maxTokenLifetime when exp is later. A past
-// expiry is kept: the token cache decides what to do with it.
+// capExpiry returns exp, at most now+maxTokenLifetime; a past expiry is
+// for the token cache to handle.
 func capExpiry(exp, now time.Time) time.Time {
 	if limit := now.Add(maxTokenLifetime); exp.After(limit) {
 		return limit
@@ -92,27 +91,22 @@ func number(raw json.RawMessage) (float64, bool) {
 	return 0, false
 }
 
-// jwtExpiry reads the exp claim of a JWT without verifying its signature
-// (the SDK only needs to know when to refresh; the platform verifies).
-// ok is false when value is not a JWT or has no numeric exp. An exp beyond
-// now+maxTokenLifetime is returned as that limit: converting a float that
-// large (1e300) to int64 is undefined.
+// jwtExpiry reads a JWT's numeric exp claim, unverified: the SDK only needs
+// to know when to refresh. An exp past now+maxTokenLifetime is that limit
+// (converting a float as large as 1e300 to int64 is undefined).
 func jwtExpiry(value string, now time.Time) (exp time.Time, ok bool) {
+	var claims struct {
+		Exp json.Number `json:"exp"`
+	}
 	parts := strings.Split(value, ".")
 	if len(parts) != 3 {
 		return time.Time{}, false
 	}
 	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
-	if err != nil {
+	if err != nil || json.Unmarshal(payload, &claims) != nil {
 		return time.Time{}, false
 	}
-	var claims struct {
-		Exp json.Number `json:"exp"`
-	}
-	if json.Unmarshal(payload, &claims) != nil || claims.Exp == "" {
-		return time.Time{}, false
-	}
-	f, err := claims.Exp.Float64()
+	f, err := claims.Exp.Float64() // fails on a missing exp
 	if err != nil || f <= 0 {
 		return time.Time{}, false
 	}
