@@ -124,13 +124,11 @@ func Respond(status int, contentType, body string) httpmock.Responder {
 }
 
 // JSON answers status with an application/json body.
-func JSON(status int, body string) httpmock.Responder {
-	return Respond(status, "application/json", body)
-}
+func JSON(code int, body string) httpmock.Responder { return Respond(code, "application/json", body) }
 
 // Problem answers status with an application/problem+json body.
-func Problem(status int, body string) httpmock.Responder {
-	return Respond(status, "application/problem+json", body)
+func Problem(code int, body string) httpmock.Responder {
+	return Respond(code, "application/problem+json", body)
 }
 
 // CheckRequest asserts method, escaped path, no query, the exact body, the
@@ -161,8 +159,8 @@ func (m *Mock) CheckValidation(op string, err error, resultNil bool, wantFields 
 		}
 		return
 	}
-	var ve *apierrors.ValidationError
-	if !errors.As(err, &ve) || !errors.Is(err, apierrors.ErrInvalidInput) || ve.Operation != op {
+	ve, ok := errors.AsType[*apierrors.ValidationError](err)
+	if !ok || !errors.Is(err, apierrors.ErrInvalidInput) || ve.Operation != op {
 		m.t.Fatalf("err = %T %v, want an *errors.ValidationError of %s matching ErrInvalidInput", err, err, op)
 	}
 	var names []string
