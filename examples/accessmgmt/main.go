@@ -7,14 +7,13 @@
 package main
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
@@ -31,8 +30,8 @@ func main() {
 }
 
 func run(ctx context.Context, w io.Writer) (err error) {
-	out := new(bytes.Buffer) // written to w at the end; a failed write fails run
-	defer func() { _, werr := out.WriteTo(w); err = cmp.Or(err, werr) }()
+	out := new(strings.Builder) // written to w at the end; a failed write fails run
+	defer func() { _, werr := io.WriteString(w, out.String()); err = errors.Join(err, werr) }()
 	srv := sdktest.Start()
 	defer srv.Close()
 	srv.AddUser(sdktest.User{ID: "user_ada", Email: "ada@example.com"})

@@ -8,14 +8,13 @@
 package main
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/oapi-codegen/nullable"
 
@@ -32,8 +31,8 @@ func main() {
 }
 
 func run(ctx context.Context, w io.Writer) (err error) {
-	out := new(bytes.Buffer) // written to w at the end; a failed write fails run
-	defer func() { _, werr := out.WriteTo(w); err = cmp.Or(err, werr) }()
+	out := new(strings.Builder) // written to w at the end; a failed write fails run
+	defer func() { _, werr := io.WriteString(w, out.String()); err = errors.Join(err, werr) }()
 	srv := sdktest.Start()
 	defer srv.Close()
 	member := srv.AddMember("2e4c6a8b-1d3f-4a5c-9e7b-0d2f4a6c8e1a")

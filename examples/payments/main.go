@@ -7,14 +7,13 @@
 package main
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -31,8 +30,8 @@ func main() {
 }
 
 func run(ctx context.Context, w io.Writer) (err error) {
-	out := new(bytes.Buffer) // written to w at the end; a failed write fails run
-	defer func() { _, werr := out.WriteTo(w); err = cmp.Or(err, werr) }()
+	out := new(strings.Builder) // written to w at the end; a failed write fails run
+	defer func() { _, werr := io.WriteString(w, out.String()); err = errors.Join(err, werr) }()
 	srv := sdktest.Start(sdktest.WithClock(func() time.Time { return time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC) }))
 	defer srv.Close()
 	card := srv.AddPaymentMethod(sdktest.PaymentMethod{ID: "5a1e7c3d-9b2f-4d6a-8e1c-7f3b5d9a1c2e", CardBrand: "mastercard", LastFourDigits: "5454"})

@@ -20,8 +20,6 @@
 package main
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -58,8 +56,8 @@ type targets struct {
 
 // run is the whole program; getenv reads the environment.
 func run(ctx context.Context, w io.Writer, getenv func(string) string) (err error) {
-	out := new(bytes.Buffer) // written to w at the end; a failed write fails run
-	defer func() { _, werr := out.WriteTo(w); err = cmp.Or(err, werr) }()
+	out := new(strings.Builder) // written to w at the end; a failed write fails run
+	defer func() { _, werr := io.WriteString(w, out.String()); err = errors.Join(err, werr) }()
 	var (
 		c *client.Client
 		t targets
@@ -103,11 +101,11 @@ func seed(srv *sdktest.Server) targets {
 	return targets{userID: u.ID, orgID: "org_01HZX3R7Y2NM", roleSlug: "org-support", paymentMethodID: pm.ID, memberID: m}
 }
 
-func skip(out *bytes.Buffer, step, vars string) {
+func skip(out *strings.Builder, step, vars string) {
 	fmt.Fprintf(out, "%s: skipped (set %s)\n", step, vars)
 }
 
-func demoOperations(ctx context.Context, out *bytes.Buffer, c *client.Client, t targets) error {
+func demoOperations(ctx context.Context, out *strings.Builder, c *client.Client, t targets) error {
 	if t.userID == "" {
 		skip(out, "1. UpdateUser", "MEMBERPLATFORM_USER_ID")
 	} else {
@@ -161,7 +159,7 @@ func demoOperations(ctx context.Context, out *bytes.Buffer, c *client.Client, t 
 
 // demoValidationError shows the SDK refusing bad input before sending it,
 // and listing every bad field at once.
-func demoValidationError(ctx context.Context, out *bytes.Buffer, c *client.Client) {
+func demoValidationError(ctx context.Context, out *strings.Builder, c *client.Client) {
 	_, err := c.AccessMgmt.UpdateUser(ctx, "user_01HZX3QK4B8P", accessmgmt.UpdateUserParams{
 		MobileNumber: new("0412 345 678"), Email: new("ada at example.com"),
 	})
@@ -177,7 +175,7 @@ func demoValidationError(ctx context.Context, out *bytes.Buffer, c *client.Clien
 }
 
 // demoAPIError shows an error answered by the platform.
-func demoAPIError(ctx context.Context, out *bytes.Buffer, c *client.Client) error {
+func demoAPIError(ctx context.Context, out *strings.Builder, c *client.Client) error {
 	_, err := c.AccessMgmt.UpdateUser(ctx, "user_does_not_exist", accessmgmt.UpdateUserParams{FirstName: new("Nobody")})
 	var apiErr *apierrors.Error
 	if !errors.As(err, &apiErr) {

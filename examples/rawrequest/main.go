@@ -9,8 +9,6 @@
 package main
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +17,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -40,8 +39,8 @@ type newUser struct {
 }
 
 func run(ctx context.Context, w io.Writer) (err error) {
-	out := new(bytes.Buffer) // written to w at the end; a failed write fails run
-	defer func() { _, werr := out.WriteTo(w); err = cmp.Or(err, werr) }()
+	out := new(strings.Builder) // written to w at the end; a failed write fails run
+	defer func() { _, werr := io.WriteString(w, out.String()); err = errors.Join(err, werr) }()
 	srv := sdktest.Start()
 	defer srv.Close()
 	fakeCreateUser(srv)
