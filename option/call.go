@@ -132,7 +132,7 @@ func WithResponseInto(dst **http.Response) RequestOption {
 // Scope: both. Default: the operation's rule; the four operations are
 // idempotent (for Execute, see client.Client.Execute).
 func WithIdempotent() RequestOption {
-	return checked(false, "", func(s *core.Settings) { s.Idempotent = true })
+	return set(func(s *core.Settings) { s.Idempotent = true })
 }
 
 // WithTimeout bounds a whole call, retries and backoff included; the

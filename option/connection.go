@@ -83,7 +83,7 @@ func WithTransport(rt http.RoundTripper) RequestOption {
 //
 // Scope: client. Default: refused by client.New (loopback is allowed).
 func WithInsecureBearerOverHTTP() RequestOption {
-	return checked(false, "", func(s *core.Settings) { s.AllowInsecureBearer = true })
+	return set(func(s *core.Settings) { s.AllowInsecureBearer = true })
 }
 
 // WithTokenSource sends "Authorization: Bearer <token>" from ts (a

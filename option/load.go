@@ -80,7 +80,7 @@ func WithRateLimiter(l RateLimiter) RequestOption {
 //
 // Scope: client. Default: on.
 func WithAdaptiveRateLimit() RequestOption {
-	return clientWide(clientWideLoad, checked(false, "", func(s *core.Settings) {
+	return clientWide(clientWideLoad, set(func(s *core.Settings) {
 		if s.Adaptive == nil {
 			s.Adaptive = pacer.New()
 		}
@@ -103,5 +103,5 @@ func WithAdaptiveRateLimit() RequestOption {
 //
 // Scope: client. Default: the adaptive rate limit is on.
 func WithoutAdaptiveRateLimit() RequestOption {
-	return clientWide(clientWideLoad, checked(false, "", func(s *core.Settings) { s.Adaptive = nil }))
+	return clientWide(clientWideLoad, set(func(s *core.Settings) { s.Adaptive = nil }))
 }

@@ -53,14 +53,17 @@ func anywhere(apply func(*core.Settings) error) requestOption {
 	return requestOption{apply: apply}
 }
 
+// set is an option that applies f.
+func set(f func(*core.Settings)) requestOption { return checked(false, "", f) }
+
 // checked is an option that refuses itself with msg when bad, and
-// otherwise applies set.
-func checked(bad bool, msg string, set func(*core.Settings)) requestOption {
+// otherwise applies f.
+func checked(bad bool, msg string, f func(*core.Settings)) requestOption {
 	return anywhere(func(s *core.Settings) error {
 		if bad {
 			return errors.New("memberplatform: " + msg)
 		}
-		set(s)
+		f(s)
 		return nil
 	})
 }
