@@ -11,14 +11,12 @@
 // and AWS_SECRET_ACCESS_KEY set, from a SigV4TokenSource (see
 // SigV4CredentialsFromEnv and EnvSigV4Service); else none.
 //
-// Calls are retried by github.com/hashicorp/go-retryablehttp after
-// connection errors, 408, 429, 500, 502, 503 and 504 (the four operations
-// and the token call are idempotent in effect), with backoff and jitter,
-// honouring Retry-After, never past the context's deadline, and carrying
-// X-Retry-Attempt (1 for the first retry). A retry budget shared by all
-// calls stops retries in a sustained outage; the first 429 engages an
-// adaptive rate limit. The options document each default. Every failure is
-// a typed error of package github.com/memberplatform/memberplatform-go/errors.
+// Calls are retried (github.com/hashicorp/go-retryablehttp) after
+// connection errors, 408, 429, 500, 502, 503 and 504, with jittered
+// backoff, Retry-After and X-Retry-Attempt, within the context's deadline,
+// a retry budget and an adaptive rate limit; the options document each
+// default. Every failure is a typed error of package
+// github.com/memberplatform/memberplatform-go/errors.
 //
 // A bearer token never goes over plain http to a host that is not loopback
 // (unless option.WithInsecureBearerOverHTTP). Tokens, AWS secrets and
@@ -66,12 +64,10 @@ const (
 	EnvLog = "MEMBERPLATFORM_LOG"
 )
 
-// New returns a Client configured from the environment (see the package
-// documentation) and then opts. It fails before any network activity, with
-// an *errors.ValidationError whose field "config" says what is wrong, on a
-// missing or invalid base URL, an invalid option (such as a nil pointer
-// inside an interface, which would panic later), or a bearer token that
-// would go over plain http to a host that is not loopback.
+// New returns a Client configured from the environment, then opts. A
+// missing or invalid base URL, an invalid option, or a bearer token bound
+// for plain http to a host that is not loopback fail it before any network
+// activity, with an *errors.ValidationError whose field "config" says why.
 func New(opts ...option.RequestOption) (*Client, error) {
 	c, err := newClient(opts)
 	if err != nil {

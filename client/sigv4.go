@@ -23,9 +23,8 @@ import (
 )
 
 // DefaultSigV4Service is the signing name when SigV4Config.Service and
-// MEMBERPLATFORM_SIGV4_SERVICE are empty. The contract does not name it: an
-// assumption, what API Gateway IAM authorization, the likeliest front for
-// POST /auth/token, expects.
+// MEMBERPLATFORM_SIGV4_SERVICE are empty: an assumption (the contract names
+// none), what API Gateway IAM authorization expects.
 const DefaultSigV4Service = "execute-api"
 
 // SigV4Config configures a SigV4TokenSource.
@@ -36,10 +35,9 @@ type SigV4Config struct {
 	Credentials aws.CredentialsProvider
 	Region      string // the signing region, such as "ap-southeast-2"; required
 	Service     string // the signing name; DefaultSigV4Service when empty
-	// BaseURL is where POST /auth/token goes. Leave it empty for a source
-	// given to option.WithTokenSource: it then uses the client's base URL
-	// and transport. Plain http to a host that is not loopback is refused,
-	// as for a bearer token.
+	// BaseURL is where POST /auth/token goes (not plain http to a host that
+	// is not loopback); empty, a source given to option.WithTokenSource
+	// uses the client's base URL and transport.
 	BaseURL string
 	// Options apply to the token requests of a source with its own BaseURL.
 	Options []option.RequestOption
