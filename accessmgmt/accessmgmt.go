@@ -10,25 +10,19 @@ import (
 	"github.com/memberplatform/memberplatform-go/option"
 )
 
-// Service calls the access-management operations. Get one from
-// client.Client.AccessMgmt; it is safe for concurrent use.
-//
-// Every method takes ctx first and trailing option.RequestOption values
-// that apply to that call only, such as option.WithHeader or
-// option.WithTimeout.
+// Service calls the access-management operations; get it from
+// client.Client.AccessMgmt. It is safe for concurrent use.
 type Service struct{ client *core.Client }
 
-// pipeline returns the client the service sends through; nil for a
-// Service not built by client.New, which the pipeline reports as an error.
+func init() { core.NewAccessMgmt = func(c *core.Client) any { return &Service{c} } }
+
+// pipeline is nil for a Service not built by client.New, which core.Do
+// reports as an error.
 func (s *Service) pipeline() *core.Client {
 	if s == nil {
 		return nil
 	}
 	return s.client
-}
-
-func init() {
-	core.NewAccessMgmt = func(c *core.Client) any { return &Service{client: c} }
 }
 
 // ProviderUser is a user held by the access provider.

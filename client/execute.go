@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -16,42 +17,29 @@ import (
 )
 
 // Execute calls an endpoint the SDK does not wrap, such as the contract's
-// createUser or listUsers, with everything the wrapped operations get: the
-// client's token cache (and 401 refresh), SigV4 token source, retry
-// policy, body limits, logging and error decoding. A non-2xx answer is the
-// same *errors.Error, with both error formats decoded.
+// createUser or listUsers, through the same pipeline as the operations:
+// token cache and 401 refresh, retries, body limits, logging, and errors
+// decoded into *errors.Error. Log records name it "client.Execute".
 //
-// method is the HTTP method ("POST"). path is relative to the base URL,
-// whose path prefix is kept: "/auth/access-management/users" on base URL
-// https://host/api calls https://host/api/auth/access-management/users. The
-// caller escapes each path segment (url.PathEscape); an absolute URL, a
-// path with a query or fragment (use option.WithQuery), and a ".." segment
-// that would leave the base URL's path are refused before sending.
+// path is relative to the base URL, whose path prefix is kept, with each
+// segment escaped by the caller (url.PathEscape); an absolute URL, a query
+// or fragment (use option.WithQuery) and a ".." segment are refused.
 //
-// body is sent as application/json. A []byte, a json.RawMessage, a string
-// and any io.Reader (strings.Reader, *bytes.Buffer, *os.File, ...) are the
-// JSON text itself and are sent as they are, unchecked: a string holding
-// `{"email":"a@b.c"}` sends exactly those bytes (to send a JSON string
-// value, pass json.Marshal's result or a struct field). Every other value
-// is encoded with encoding/json. nil, or one of the raw kinds holding no
-// bytes, sends no body. A reader is read to its end once, before the first
-// attempt, so that a retry or the resend after a 401 carries the same
-// bytes; it is closed afterwards when it is an io.Closer, as net/http
-// closes a request body. A reader that fails, or a nil pointer inside the
-// interface (a nil *bytes.Buffer), is refused before sending.
+// body is sent as application/json: a []byte, json.RawMessage, string or
+// io.Reader is the JSON text itself, sent unchecked (to send a JSON string,
+// pass json.Marshal's result); anything else is encoded with encoding/json;
+// nil or an empty raw body sends none. A reader is read once, before the
+// first attempt, so that retries resend the same bytes, and closed if it is
+// an io.Closer.
 //
-// out receives the decoded 2xx body: a non-nil pointer to a struct, map or
-// any; a *[]byte gets the raw bytes; nil discards it. A method that is not
-// an upper-case token, or an out that is not a pointer, is refused before
-// sending.
+// out receives the decoded 2xx body: a non-nil pointer, a *[]byte for the
+// raw bytes, or nil to discard it. A method that is not an upper-case
+// token, an out that is not a pointer, and a reader that fails or is a nil
+// pointer are refused before sending.
 //
-// Log records name the operation "client.Execute" and show path as given.
-//
-// The call is retried only when method is idempotent by HTTP semantics
-// (GET, HEAD, OPTIONS, PUT, DELETE, TRACE), or when opts include
-// option.WithIdempotent.
+// The call is retried only when method is idempotent (GET, HEAD, OPTIONS,
+// PUT, DELETE, TRACE), or with option.WithIdempotent.
 func (c *Client) Execute(ctx context.Context, method, path string, body, out any, opts ...option.RequestOption) error {
-	op := &core.Operation{Name: "client.Execute", Method: method, Path: path, Idempotent: idempotentMethod(method), Auth: true}
 	if msg := checkMethod(method); msg != "" {
 		return invalidExecute("method", msg)
 	}
@@ -61,12 +49,12 @@ func (c *Client) Execute(ctx context.Context, method, path string, body, out any
 	}
 	if out != nil {
 		if v := reflect.ValueOf(out); v.Kind() != reflect.Pointer || v.IsNil() {
-			// Found after the request was sent, this would report a
-			// successful write as a bad response.
+			// Found after sending, this would report a write as a failure.
 			return invalidExecute("out", "must be nil, a *[]byte, or a non-nil pointer to decode the 2xx body into")
 		}
 	}
-	op.Path = clean
+	op := &core.Operation{Name: "client.Execute", Method: method, Path: clean, Auth: true,
+		Idempotent: slices.Contains(idempotentMethods, method)}
 	call := &core.Call{Op: op, Result: out}
 	if err := setExecuteBody(call, body); err != nil {
 		return err
@@ -74,8 +62,8 @@ func (c *Client) Execute(ctx context.Context, method, path string, body, out any
 	return core.Do(ctx, c.pipeline(), call, opts)
 }
 
-// setExecuteBody puts body on call: the raw kinds as EncodedBody, sent as
-// they are, anything else as Body, for the pipeline to encode to JSON.
+// setExecuteBody puts the raw kinds on call as EncodedBody, anything else
+// as Body, for the pipeline to encode.
 func setExecuteBody(call *core.Call, body any) error {
 	var raw []byte
 	switch b := body.(type) {
@@ -110,8 +98,7 @@ func setExecuteBody(call *core.Call, body any) error {
 	return nil
 }
 
-// pipeline returns the client's pipeline; nil for a Client not built by
-// New, which the pipeline reports as an error.
+// pipeline is nil for a Client not built by New, which core.Do reports.
 func (c *Client) pipeline() *core.Client {
 	if c == nil {
 		return nil
@@ -123,14 +110,8 @@ func invalidExecute(field, msg string) error {
 	return &apierrors.ValidationError{Operation: "client.Execute", Fields: []apierrors.FieldError{{Field: field, Message: msg}}}
 }
 
-// idempotentMethod reports whether RFC 9110 makes method idempotent.
-func idempotentMethod(method string) bool {
-	switch method {
-	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete, http.MethodTrace:
-		return true
-	}
-	return false
-}
+// idempotentMethods are those RFC 9110 makes idempotent.
+var idempotentMethods = []string{http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete, http.MethodTrace}
 
 // checkMethod returns why method cannot be sent, or "".
 func checkMethod(method string) string {
@@ -152,9 +133,8 @@ func checkMethod(method string) string {
 
 // checkRelativePath returns path with a leading "/", or why it is refused:
 // it must stay under the base URL, so no scheme or host, no ".." segment
-// (escaped or not, nor hidden behind an escaped '/' or '\\' that a server or
-// proxy may decode before normalising), no query or fragment, and nothing a
-// URL path cannot hold unescaped.
+// (even escaped, or behind an escaped '/' or '\\' a proxy may decode), no
+// query or fragment, and nothing a URL path cannot hold unescaped.
 func checkRelativePath(path string) (string, string) {
 	if path == "" {
 		return "", "must not be empty, such as \"/auth/access-management/users\""
@@ -173,10 +153,7 @@ func checkRelativePath(path string) (string, string) {
 			return "", "has an invalid %-escape: escape each segment with url.PathEscape"
 		}
 	}
-	decoded, err := url.PathUnescape(path)
-	if err != nil {
-		return "", "has an invalid %-escape: escape each segment with url.PathEscape"
-	}
+	decoded, _ := url.PathUnescape(path) // every escape is valid: checked above
 	for segment := range strings.FieldsFuncSeq(decoded, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if segment == ".." || strings.HasPrefix(segment, "..;") {
 			return "", "must not hold a \"..\" segment: it would leave the base URL's path"

@@ -49,7 +49,7 @@ func TestExecuteSendsThroughThePipeline(t *testing.T) {
 	if err := json.Unmarshal(req.Body, &sent); err != nil || sent.FirstName != "Ada" {
 		t.Fatalf("body = %s (%v)", req.Body, err)
 	}
-	areatest.CheckHeaders(t, req.Header, true, "Bearer "+areatest.Token)
+	areatest.CheckRequest(t, req, http.MethodPost, usersPath, `{"email":"ada@example.com","firstName":"Ada"}`, "Bearer "+areatest.Token)
 }
 
 func TestExecuteKeepsTheBasePathPrefixAndRawBytes(t *testing.T) {

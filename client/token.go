@@ -29,12 +29,9 @@ type TokenSourceFunc func(ctx context.Context) (Token, error)
 // Token calls f.
 func (f TokenSourceFunc) Token(ctx context.Context) (Token, error) { return f(ctx) }
 
-// StaticToken returns a TokenSource that always returns value, with unknown
-// expiry. Use it for a service JWT obtained elsewhere
-// (MEMBERPLATFORM_TOKEN does this).
-//
-// Surrounding white space is trimmed (a token read from a file usually ends
-// in a newline); New refuses an empty token or one with spaces or control
+// StaticToken returns a TokenSource that always returns value, trimmed of
+// surrounding white space, with unknown expiry: a service JWT obtained
+// elsewhere. New refuses an empty token or one with spaces or control
 // characters inside.
 func StaticToken(value string) TokenSource { return staticToken(strings.TrimSpace(value)) }
 
@@ -42,8 +39,7 @@ type staticToken string
 
 func (s staticToken) Token(context.Context) (Token, error) { return Token{Value: string(s)}, nil }
 
-// Format redacts the token: a static source printed by mistake must not
-// leak it.
+// Format redacts the token, printed by mistake.
 func (s staticToken) Format(f fmt.State, _ rune) {
 	_, _ = io.WriteString(f, "client.StaticToken(<redacted>)")
 }
@@ -57,6 +53,6 @@ func fetcherFor(ts TokenSource) core.TokenFetcher {
 		if err != nil {
 			return "", time.Time{}, err
 		}
-		return t.Value, t.Expiry, nil // the cache trims and checks the value (core.CheckTokenValue)
+		return t.Value, t.Expiry, nil // the cache trims and checks the value
 	}
 }

@@ -15,11 +15,9 @@ import (
 const (
 	// maxTokenBodySnippet bounds TokenError.Body.
 	maxTokenBodySnippet = 1024
-	// maxTokenLifetime caps every expiry the SDK believes (expiresIn,
-	// expiresAt, a JWT's exp): a token said to live longer is taken to
-	// expire after this long, which keeps Token.Expiry within the range
-	// time arithmetic handles (a "9999-12-31" or an exp of 1e10 is past
-	// 2262, where UnixNano overflows).
+	// maxTokenLifetime caps every expiry the SDK believes, keeping
+	// Token.Expiry within the range time arithmetic handles (UnixNano
+	// overflows in 2262).
 	maxTokenLifetime = 10 * 365 * 24 * time.Hour
 )
 
@@ -27,11 +25,7 @@ const (
 // documents.
 func parseTokenResponse(status int, body []byte, now time.Time) (Token, error) {
 	unusable := func(reason string) (Token, error) {
-		snippet := body
-		if len(snippet) > maxTokenBodySnippet {
-			snippet = snippet[:maxTokenBodySnippet]
-		}
-		snippet = bytes.Clone(snippet) // do not pin the whole body
+		snippet := bytes.Clone(body[:min(len(body), maxTokenBodySnippet)]) // not pinning the whole body
 		return Token{}, &apierrors.TokenError{StatusCode: status, Body: snippet, Reason: reason, Err: apierrors.ErrUnexpectedResponseBody}
 	}
 	var obj map[string]json.RawMessage
@@ -60,8 +54,7 @@ func parseTokenResponse(status int, body []byte, now time.Time) (Token, error) {
 func expiryFromResponse(obj map[string]json.RawMessage, now time.Time) (time.Time, bool) {
 	for _, k := range []string{"expiresIn", "expires_in"} {
 		if secs, ok := number(obj[k]); ok && secs > 0 {
-			// Clamp: a huge value would overflow time.Duration into the past.
-			secs = min(secs, maxTokenLifetime.Seconds())
+			secs = min(secs, maxTokenLifetime.Seconds()) // a huge value would overflow into the past
 			return now.Add(time.Duration(secs * float64(time.Second))), true
 		}
 	}
@@ -74,8 +67,8 @@ func expiryFromResponse(obj map[string]json.RawMessage, now time.Time) (time.Tim
 	return time.Time{}, false
 }
 
-// capExpiry returns exp, or now+maxTokenLifetime when exp is later. A past
-// expiry is kept: the token cache decides what to do with it.
+// capExpiry returns exp, at most now+maxTokenLifetime; a past expiry is
+// for the token cache to handle.
 func capExpiry(exp, now time.Time) time.Time {
 	if limit := now.Add(maxTokenLifetime); exp.After(limit) {
 		return limit
@@ -85,9 +78,6 @@ func capExpiry(exp, now time.Time) time.Time {
 
 // number reads a JSON number or a numeric string.
 func number(raw json.RawMessage) (float64, bool) {
-	if raw == nil {
-		return 0, false
-	}
 	var f float64
 	if json.Unmarshal(raw, &f) == nil {
 		return f, true
@@ -101,27 +91,22 @@ func number(raw json.RawMessage) (float64, bool) {
 	return 0, false
 }
 
-// jwtExpiry reads the exp claim of a JWT without verifying its signature
-// (the SDK only needs to know when to refresh; the platform verifies).
-// ok is false when value is not a JWT or has no numeric exp. An exp beyond
-// now+maxTokenLifetime is returned as that limit: converting a float that
-// large (1e300) to int64 is undefined.
+// jwtExpiry reads a JWT's numeric exp claim, unverified: the SDK only needs
+// to know when to refresh. An exp past now+maxTokenLifetime is that limit
+// (converting a float as large as 1e300 to int64 is undefined).
 func jwtExpiry(value string, now time.Time) (exp time.Time, ok bool) {
+	var claims struct {
+		Exp json.Number `json:"exp"`
+	}
 	parts := strings.Split(value, ".")
 	if len(parts) != 3 {
 		return time.Time{}, false
 	}
 	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
-	if err != nil {
+	if err != nil || json.Unmarshal(payload, &claims) != nil {
 		return time.Time{}, false
 	}
-	var claims struct {
-		Exp json.Number `json:"exp"`
-	}
-	if json.Unmarshal(payload, &claims) != nil || claims.Exp == "" {
-		return time.Time{}, false
-	}
-	f, err := claims.Exp.Float64()
+	f, err := claims.Exp.Float64() // fails on a missing exp
 	if err != nil || f <= 0 {
 		return time.Time{}, false
 	}

@@ -13,25 +13,19 @@ import (
 	"github.com/memberplatform/memberplatform-go/option"
 )
 
-// Service calls the customer operations. Get one from
-// client.Client.Customer; it is safe for concurrent use.
-//
-// Every method takes ctx first and trailing option.RequestOption values
-// that apply to that call only, such as option.WithHeader or
-// option.WithTimeout.
+// Service calls the customer operations; get it from
+// client.Client.Customer. It is safe for concurrent use.
 type Service struct{ client *core.Client }
 
-// pipeline returns the client the service sends through; nil for a
-// Service not built by client.New, which the pipeline reports as an error.
+func init() { core.NewCustomer = func(c *core.Client) any { return &Service{c} } }
+
+// pipeline is nil for a Service not built by client.New, which core.Do
+// reports as an error.
 func (s *Service) pipeline() *core.Client {
 	if s == nil {
 		return nil
 	}
 	return s.client
-}
-
-func init() {
-	core.NewCustomer = func(c *core.Client) any { return &Service{client: c} }
 }
 
 // MemberAddress is a member's address. Every field but ID and TenantID may

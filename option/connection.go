@@ -4,17 +4,19 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	memberplatform "github.com/memberplatform/memberplatform-go"
 	"github.com/memberplatform/memberplatform-go/internal/core"
 )
 
 // WithBaseURL sets the platform's base URL, such as
 // "https://api.example.com" or "https://host/api/v2" (a path prefix is
-// kept). It overrides MEMBERPLATFORM_BASE_URL.
+// kept).
 //
-// Scope: client-wide; a call given a different base URL fails, so the
-// client's bearer token can never be sent to a host the client was not
-// built for. Default: MEMBERPLATFORM_BASE_URL (required when this option is
-// not given).
+// Scope: client (a call given a different one fails, so the bearer token
+// never goes to a host the client was not built for). Default:
+// MEMBERPLATFORM_BASE_URL, required without this option.
 func WithBaseURL(rawURL string) RequestOption {
 	return anywhere(func(s *core.Settings) error {
 		u, err := core.ParseBaseURL(rawURL)
@@ -27,14 +29,11 @@ func WithBaseURL(rawURL string) RequestOption {
 }
 
 // WithHTTPClient sends requests with hc's Transport, Jar, CheckRedirect and
-// Timeout (as the per-attempt timeout). The SDK never calls
-// hc.CloseIdleConnections. See WithTransport for how a transport sees the
-// SDK's requests. A nil hc, or one whose Transport or Jar is a nil pointer
-// or func inside the interface, is refused (it would panic on every call).
+// Timeout (as the per-attempt timeout); see WithTransport. The SDK never
+// calls hc.CloseIdleConnections.
 //
-// Scope: client-wide and per call. Default: a pooled transport of the
-// client's own and a redirect policy that follows only same-origin
-// redirects.
+// Scope: both. Default: a pooled transport of the client's own, following
+// only same-origin redirects.
 func WithHTTPClient(hc *http.Client) RequestOption {
 	return anywhere(func(s *core.Settings) error {
 		if hc == nil {
@@ -51,33 +50,21 @@ func WithHTTPClient(hc *http.Client) RequestOption {
 	})
 }
 
-// WithTransport sends requests through rt (it wins over WithHTTPClient's
-// transport). Use it for httpmock (httpmock.NewMockTransport()), proxies, or
-// instrumenting transports. httpmock.Activate alone does not reach the SDK,
-// which never uses http.DefaultTransport: pass the mock transport here.
-//
-// OpenTelemetry: the SDK has no OpenTelemetry dependency; compose
-// go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp yourself:
+// WithTransport sends each attempt, after SigV4 signing, through rt, which
+// wins over WithHTTPClient's transport and whose idle connections the SDK
+// never closes. The SDK never uses http.DefaultTransport: pass
+// httpmock.NewMockTransport() here. For OpenTelemetry spans of each
+// attempt (and of the SigV4 token request), children of the operation
+// context's span:
 //
 //	base := http.DefaultTransport.(*http.Transport).Clone()
 //	base.MaxIdleConnsPerHost = 32 // the default 2 throttles concurrent calls
 //	c, err := client.New(option.WithTransport(otelhttp.NewTransport(base)))
 //
-// The transport sits below the retry loop, so each HTTP attempt is its own
-// client span (retries carry an X-Retry-Attempt header), and the SigV4 token
-// request is traced too. Spans are children of the span in the context
-// passed to the operation, which also reaches the WithLogger handler.
-// Headers the transport adds, such as traceparent, are added after SigV4
-// signing and are not among the signed headers, so they do not break the
-// signature. URL paths hold IDs: name spans with a low-cardinality
-// otelhttp.WithSpanNameFormatter rather than the path. The SDK never closes
-// the transport's idle connections.
+// URL paths hold IDs: name spans with otelhttp.WithSpanNameFormatter.
 //
-// A nil rt, or a nil pointer or func inside the interface (a nil
-// *http.Transport), is refused: it would panic on every call.
-//
-// Scope: client-wide and per call. Default: a pooled transport of the
-// client's own (see client.Client.CloseIdleConnections).
+// Scope: both. Default: a pooled transport of the client's own (see
+// client.Client.CloseIdleConnections).
 func WithTransport(rt http.RoundTripper) RequestOption {
 	return anywhere(func(s *core.Settings) error {
 		if rt == nil {
@@ -91,14 +78,44 @@ func WithTransport(rt http.RoundTripper) RequestOption {
 	})
 }
 
-// WithInsecureBearerOverHTTP allows sending the bearer token over plain
-// http:// to a host that is not loopback. Without it, client.New refuses
-// such a configuration, because anyone on the path could read the token.
+// WithInsecureBearerOverHTTP allows the bearer token over plain http:// to
+// a host that is not loopback, where anyone on the path could read it.
 //
-// Scope: client-wide. Default: refused (loopback hosts are always allowed).
+// Scope: client. Default: refused by client.New (loopback is allowed).
 func WithInsecureBearerOverHTTP() RequestOption {
-	return anywhere(func(s *core.Settings) error {
-		s.AllowInsecureBearer = true
+	return set(func(s *core.Settings) { s.AllowInsecureBearer = true })
+}
+
+// WithTokenSource sends "Authorization: Bearer <token>" from ts (a
+// client.TokenSource, such as client.StaticToken or a
+// *client.SigV4TokenSource) on every call. WithTokenSource(nil) sends no
+// Authorization header (local development).
+//
+// Scope: client. Default: chosen from the environment (see client.New).
+func WithTokenSource(ts memberplatform.TokenSource) RequestOption {
+	return clientWide(clientWideAuth, anywhere(func(s *core.Settings) error {
+		if core.NilInside(ts) {
+			return core.TypedNilError("WithTokenSource", ts, "pass nil itself to send no token")
+		}
+		s.TokenSource, s.SigV4 = ts, nil
 		return nil
-	})
+	}))
+}
+
+// WithSigV4 obtains the bearer token from the platform's POST /auth/token,
+// signed with AWS Signature Version 4 using creds and region (see
+// client.SigV4TokenSource). Each client built with it gets its own token
+// source, so the option may be reused. A nil creds, or an
+// aws.CredentialsCache around one, is refused: the AWS SDK would panic in
+// a goroutine of its own, where nothing can recover it.
+//
+// Scope: client. Default: chosen from the environment (see client.New).
+func WithSigV4(creds aws.CredentialsProvider, region string) RequestOption {
+	return clientWide(clientWideAuth, anywhere(func(s *core.Settings) error {
+		if err := core.CheckCredentialsProvider(creds); err != nil {
+			return errors.New("memberplatform: option.WithSigV4: " + err.Error())
+		}
+		s.TokenSource, s.SigV4 = nil, &core.SigV4Settings{Credentials: creds, Region: region}
+		return nil
+	}))
 }

@@ -1,24 +1,67 @@
 package option
 
 import (
+	"errors"
+	"log/slog"
+	"net/http"
+
 	"github.com/memberplatform/memberplatform-go/internal/core"
 	"github.com/memberplatform/memberplatform-go/observe"
 )
 
-// WithObserver gives the client an observer (package observe) that sees
-// every call, HTTP attempt, token fetch, retry decision, rate-limit wait and
-// retry-budget refusal, and can read the retry budget and the pacer's rate
-// for gauges. It is how telemetry is plugged in; for OpenTelemetry, use the
-// options of module
-// github.com/memberplatform/memberplatform-go/otelmemberplatform, which are
-// built on it.
+// WithLogger logs a Debug record per HTTP attempt (operation, method, path
+// template, status, attempt, duration, request ID) and a Warn record per
+// retry and give-up: never headers, tokens, signatures or bodies. The
+// operation's context reaches the handler. WithLogger(nil) turns logging
+// off, MEMBERPLATFORM_LOG included; a logger without a handler is refused.
 //
-// Several observers are called in the order given, unless one is an
-// observe.Combiner that merges with the one before it. A nil observer
-// changes nothing; a nil pointer is refused.
+// Scope: both. Default: none, unless MEMBERPLATFORM_LOG names a level (see
+// client.EnvLog).
+func WithLogger(l *slog.Logger) RequestOption {
+	return checked(l != nil && (l.Handler() == nil || core.NilInside(l.Handler())),
+		"option.WithLogger: a *slog.Logger with a nil handler panics on its first record; build it with slog.New, or pass nil for no logging",
+		func(s *core.Settings) { s.Logger = l })
+}
+
+// Middleware sees each HTTP request the SDK sends and calls next to send
+// it, or answers itself; an error it returns is retried like a transport
+// error.
+type Middleware func(req *http.Request, next MiddlewareNext) (*http.Response, error)
+
+// MiddlewareNext sends the request on: to the next middleware, then to the
+// transport.
+type MiddlewareNext = func(*http.Request) (*http.Response, error)
+
+// WithMiddleware runs mw, in order, on every HTTP request: once per
+// attempt and per redirect followed, as the request goes out (bearer
+// token, X-Retry-Attempt and SigV4 signature set), above WithTransport.
+// On the SigV4 token request it may add headers, but changing the method,
+// URL, body or a signed header (Host, X-Amz-Date, X-Amz-Security-Token,
+// X-Retry-Attempt) breaks the signature.
 //
-// Scope: client-wide; passing it to a single call fails. Default: none, and
-// then observation costs nothing.
+// Scope: both (a call's run after the client's). Default: none.
+func WithMiddleware(mw ...Middleware) RequestOption {
+	return anywhere(func(s *core.Settings) error {
+		chain := s.Middleware[:len(s.Middleware):len(s.Middleware)] // never append into the client's array
+		for _, m := range mw {
+			if m == nil {
+				return errors.New("memberplatform: WithMiddleware: nil Middleware")
+			}
+			chain = append(chain, core.Middleware(m))
+		}
+		s.Middleware = chain
+		return nil
+	})
+}
+
+// WithObserver adds an observer (package observe) of every call, attempt,
+// token fetch, retry decision, rate-limit wait and budget refusal, which
+// can also read the budget and the pacer's rate. OpenTelemetry's options,
+// in module github.com/memberplatform/memberplatform-go/otelmemberplatform,
+// are built on it. Observers are called in order, unless an
+// observe.Combiner merges with the one before it; nil changes nothing.
+//
+// Scope: client. Default: none, at no cost.
 func WithObserver(o observe.Observer) RequestOption {
-	return clientWide(clientWideObserver, func(s *core.Settings) error { return s.AddObserver(o) })
+	return clientWide(clientWideObserver, anywhere(func(s *core.Settings) error { return s.AddObserver(o) }))
 }

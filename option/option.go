@@ -6,11 +6,12 @@
 //	u, err := c.AccessMgmt.UpdateUser(ctx, id, params, option.WithTimeout(2*time.Second))
 //
 // Options apply in order; a per-call option overrides the client's setting
-// for that call only. Each option's documentation ends with the same two
-// facts: where it applies (client-wide, per call, or both) and its default.
-// An invalid option makes client.New, or the call, fail with an
-// *errors.ValidationError before anything is sent; a nil RequestOption is
-// ignored.
+// for that call only. Each option's documentation ends with its scope
+// (client: client.New only, and a call given it fails; call: one call
+// only; both) and its default. An invalid option, such as an interface
+// holding a nil pointer that would panic later, fails client.New or the
+// call with an *errors.ValidationError before anything is sent. A nil
+// RequestOption is ignored.
 package option
 
 import (
@@ -22,25 +23,21 @@ import (
 // RequestOption configures a client or one call. Build one with the With…
 // functions of this package.
 type RequestOption interface {
-	// The method is unexported so that every option is built, and
-	// documented, in this package.
+	// Unexported, so that every option is built, and documented, here.
 	isRequestOption()
 }
 
 // requestOption is every RequestOption: a change to the pipeline's
-// settings, and where it applies. The pipeline applies it through
-// core.Applier.
+// settings, and the refusal when given out of its scope ("" for none).
 type requestOption struct {
-	apply func(*core.Settings) error
-	// clientOnly (callOnly) is the refusal when the option is given to a
-	// single call (to client.New); "" when it applies there.
+	apply                func(*core.Settings) error
 	clientOnly, callOnly string
 }
 
 func (requestOption) isRequestOption() {}
 
 // ApplyTo applies the option to s, a call's settings when perCall, else
-// the client's.
+// the client's (core.Applier).
 func (o requestOption) ApplyTo(s *core.Settings, perCall bool) error {
 	switch {
 	case perCall && o.clientOnly != "":
@@ -56,14 +53,30 @@ func anywhere(apply func(*core.Settings) error) requestOption {
 	return requestOption{apply: apply}
 }
 
-// Refusals of options out of their scope.
+// set is an option that applies f.
+func set(f func(*core.Settings)) requestOption { return checked(false, "", f) }
+
+// checked is an option that refuses itself with msg when bad, and
+// otherwise applies f.
+func checked(bad bool, msg string, f func(*core.Settings)) requestOption {
+	return anywhere(func(s *core.Settings) error {
+		if bad {
+			return errors.New("memberplatform: " + msg)
+		}
+		f(s)
+		return nil
+	})
+}
+
+// Refusals of client-wide options given to a single call.
 const (
 	clientWideAuth     = "WithTokenSource and WithSigV4 apply to client.New, not to a single call"
 	clientWideLoad     = "WithRetryBudget, WithRateLimiter, WithAdaptiveRateLimit and WithoutAdaptiveRateLimit apply to client.New, not to a single call"
 	clientWideObserver = "WithObserver and the OpenTelemetry options apply to client.New, not to a single call"
 )
 
-// clientWide is an option for client.New only; refusal says so to a call.
-func clientWide(refusal string, apply func(*core.Settings) error) requestOption {
-	return requestOption{apply: apply, clientOnly: refusal}
+// clientWide restricts o to client.New; refusal says so to a call.
+func clientWide(refusal string, o requestOption) requestOption {
+	o.clientOnly = refusal
+	return o
 }

@@ -13,25 +13,19 @@ import (
 	"github.com/memberplatform/memberplatform-go/option"
 )
 
-// Service calls the payment-method operations. Get one from
-// client.Client.Payments; it is safe for concurrent use.
-//
-// Every method takes ctx first and trailing option.RequestOption values
-// that apply to that call only, such as option.WithHeader or
-// option.WithTimeout.
+// Service calls the payment-method operations; get it from
+// client.Client.Payments. It is safe for concurrent use.
 type Service struct{ client *core.Client }
 
-// pipeline returns the client the service sends through; nil for a
-// Service not built by client.New, which the pipeline reports as an error.
+func init() { core.NewPayments = func(c *core.Client) any { return &Service{c} } }
+
+// pipeline is nil for a Service not built by client.New, which core.Do
+// reports as an error.
 func (s *Service) pipeline() *core.Client {
 	if s == nil {
 		return nil
 	}
 	return s.client
-}
-
-func init() {
-	core.NewPayments = func(c *core.Client) any { return &Service{client: c} }
 }
 
 // PaymentMethod is a stored payment card.

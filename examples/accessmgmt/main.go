@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
@@ -28,8 +29,9 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, w io.Writer) error {
-	out := &report{w: w}
+func run(ctx context.Context, w io.Writer) (err error) {
+	out := new(strings.Builder) // written to w at the end; a failed write fails run
+	defer func() { _, werr := io.WriteString(w, out.String()); err = errors.Join(err, werr) }()
 	srv := sdktest.Start()
 	defer srv.Close()
 	srv.AddUser(sdktest.User{ID: "user_ada", Email: "ada@example.com"})
@@ -44,30 +46,30 @@ func run(ctx context.Context, w io.Writer) error {
 	if err := c.AccessMgmt.ReplaceRolePermissions(ctx, "org_acme", "org-support", []string{"tickets:read", "tickets:write"}); err != nil {
 		return err
 	}
-	out.printf("role updated; the provider created %v\n", srv.CreatedPermissions())
+	fmt.Fprintf(out, "role updated; the provider created %v\n", srv.CreatedPermissions())
 
 	// 1. Input the SDK refuses before sending: *apierrors.ValidationError.
 	err = c.AccessMgmt.ReplaceRolePermissions(ctx, "org_acme", "support", []string{"Tickets:Read"})
 	var ve *apierrors.ValidationError
 	if errors.As(err, &ve) {
 		for _, f := range ve.Fields {
-			out.printf("invalid input: %s: %s\n", f.Field, f.Message)
+			fmt.Fprintf(out, "invalid input: %s: %s\n", f.Field, f.Message)
 		}
 	}
 
 	// 2. A kind of failure: errors.Is with the Err* sentinels.
 	_, err = c.AccessMgmt.UpdateUser(ctx, "user_nobody", accessmgmt.UpdateUserParams{FirstName: new("N")})
 	if errors.Is(err, apierrors.ErrNotFound) {
-		out.println("not found: create the user first")
+		fmt.Fprintln(out, "not found: create the user first")
 	}
 
 	// 3. The platform's own details: errors.As to *apierrors.Error.
 	_, err = c.AccessMgmt.UpdateUser(ctx, "user_ada", accessmgmt.UpdateUserParams{Email: new("grace@example.com")})
 	var apiErr *apierrors.Error
 	if errors.As(err, &apiErr) && errors.Is(err, apierrors.ErrConflict) {
-		out.printf("conflict: status %d, serviceCode %s\n", apiErr.StatusCode, apiErr.Problem.ServiceCode)
+		fmt.Fprintf(out, "conflict: status %d, serviceCode %s\n", apiErr.StatusCode, apiErr.Problem.ServiceCode)
 		for _, f := range apiErr.FieldErrors() {
-			out.printf("  field %s (pointer %s): %s\n", f.Field, f.Pointer, f.Message)
+			fmt.Fprintf(out, "  field %s (pointer %s): %s\n", f.Field, f.Pointer, f.Message)
 		}
 	}
 
@@ -76,7 +78,7 @@ func run(ctx context.Context, w io.Writer) error {
 	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpdateUser, Status: http.StatusTooManyRequests, RetryAfter: time.Minute})
 	_, err = c.AccessMgmt.UpdateUser(ctx, "user_ada", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
 	if errors.As(err, &apiErr) && errors.Is(err, apierrors.ErrRateLimited) {
-		out.printf("rate limited: retry after %v (temporary: %t)\n", apiErr.RetryAfter, apiErr.Temporary())
+		fmt.Fprintf(out, "rate limited: retry after %v (temporary: %t)\n", apiErr.RetryAfter, apiErr.Temporary())
 	}
 
 	// A short Retry-After is honoured by the SDK itself: the call succeeds.
@@ -85,33 +87,13 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("expected the SDK to retry a short Retry-After: %w", err)
 	}
-	out.printf("retried after a short Retry-After: %s %s\n", u.ID, u.FirstName)
+	fmt.Fprintf(out, "retried after a short Retry-After: %s %s\n", u.ID, u.FirstName)
 
 	// 5. Configuration problems are not worth retrying.
 	srv.SetProviderConfigured(false)
 	_, err = c.AccessMgmt.UpdateUser(ctx, "user_ada", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
 	if errors.Is(err, apierrors.ErrProviderNotConfigured) && errors.As(err, &apiErr) {
-		out.printf("provider not configured: status %d after %d attempt(s), temporary: %t\n", apiErr.StatusCode, apiErr.Attempts, apiErr.Temporary())
+		fmt.Fprintf(out, "provider not configured: status %d after %d attempt(s), temporary: %t\n", apiErr.StatusCode, apiErr.Attempts, apiErr.Temporary())
 	}
-	return out.err
-}
-
-// report writes the program's output and keeps the first write error, which
-// run returns: output that could not be written (a closed pipe, a full
-// disk) is a failure, not something to ignore.
-type report struct {
-	w   io.Writer
-	err error
-}
-
-func (r *report) printf(format string, args ...any) {
-	if r.err == nil {
-		_, r.err = fmt.Fprintf(r.w, format, args...)
-	}
-}
-
-func (r *report) println(args ...any) {
-	if r.err == nil {
-		_, r.err = fmt.Fprintln(r.w, args...)
-	}
+	return nil
 }

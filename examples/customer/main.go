@@ -14,6 +14,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/oapi-codegen/nullable"
 
@@ -29,8 +30,9 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, w io.Writer) error {
-	out := &report{w: w}
+func run(ctx context.Context, w io.Writer) (err error) {
+	out := new(strings.Builder) // written to w at the end; a failed write fails run
+	defer func() { _, werr := io.WriteString(w, out.String()); err = errors.Join(err, werr) }()
 	srv := sdktest.Start()
 	defer srv.Close()
 	member := srv.AddMember("2e4c6a8b-1d3f-4a5c-9e7b-0d2f4a6c8e1a")
@@ -47,7 +49,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out.printf("created: %s, %s (line two set: %t)\n", *a.AddressLineOne, *a.Suburb, a.AddressLineTwo != nil)
+	fmt.Fprintf(out, "created: %s, %s (line two set: %t)\n", *a.AddressLineOne, *a.Suburb, a.AddressLineTwo != nil)
 
 	// Explicit null clears addressLineTwo; leaving it unset would keep it.
 	addr.AddressLineTwo = nullable.NewNullNullable[string]()
@@ -55,14 +57,14 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out.printf("updated: same id: %t, line two set: %t\n", updated.ID == a.ID, updated.AddressLineTwo != nil)
+	fmt.Fprintf(out, "updated: same id: %t, line two set: %t\n", updated.ID == a.ID, updated.AddressLineTwo != nil)
 
 	// Every missing field at once, before anything is sent.
 	_, err = c.Customer.UpsertMemberAddress(ctx, member, customer.UpsertMemberAddressParams{AddressLineOne: "1 Main Rd", Country: "AU"})
 	var ve *apierrors.ValidationError
 	if errors.As(err, &ve) {
 		for _, f := range ve.FieldErrors() {
-			out.printf("missing: %s\n", f.Field)
+			fmt.Fprintf(out, "missing: %s\n", f.Field)
 		}
 	}
 
@@ -70,14 +72,14 @@ func run(ctx context.Context, w io.Writer) error {
 	_, err = c.Customer.UpsertMemberAddress(ctx, "7c5a3e1f-9d8b-4a6c-8e4f-2b0d9c7a5e3f", addr)
 	var apiErr *apierrors.Error
 	if errors.Is(err, apierrors.ErrNotFound) && errors.As(err, &apiErr) {
-		out.printf("not found: code %s, message %q\n", apiErr.CodeMessage.Code, apiErr.CodeMessage.Message)
+		fmt.Fprintf(out, "not found: code %s, message %q\n", apiErr.CodeMessage.Code, apiErr.CodeMessage.Message)
 	}
 
 	// Forbidden: the caller lacks the required permission.
 	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpsertMemberAddress, Status: http.StatusForbidden})
 	_, err = c.Customer.UpsertMemberAddress(ctx, member, addr)
 	if errors.Is(err, apierrors.ErrForbidden) {
-		out.println("forbidden: ask for the permission rather than retrying")
+		fmt.Fprintln(out, "forbidden: ask for the permission rather than retrying")
 	}
 
 	// Internal errors are retried (the upsert is idempotent); after the
@@ -86,27 +88,7 @@ func run(ctx context.Context, w io.Writer) error {
 		Body: `{"code":"INTERNAL_ERROR","message":"database unavailable"}`})
 	_, err = c.Customer.UpsertMemberAddress(ctx, member, addr)
 	if errors.Is(err, apierrors.ErrInternal) && errors.As(err, &apiErr) {
-		out.printf("internal error after %d attempts: %s\n", apiErr.Attempts, apiErr.CodeMessage.Message)
+		fmt.Fprintf(out, "internal error after %d attempts: %s\n", apiErr.Attempts, apiErr.CodeMessage.Message)
 	}
-	return out.err
-}
-
-// report writes the program's output and keeps the first write error, which
-// run returns: output that could not be written (a closed pipe, a full
-// disk) is a failure, not something to ignore.
-type report struct {
-	w   io.Writer
-	err error
-}
-
-func (r *report) printf(format string, args ...any) {
-	if r.err == nil {
-		_, r.err = fmt.Fprintf(r.w, format, args...)
-	}
-}
-
-func (r *report) println(args ...any) {
-	if r.err == nil {
-		_, r.err = fmt.Fprintln(r.w, args...)
-	}
+	return nil
 }

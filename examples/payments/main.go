@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -28,8 +29,9 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, w io.Writer) error {
-	out := &report{w: w}
+func run(ctx context.Context, w io.Writer) (err error) {
+	out := new(strings.Builder) // written to w at the end; a failed write fails run
+	defer func() { _, werr := io.WriteString(w, out.String()); err = errors.Join(err, werr) }()
 	srv := sdktest.Start(sdktest.WithClock(func() time.Time { return time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC) }))
 	defer srv.Close()
 	card := srv.AddPaymentMethod(sdktest.PaymentMethod{ID: "5a1e7c3d-9b2f-4d6a-8e1c-7f3b5d9a1c2e", CardBrand: "mastercard", LastFourDigits: "5454"})
@@ -44,20 +46,20 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out.printf("updated: %s ending %s, expires %s, primary=%t\n", pm.CardBrand, pm.LastFourDigits, pm.ExpDate, pm.Primary)
+	fmt.Fprintf(out, "updated: %s ending %s, expires %s, primary=%t\n", pm.CardBrand, pm.LastFourDigits, pm.ExpDate, pm.Primary)
 
 	// Refused before sending: the ID must be a UUID.
 	_, err = c.Payments.UpdatePaymentMethod(ctx, "card-1", payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)})
 	var ve *apierrors.ValidationError
 	if errors.Is(err, apierrors.ErrInvalidInput) && errors.As(err, &ve) {
-		out.printf("invalid input: %v\n", ve.Fields)
+		fmt.Fprintf(out, "invalid input: %v\n", ve.Fields)
 	}
 
 	// A platform that cannot update this payment method answers "Not implemented".
 	_, err = c.Payments.UpdatePaymentMethod(ctx, "9f8e7d6c-5b4a-4c3d-8e2f-1a0b9c8d7e6f", payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)})
 	var apiErr *apierrors.Error
 	if errors.Is(err, apierrors.ErrNotImplemented) && errors.As(err, &apiErr) {
-		out.printf("not implemented: serviceCode %q (free-form for payments)\n", apiErr.Problem.ServiceCode)
+		fmt.Fprintf(out, "not implemented: serviceCode %q (free-form for payments)\n", apiErr.Problem.ServiceCode)
 	}
 
 	// The request format of expDate is not fixed by the contract, so the SDK
@@ -65,7 +67,7 @@ func run(ctx context.Context, w io.Writer) error {
 	_, err = c.Payments.UpdatePaymentMethod(ctx, card.ID, payments.UpdatePaymentMethodParams{ExpDate: new("March 2030")})
 	if errors.As(err, &apiErr) && errors.Is(err, apierrors.ErrBadRequest) {
 		for _, f := range apiErr.FieldErrors() {
-			out.printf("rejected by the platform: %s: %s\n", f.Field, f.Message)
+			fmt.Fprintf(out, "rejected by the platform: %s: %s\n", f.Field, f.Message)
 		}
 	}
 
@@ -75,27 +77,13 @@ func run(ctx context.Context, w io.Writer) error {
 	if _, err := c.Payments.UpdatePaymentMethod(ctx, card.ID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)}); err != nil {
 		return fmt.Errorf("expected the retries to succeed: %w", err)
 	}
-	out.printf("succeeded after %d attempts\n", srv.RequestCount(sdktest.OpUpdatePaymentMethod)-before)
+	fmt.Fprintf(out, "succeeded after %d attempts\n", srv.RequestCount(sdktest.OpUpdatePaymentMethod)-before)
 
 	// With retries off, the caller sees the failure and can ask Temporary.
 	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpdatePaymentMethod, Status: http.StatusServiceUnavailable})
 	_, err = c.Payments.UpdatePaymentMethod(ctx, card.ID, payments.UpdatePaymentMethodParams{}, option.WithMaxRetries(0))
 	if errors.As(err, &apiErr) {
-		out.printf("status %d, temporary: %t, service unavailable: %t\n", apiErr.StatusCode, apiErr.Temporary(), errors.Is(err, apierrors.ErrServiceUnavailable))
+		fmt.Fprintf(out, "status %d, temporary: %t, service unavailable: %t\n", apiErr.StatusCode, apiErr.Temporary(), errors.Is(err, apierrors.ErrServiceUnavailable))
 	}
-	return out.err
-}
-
-// report writes the program's output and keeps the first write error, which
-// run returns: output that could not be written (a closed pipe, a full
-// disk) is a failure, not something to ignore.
-type report struct {
-	w   io.Writer
-	err error
-}
-
-func (r *report) printf(format string, args ...any) {
-	if r.err == nil {
-		_, r.err = fmt.Fprintf(r.w, format, args...)
-	}
+	return nil
 }

@@ -55,25 +55,25 @@ type targets struct {
 }
 
 // run is the whole program; getenv reads the environment.
-func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
-	out := &report{w: w}
+func run(ctx context.Context, w io.Writer, getenv func(string) string) (err error) {
+	out := new(strings.Builder) // written to w at the end; a failed write fails run
+	defer func() { _, werr := io.WriteString(w, out.String()); err = errors.Join(err, werr) }()
 	var (
-		c   *client.Client
-		t   targets
-		err error
+		c *client.Client
+		t targets
 	)
 	if getenv(client.EnvBaseURL) == "" {
 		srv := sdktest.Start(sdktest.WithClock(func() time.Time { return time.Date(2025, 6, 1, 9, 30, 0, 0, time.UTC) }))
 		defer srv.Close()
 		t = seed(srv)
-		out.println("MEMBERPLATFORM_BASE_URL is not set: running against an in-process sdktest fake platform.")
+		fmt.Fprintln(out, "MEMBERPLATFORM_BASE_URL is not set: running against an in-process sdktest fake platform.")
 		c, err = srv.NewClient(option.WithAppInfo("quickstart", "1.0"))
 	} else {
 		t = targets{
 			userID: getenv("MEMBERPLATFORM_USER_ID"), orgID: getenv("MEMBERPLATFORM_ORG_ID"), roleSlug: getenv("MEMBERPLATFORM_ROLE_SLUG"),
 			paymentMethodID: getenv("MEMBERPLATFORM_PAYMENT_METHOD_ID"), memberID: getenv("MEMBERPLATFORM_MEMBER_ID"),
 		}
-		out.printf("Running against %s.\n", getenv(client.EnvBaseURL))
+		fmt.Fprintf(out, "Running against %s.\n", getenv(client.EnvBaseURL))
 		c, err = client.New(option.WithAppInfo("quickstart", "1.0")) // base URL and credentials from the environment
 	}
 	if err != nil {
@@ -87,7 +87,7 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 	if err := demoAPIError(ctx, out, c); err != nil {
 		return err
 	}
-	return out.err
+	return nil
 }
 
 // seed fills the fake platform with the records the quickstart updates.
@@ -101,11 +101,11 @@ func seed(srv *sdktest.Server) targets {
 	return targets{userID: u.ID, orgID: "org_01HZX3R7Y2NM", roleSlug: "org-support", paymentMethodID: pm.ID, memberID: m}
 }
 
-func skip(out *report, step, vars string) {
-	out.printf("%s: skipped (set %s)\n", step, vars)
+func skip(out *strings.Builder, step, vars string) {
+	fmt.Fprintf(out, "%s: skipped (set %s)\n", step, vars)
 }
 
-func demoOperations(ctx context.Context, out *report, c *client.Client, t targets) error {
+func demoOperations(ctx context.Context, out *strings.Builder, c *client.Client, t targets) error {
 	if t.userID == "" {
 		skip(out, "1. UpdateUser", "MEMBERPLATFORM_USER_ID")
 	} else {
@@ -115,7 +115,7 @@ func demoOperations(ctx context.Context, out *report, c *client.Client, t target
 		if err != nil {
 			return fmt.Errorf("UpdateUser: %w", err)
 		}
-		out.printf("1. UpdateUser: %s is now %s %s <%s>, mobile %s\n", u.ID, u.FirstName, u.LastName, u.Email, u.MobileNumber)
+		fmt.Fprintf(out, "1. UpdateUser: %s is now %s %s <%s>, mobile %s\n", u.ID, u.FirstName, u.LastName, u.Email, u.MobileNumber)
 	}
 
 	if t.orgID == "" || t.roleSlug == "" {
@@ -125,7 +125,7 @@ func demoOperations(ctx context.Context, out *report, c *client.Client, t target
 		if err := c.AccessMgmt.ReplaceRolePermissions(ctx, t.orgID, t.roleSlug, perms); err != nil {
 			return fmt.Errorf("ReplaceRolePermissions: %w", err)
 		}
-		out.printf("2. ReplaceRolePermissions: role %s of %s now has exactly [%s]\n", t.roleSlug, t.orgID, strings.Join(perms, " "))
+		fmt.Fprintf(out, "2. ReplaceRolePermissions: role %s of %s now has exactly [%s]\n", t.roleSlug, t.orgID, strings.Join(perms, " "))
 	}
 
 	if t.paymentMethodID == "" {
@@ -137,7 +137,7 @@ func demoOperations(ctx context.Context, out *report, c *client.Client, t target
 		if err != nil {
 			return fmt.Errorf("UpdatePaymentMethod: %w", err)
 		}
-		out.printf("3. UpdatePaymentMethod: %s ending %s, expires %s, primary=%t, updated %s\n",
+		fmt.Fprintf(out, "3. UpdatePaymentMethod: %s ending %s, expires %s, primary=%t, updated %s\n",
 			pm.CardBrand, pm.LastFourDigits, pm.ExpDate, pm.Primary, pm.UpdatedAt.UTC().Format(time.RFC3339))
 	}
 
@@ -151,7 +151,7 @@ func demoOperations(ctx context.Context, out *report, c *client.Client, t target
 		if err != nil {
 			return fmt.Errorf("UpsertMemberAddress: %w", err)
 		}
-		out.printf("4. UpsertMemberAddress: member %s lives at %s, %s, %s %s %s (tenant %s)\n", t.memberID,
+		fmt.Fprintf(out, "4. UpsertMemberAddress: member %s lives at %s, %s, %s %s %s (tenant %s)\n", t.memberID,
 			deref(a.AddressLineOne), deref(a.AddressLineTwo), deref(a.Suburb), deref(a.State), deref(a.Postcode), a.TenantID)
 	}
 	return nil
@@ -159,33 +159,33 @@ func demoOperations(ctx context.Context, out *report, c *client.Client, t target
 
 // demoValidationError shows the SDK refusing bad input before sending it,
 // and listing every bad field at once.
-func demoValidationError(ctx context.Context, out *report, c *client.Client) {
+func demoValidationError(ctx context.Context, out *strings.Builder, c *client.Client) {
 	_, err := c.AccessMgmt.UpdateUser(ctx, "user_01HZX3QK4B8P", accessmgmt.UpdateUserParams{
 		MobileNumber: new("0412 345 678"), Email: new("ada at example.com"),
 	})
 	var ve *apierrors.ValidationError
 	if errors.As(err, &ve) {
-		out.printf("5. Validation error (nothing was sent), errors.Is(err, apierrors.ErrInvalidInput) = %t:\n", errors.Is(err, apierrors.ErrInvalidInput))
+		fmt.Fprintf(out, "5. Validation error (nothing was sent), errors.Is(err, apierrors.ErrInvalidInput) = %t:\n", errors.Is(err, apierrors.ErrInvalidInput))
 		for _, f := range ve.Fields {
-			out.printf("   - %s: %s\n", f.Field, f.Message)
+			fmt.Fprintf(out, "   - %s: %s\n", f.Field, f.Message)
 		}
 		return
 	}
-	out.printf("5. Validation error: unexpected result %v\n", err)
+	fmt.Fprintf(out, "5. Validation error: unexpected result %v\n", err)
 }
 
 // demoAPIError shows an error answered by the platform.
-func demoAPIError(ctx context.Context, out *report, c *client.Client) error {
+func demoAPIError(ctx context.Context, out *strings.Builder, c *client.Client) error {
 	_, err := c.AccessMgmt.UpdateUser(ctx, "user_does_not_exist", accessmgmt.UpdateUserParams{FirstName: new("Nobody")})
 	var apiErr *apierrors.Error
 	if !errors.As(err, &apiErr) {
 		return fmt.Errorf("expected an API error for an unknown user, got %v", err)
 	}
-	out.printf("6. API error: status %d, errors.Is(err, apierrors.ErrNotFound) = %t\n", apiErr.StatusCode, errors.Is(err, apierrors.ErrNotFound))
+	fmt.Fprintf(out, "6. API error: status %d, errors.Is(err, apierrors.ErrNotFound) = %t\n", apiErr.StatusCode, errors.Is(err, apierrors.ErrNotFound))
 	if p := apiErr.Problem; p != nil {
-		out.printf("   problem: title %q, serviceCode %s, detail %q\n", p.Title, p.ServiceCode, p.Detail)
+		fmt.Fprintf(out, "   problem: title %q, serviceCode %s, detail %q\n", p.Title, p.ServiceCode, p.Detail)
 	}
-	out.printf("   err.Error(): %v\n", err)
+	fmt.Fprintf(out, "   err.Error(): %v\n", err)
 	return nil
 }
 
@@ -194,24 +194,4 @@ func deref(s *string) string {
 		return "<null>"
 	}
 	return *s
-}
-
-// report writes the program's output and keeps the first write error, which
-// run returns: output that could not be written (a closed pipe, a full
-// disk) is a failure, not something to ignore.
-type report struct {
-	w   io.Writer
-	err error
-}
-
-func (r *report) printf(format string, args ...any) {
-	if r.err == nil {
-		_, r.err = fmt.Fprintf(r.w, format, args...)
-	}
-}
-
-func (r *report) println(args ...any) {
-	if r.err == nil {
-		_, r.err = fmt.Fprintln(r.w, args...)
-	}
 }

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -37,8 +38,9 @@ type newUser struct {
 	FirstName string `json:"firstName,omitempty"`
 }
 
-func run(ctx context.Context, w io.Writer) error {
-	out := &report{w: w}
+func run(ctx context.Context, w io.Writer) (err error) {
+	out := new(strings.Builder) // written to w at the end; a failed write fails run
+	defer func() { _, werr := io.WriteString(w, out.String()); err = errors.Join(err, werr) }()
 	srv := sdktest.Start()
 	defer srv.Close()
 	fakeCreateUser(srv)
@@ -53,7 +55,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out.printf("created %s <%s>\n", created.ID, created.Email)
+	fmt.Fprintf(out, "created %s <%s>\n", created.ID, created.Email)
 
 	// A GET of the new user: path segments are escaped by the caller.
 	var fetched accessmgmt.ProviderUser
@@ -62,22 +64,22 @@ func run(ctx context.Context, w io.Writer) error {
 	if err := c.Execute(ctx, http.MethodGet, path, nil, &fetched, option.WithResponseInto(&resp)); err != nil {
 		return err
 	}
-	out.printf("fetched %s (%s), status %d\n", fetched.ID, fetched.FirstName, resp.StatusCode)
+	fmt.Fprintf(out, "fetched %s (%s), status %d\n", fetched.ID, fetched.FirstName, resp.StatusCode)
 
 	// Errors are the SDK's typed errors, whatever the endpoint.
 	err = c.Execute(ctx, http.MethodPost, "/auth/access-management/users", newUser{}, nil)
 	var apiErr *apierrors.Error
 	if errors.Is(err, apierrors.ErrUnprocessableEntity) && errors.As(err, &apiErr) {
 		for _, f := range apierrors.FieldErrorsOf(err) {
-			out.printf("refused: %d %s: %s\n", apiErr.StatusCode, f.Field, f.Message)
+			fmt.Fprintf(out, "refused: %d %s: %s\n", apiErr.StatusCode, f.Field, f.Message)
 		}
 	}
 
 	// A path that would leave the base URL is refused before sending.
 	err = c.Execute(ctx, http.MethodGet, "/auth/../admin", nil, nil)
-	out.println("invalid input:", errors.Is(err, apierrors.ErrInvalidInput))
-	out.println("token requests:", srv.TokenRequests())
-	return out.err
+	fmt.Fprintln(out, "invalid input:", errors.Is(err, apierrors.ErrInvalidInput))
+	fmt.Fprintln(out, "token requests:", srv.TokenRequests())
+	return nil
 }
 
 // fakeCreateUser adds createUser and a user lookup to the fake platform.
@@ -105,24 +107,4 @@ func fakeCreateUser(srv *sdktest.Server) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(u)
 	})
-}
-
-// report writes the program's output and keeps the first write error, which
-// run returns: output that could not be written (a closed pipe, a full
-// disk) is a failure, not something to ignore.
-type report struct {
-	w   io.Writer
-	err error
-}
-
-func (r *report) printf(format string, args ...any) {
-	if r.err == nil {
-		_, r.err = fmt.Fprintf(r.w, format, args...)
-	}
-}
-
-func (r *report) println(args ...any) {
-	if r.err == nil {
-		_, r.err = fmt.Fprintln(r.w, args...)
-	}
 }

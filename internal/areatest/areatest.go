@@ -1,16 +1,15 @@
 package areatest
 
 import (
-	"context"
 	"errors"
 	"io"
 	"net/http"
 	"net/url"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jarcoal/httpmock"
 
@@ -27,78 +26,58 @@ const (
 	Token   = "test-token"
 )
 
-// Request is one request as the Mock transport saw it.
+// Request is one request as the Mock saw it; HasDeadline says whether its
+// context had a deadline.
 type Request struct {
-	Method string
-	URL    *url.URL
-	Header http.Header
-	Body   []byte
-	// HasDeadline reports whether the request's context had a deadline.
+	Method      string
+	URL         *url.URL
+	Header      http.Header
+	Body        []byte
 	HasDeadline bool
 }
 
-// Mock is a per-test httpmock.MockTransport that records every request.
-// A request for which no responder was registered fails the test.
+// Mock is a transport that records every request and answers it with the
+// responder On registered; any other request fails the test.
 type Mock struct {
-	t  *testing.T
-	mt *httpmock.MockTransport
-
+	t    *testing.T
+	mt   *httpmock.MockTransport
 	mu   sync.Mutex
 	reqs []Request
 }
 
 // NewMock returns a Mock for t.
 func NewMock(t *testing.T) *Mock {
-	t.Helper()
 	m := &Mock{t: t, mt: httpmock.NewMockTransport()}
 	m.mt.RegisterNoResponder(func(r *http.Request) (*http.Response, error) {
-		m.record(r)
-		t.Errorf("unexpected request %s %s", r.Method, r.URL.String())
+		t.Errorf("unexpected request %s %s", r.Method, r.URL)
 		return nil, errors.New("no responder registered")
 	})
 	return m
 }
 
-func (m *Mock) record(r *http.Request) {
+// RoundTrip records r and answers it. The responders never read the body.
+func (m *Mock) RoundTrip(r *http.Request) (*http.Response, error) {
 	var body []byte
 	if r.Body != nil {
-		b, err := io.ReadAll(r.Body)
-		if err != nil {
+		var err error
+		if body, err = io.ReadAll(r.Body); err != nil {
 			m.t.Errorf("reading request body: %v", err)
 		}
-		body = b
 	}
-	_, dl := r.Context().Deadline()
+	_, deadline := r.Context().Deadline()
 	u := *r.URL
 	m.mu.Lock()
-	m.reqs = append(m.reqs, Request{Method: r.Method, URL: &u, Header: r.Header.Clone(), Body: body, HasDeadline: dl})
+	m.reqs = append(m.reqs, Request{Method: r.Method, URL: &u, Header: r.Header.Clone(), Body: body, HasDeadline: deadline})
 	m.mu.Unlock()
+	return m.mt.RoundTrip(r)
 }
 
-// On answers method on rawURL (absolute, or a path relative to BaseURL) with
-// resp, recording each request.
+// On answers method on rawURL (absolute, or a path below BaseURL) with resp.
 func (m *Mock) On(method, rawURL string, resp httpmock.Responder) {
-	if rawURL != "" && rawURL[0] == '/' {
+	if strings.HasPrefix(rawURL, "/") {
 		rawURL = BaseURL + rawURL
 	}
-	m.mt.RegisterResponder(method, rawURL, func(r *http.Request) (*http.Response, error) {
-		m.record(r)
-		return resp(r)
-	})
-}
-
-// Calls is how many requests reached the transport.
-func (m *Mock) Calls() int { return m.mt.GetTotalCallCount() }
-
-// Only returns the single recorded request, failing the test otherwise.
-func (m *Mock) Only() Request {
-	m.t.Helper()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.reqs) != 1 {
-		m.t.Fatalf("got %d requests, want 1", len(m.reqs))
-	}
-	return m.reqs[0]
+	m.mt.RegisterResponder(method, rawURL, resp)
 }
 
 // Requests returns the recorded requests, in order.
@@ -108,26 +87,32 @@ func (m *Mock) Requests() []Request {
 	return slices.Clone(m.reqs)
 }
 
-// Client returns a client sending through the Mock, with a static Token and
-// no retries unless opts say otherwise. Every option is explicit so the
-// environment cannot leak in.
+// Calls is how many requests reached the Mock.
+func (m *Mock) Calls() int { return len(m.Requests()) }
+
+// Only returns the single recorded request, failing the test otherwise.
+func (m *Mock) Only() Request {
+	m.t.Helper()
+	reqs := m.Requests()
+	if len(reqs) != 1 {
+		m.t.Fatalf("got %d requests, want 1", len(reqs))
+	}
+	return reqs[0]
+}
+
+// Client returns a client of the Mock with the static Token and no retries,
+// then opts; every setting is explicit, so the environment cannot leak in.
 func (m *Mock) Client(opts ...option.RequestOption) *client.Client {
 	m.t.Helper()
-	all := append([]option.RequestOption{
-		option.WithBaseURL(BaseURL),
-		option.WithTransport(m.mt),
-		option.WithTokenSource(client.StaticToken(Token)),
-		option.WithMaxRetries(0),
-	}, opts...)
-	c, err := client.New(all...)
+	c, err := client.New(append([]option.RequestOption{option.WithBaseURL(BaseURL), option.WithTransport(m),
+		option.WithTokenSource(client.StaticToken(Token)), option.WithMaxRetries(0)}, opts...)...)
 	if err != nil {
 		m.t.Fatalf("client.New: %v", err)
 	}
 	return c
 }
 
-// Respond returns a responder answering status with body and, when the body
-// is non-empty, contentType.
+// Respond answers status with body, typed contentType when it is not empty.
 func Respond(status int, contentType, body string) httpmock.Responder {
 	return func(*http.Request) (*http.Response, error) {
 		r := httpmock.NewStringResponse(status, body)
@@ -139,150 +124,52 @@ func Respond(status int, contentType, body string) httpmock.Responder {
 }
 
 // JSON answers status with an application/json body.
-func JSON(status int, body string) httpmock.Responder {
-	return Respond(status, "application/json", body)
-}
+func JSON(code int, body string) httpmock.Responder { return Respond(code, "application/json", body) }
 
 // Problem answers status with an application/problem+json body.
-func Problem(status int, body string) httpmock.Responder {
-	return Respond(status, "application/problem+json", body)
+func Problem(code int, body string) httpmock.Responder {
+	return Respond(code, "application/problem+json", body)
 }
 
-// UserAgent is the User-Agent the SDK sends without WithAppInfo.
-func UserAgent() string {
-	return "memberplatform-go/" + memberplatform.Version + " (" + runtime.Version() + "; " + runtime.GOOS + "/" + runtime.GOARCH + ")"
-}
-
-// CheckHeaders asserts the headers every request carries. auth is the
-// expected Authorization value, "" for none.
-func CheckHeaders(t *testing.T, h http.Header, hasBody bool, auth string) {
+// CheckRequest asserts method, escaped path, no query, the exact body, the
+// SDK's Accept, User-Agent and Content-Type, and auth as the only
+// Authorization value ("" for none).
+func CheckRequest(t *testing.T, r Request, method, escapedPath, body, auth string) {
 	t.Helper()
-	if got, want := h.Get("Accept"), "application/json, application/problem+json"; got != want {
-		t.Errorf("Accept = %q, want %q", got, want)
-	}
-	if got, want := h.Get("User-Agent"), UserAgent(); got != want {
-		t.Errorf("User-Agent = %q, want %q", got, want)
-	}
-	if hasBody {
-		if got := h.Values("Content-Type"); len(got) != 1 || got[0] != "application/json" {
-			t.Errorf("Content-Type = %q, want [application/json]", got)
-		}
-	}
-	got := h.Values("Authorization")
-	switch {
-	case auth == "" && len(got) != 0:
-		t.Errorf("Authorization = %q, want none", got)
-	case auth != "" && (len(got) != 1 || got[0] != auth):
-		t.Errorf("Authorization = %q, want [%q]", got, auth)
+	h := r.Header
+	got := []string{r.Method, r.URL.EscapedPath(), r.URL.RawQuery, string(r.Body), h.Get("Accept"), h.Get("User-Agent"),
+		strings.Join(h.Values("Content-Type"), " | "), strings.Join(h.Values("Authorization"), " | ")}
+	want := []string{method, escapedPath, "", body, "application/json, application/problem+json",
+		"memberplatform-go/" + memberplatform.Version + " (" + runtime.Version() + "; " + runtime.GOOS + "/" + runtime.GOARCH + ")",
+		"application/json", auth}
+	if !slices.Equal(got, want) {
+		t.Errorf("method, path, query, body, Accept, User-Agent, Content-Type, Authorization =\n%q, want\n%q", got, want)
 	}
 }
 
-// CheckRequest asserts method, escaped path, empty query and exact body.
-func CheckRequest(t *testing.T, r Request, method, escapedPath, body string) {
-	t.Helper()
-	if r.Method != method {
-		t.Errorf("method = %s, want %s", r.Method, method)
-	}
-	if got := r.URL.EscapedPath(); got != escapedPath {
-		t.Errorf("escaped path = %q, want %q", got, escapedPath)
-	}
-	if r.URL.RawQuery != "" {
-		t.Errorf("query = %q, want none", r.URL.RawQuery)
-	}
-	if string(r.Body) != body {
-		t.Errorf("body = %s, want %s", r.Body, body)
-	}
-}
-
-// FieldNames returns the field names of a *errors.ValidationError, failing
-// the test if err is not one.
-func FieldNames(t *testing.T, err error, op string) []string {
-	t.Helper()
-	var ve *apierrors.ValidationError
-	if !errors.As(err, &ve) {
-		t.Fatalf("err = %T %v, want *errors.ValidationError", err, err)
-	}
-	if !errors.Is(err, apierrors.ErrInvalidInput) {
-		t.Errorf("errors.Is(err, ErrInvalidInput) = false")
-	}
-	if ve.Operation != op {
-		t.Errorf("Operation = %q, want %q", ve.Operation, op)
-	}
-	names := make([]string, 0, len(ve.Fields))
-	for _, f := range ve.Fields {
-		if f.Message == "" {
-			t.Errorf("field %q has no message", f.Field)
-		}
-		names = append(names, f.Field)
-	}
-	return names
-}
-
-// APIError asserts err is an *errors.Error and returns it.
-func APIError(t *testing.T, err error) *apierrors.Error {
-	t.Helper()
-	var e *apierrors.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("err = %T %v, want *errors.Error", err, err)
-	}
-	return e
-}
-
-// Hang answers only when the request's context ends.
-func Hang(r *http.Request) (*http.Response, error) {
-	<-r.Context().Done()
-	return nil, r.Context().Err()
-}
-
-// BoundedCtx is t.Context() with a safety deadline, so that a per-call
-// timeout that does not work fails the test instead of hanging it.
-func BoundedCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// CheckTimedOut asserts err is the transport timeout of a call bounded by a
-// per-call WithTimeout, and that the call ended well before BoundedCtx's
-// safety deadline.
-func CheckTimedOut(t *testing.T, err error, start time.Time) {
-	t.Helper()
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("call took %v: WithTimeout did not bound it", d)
-	}
-	var te *apierrors.TransportError
-	if !errors.As(err, &te) {
-		t.Fatalf("err = %T %v, want *errors.TransportError", err, err)
-	}
-	if !errors.Is(err, context.DeadlineExceeded) || !te.Timeout() || !errors.Is(err, apierrors.ErrTransport) {
-		t.Errorf("err = %v: want a timeout matching context.DeadlineExceeded and ErrTransport", err)
-	}
-}
-
-// CheckValidation asserts the outcome of a call in a validation table.
-// With wantFields nil the input was valid: the call succeeded (err nil and
-// result non-nil, when the operation returns one) and sent one request.
-// Otherwise it was refused before sending: err is a *errors.ValidationError
-// for op listing exactly wantFields, in order, the result is nil, and no
-// request reached the transport.
+// CheckValidation asserts a call of a validation table: with wantFields nil
+// it succeeded with a result (resultNil false) after one request; otherwise
+// it sent nothing, returned no result and an *errors.ValidationError of op
+// listing exactly wantFields, in order, each with a message.
 func (m *Mock) CheckValidation(op string, err error, resultNil bool, wantFields []string) {
 	m.t.Helper()
 	if wantFields == nil {
-		if err != nil || resultNil {
-			m.t.Fatalf("%s: err = %v, nil result = %v; want success", op, err, resultNil)
-		}
-		if n := m.Calls(); n != 1 {
-			m.t.Errorf("requests = %d, want 1", n)
+		if err != nil || resultNil || m.Calls() != 1 {
+			m.t.Fatalf("%s: err = %v, nil result = %v, requests = %d; want success after 1", op, err, resultNil, m.Calls())
 		}
 		return
 	}
-	if !resultNil {
-		m.t.Errorf("%s returned a result with a validation error", op)
+	ve, ok := errors.AsType[*apierrors.ValidationError](err)
+	if !ok || !errors.Is(err, apierrors.ErrInvalidInput) || ve.Operation != op {
+		m.t.Fatalf("err = %T %v, want an *errors.ValidationError of %s matching ErrInvalidInput", err, err, op)
 	}
-	if got := FieldNames(m.t, err, op); !slices.Equal(got, wantFields) {
-		m.t.Errorf("fields = %q, want %q", got, wantFields)
+	var names []string
+	for _, f := range ve.Fields {
+		if names = append(names, f.Field); f.Message == "" {
+			m.t.Errorf("field %q has no message", f.Field)
+		}
 	}
-	if n := m.Calls(); n != 0 {
-		m.t.Errorf("requests = %d, want 0: invalid input must not be sent", n)
+	if !resultNil || !slices.Equal(names, wantFields) || m.Calls() != 0 {
+		m.t.Errorf("fields = %q, nil result = %v, requests = %d; want %q, true, 0", names, resultNil, m.Calls(), wantFields)
 	}
 }

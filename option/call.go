@@ -1,0 +1,182 @@
+package option
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/go-querystring/query"
+
+	"github.com/memberplatform/memberplatform-go/internal/core"
+)
+
+// WithHeader adds a header, such as a correlation ID. A name or value HTTP
+// does not allow is refused, as are the headers the SDK manages:
+// Authorization (use WithTokenSource), User-Agent (use WithAppInfo),
+// Content-Type, Content-Length, Accept, Host, X-Retry-Attempt, X-Amz-Date,
+// X-Amz-Security-Token and X-Amz-Content-Sha256.
+//
+// Scope: both (a call's add to the client's). Default: none.
+func WithHeader(key, value string) RequestOption {
+	return anywhere(func(s *core.Settings) error {
+		ck := http.CanonicalHeaderKey(key)
+		switch ck {
+		case "Authorization":
+			return errors.New("memberplatform: WithHeader cannot set Authorization; use WithTokenSource")
+		case "User-Agent":
+			return errors.New("memberplatform: WithHeader cannot set User-Agent; use WithAppInfo")
+		case "Content-Type", "Content-Length", "Accept", "Host",
+			"X-Retry-Attempt", "X-Amz-Date", "X-Amz-Security-Token", "X-Amz-Content-Sha256":
+			return fmt.Errorf("memberplatform: WithHeader cannot set %s: the SDK manages it", ck)
+		}
+		if !isToken(key) {
+			return fmt.Errorf("memberplatform: WithHeader: invalid header name %q", key)
+		}
+		for i := 0; i < len(value); i++ {
+			if c := value[i]; (c < 0x20 && c != '\t') || c == 0x7f {
+				return fmt.Errorf("memberplatform: WithHeader: the value of %s has a control character at byte %d", ck, i)
+			}
+		}
+		s.MutableHeader().Add(ck, value)
+		return nil
+	})
+}
+
+// isToken reports whether s is an RFC 9110 token.
+func isToken(s string) bool {
+	return s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return r <= ' ' || r >= 0x7f || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r)
+	})
+}
+
+// WithQuery adds the query parameters encoded from v: a url.Values, or a
+// struct tagged for github.com/google/go-querystring
+// (`url:"name,omitempty"`). The four operations take none; it is for
+// gateways and endpoints the SDK does not wrap.
+//
+// Scope: both (a call's add to the client's). Default: none.
+func WithQuery(v any) RequestOption {
+	return anywhere(func(s *core.Settings) error {
+		vals, ok := v.(url.Values)
+		if !ok {
+			var err error
+			if vals, err = query.Values(v); err != nil {
+				return fmt.Errorf("memberplatform: WithQuery: %w", err)
+			}
+		}
+		q := s.MutableQuery()
+		for k, vs := range vals {
+			q[k] = append(q[k], vs...)
+		}
+		return nil
+	})
+}
+
+// WithAppInfo appends "name/version" to the User-Agent, so the platform's
+// operators can tell which service is calling. Both must be HTTP tokens
+// (version may be empty).
+//
+// Scope: both. Default: none; the User-Agent is
+// "memberplatform-go/<version> (<go version>; <os>/<arch>)".
+func WithAppInfo(name, version string) RequestOption {
+	return anywhere(func(s *core.Settings) error {
+		if !isToken(name) || (version != "" && !isToken(version)) {
+			return errors.New("memberplatform: WithAppInfo: name and version must be HTTP tokens: visible ASCII without spaces, control characters or separators such as '/'")
+		}
+		info := name
+		if version != "" {
+			info += "/" + version
+		}
+		if s.AppInfo != "" {
+			info = s.AppInfo + " " + info
+		}
+		s.AppInfo = info
+		return nil
+	})
+}
+
+// WithMaxResponseBytes bounds the 2xx body the SDK reads: a longer one
+// fails the call, after at most n+1 bytes, with an *errors.Error matching
+// errors.ErrUnexpectedResponseBody. Error bodies are bounded to
+// errors.MaxBodySnippet.
+//
+// Scope: both. Default: 8 MiB, far above any response in the contract.
+func WithMaxResponseBytes(n int64) RequestOption {
+	return checked(n <= 0, "WithMaxResponseBytes: need a positive size", func(s *core.Settings) { s.MaxResponseBytes = n })
+}
+
+// WithResponseInto stores the call's final HTTP response in *dst, on
+// success and on an API error, for its status, headers (such as a
+// successful call's request ID) and request. Its body is already read and
+// closed; its request's Authorization and X-Amz-Security-Token read
+// "[REDACTED]". *dst is nil when the call got no response.
+//
+// Scope: call. Default: none.
+func WithResponseInto(dst **http.Response) RequestOption {
+	if dst != nil {
+		*dst = nil // also for a call refused before the pipeline
+	}
+	o := checked(dst == nil, "WithResponseInto: nil destination", func(s *core.Settings) { s.ResponseInto = dst })
+	o.callOnly = "option.WithResponseInto applies to a single call, not to client.New"
+	return o
+}
+
+// WithIdempotent marks a call safe to repeat, so that it is retried after a
+// timeout or a retriable status whatever its method (a POST through
+// client.Client.Execute, say). Use it only for requests the platform
+// applies at most once, such as a POST with an idempotency key.
+//
+// Scope: both. Default: the operation's rule; the four operations are
+// idempotent (for Execute, see client.Client.Execute).
+func WithIdempotent() RequestOption {
+	return set(func(s *core.Settings) { s.Idempotent = true })
+}
+
+// WithTimeout bounds a whole call, retries and backoff included; the
+// context's deadline applies too.
+//
+// Scope: both. Default: none.
+func WithTimeout(d time.Duration) RequestOption {
+	return checked(d < 0, "WithTimeout: negative duration", func(s *core.Settings) { s.Timeout = d })
+}
+
+// WithAttemptTimeout bounds each HTTP attempt (headers and body); a timed
+// out attempt is retried like a connection error. 0 means none.
+//
+// Scope: both. Default: none; the client's own connection pool ends a read
+// that waits 30 s without a byte, so a call without deadline never hangs.
+func WithAttemptTimeout(d time.Duration) RequestOption {
+	return checked(d < 0, "WithAttemptTimeout: negative duration", func(s *core.Settings) { s.AttemptTimeout = d })
+}
+
+// WithMaxRetries sets how many times a retriable failure is retried; 0
+// disables retries.
+//
+// Scope: both. Default: 3 (4 attempts).
+func WithMaxRetries(n int) RequestOption {
+	return checked(n < 0, "WithMaxRetries: negative count", func(s *core.Settings) { s.Retry.MaxRetries = n })
+}
+
+// WithRetryBackoff sets the exponential backoff: retry n waits a uniformly
+// random duration in [0, min(max, base·2ⁿ)) ("full jitter").
+//
+// Scope: both. Default: base 250ms, max 8s.
+func WithRetryBackoff(base, max time.Duration) RequestOption {
+	return checked(base <= 0 || max < base, "WithRetryBackoff: need 0 < base <= max", func(s *core.Settings) {
+		s.Retry.BaseDelay, s.Retry.MaxDelay = base, max
+	})
+}
+
+// WithMaxRetryAfter caps the wait a 429 or 503 asks for with Retry-After
+// or Retry-After-Ms, and a wait for a slot of the adaptive rate limit. A
+// longer one fails the call at once with the rate-limited error, whose
+// RetryAfter holds the asked duration. 0 allows no wait at all; for no
+// cap, pass time.Duration(math.MaxInt64) and bound calls with a deadline.
+//
+// Scope: both. Default: 20s.
+func WithMaxRetryAfter(d time.Duration) RequestOption {
+	return checked(d < 0, "WithMaxRetryAfter: negative duration", func(s *core.Settings) { s.Retry.MaxRetryAfter = d })
+}
