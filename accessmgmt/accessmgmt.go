@@ -96,13 +96,22 @@ func (s *Service) UpdateUser(ctx context.Context, userID string, params UpdateUs
 		return nil, err
 	}
 	if u.ID == "" {
-		u.ID = userID
-		fill(&u.Email, params.Email)
-		fill(&u.MobileNumber, params.MobileNumber)
-		fill(&u.FirstName, params.FirstName)
-		fill(&u.LastName, params.LastName)
+		fillSent(&u, userID, &params)
 	}
 	return &u, nil
+}
+
+// fillSent completes the user of an empty 2xx body with what was sent. It
+// is kept out of line: a call with a body never runs it, and inlined it
+// would spread over the instruction cache lines every call runs through.
+//
+//go:noinline
+func fillSent(u *ProviderUser, userID string, params *UpdateUserParams) {
+	u.ID = userID
+	fill(&u.Email, params.Email)
+	fill(&u.MobileNumber, params.MobileNumber)
+	fill(&u.FirstName, params.FirstName)
+	fill(&u.LastName, params.LastName)
 }
 
 func fill(dst *string, src *string) {

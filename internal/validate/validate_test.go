@@ -3,6 +3,7 @@ package validate
 import (
 	"net/mail"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -142,5 +143,19 @@ func TestErrorsListsEveryField(t *testing.T) {
 	want := "memberplatform: op: invalid input: userId: must not be empty; orgId: must not be \".\" or \"..\"; id: must be a UUID (8-4-4-4-12 hexadecimal digits)"
 	if err.Error() != want {
 		t.Errorf("Error() = %q\nwant      %q", err.Error(), want)
+	}
+}
+
+// Blank's shortcut on the first byte must agree with trimming, its oracle,
+// for every first byte and for the white space that is not ASCII.
+func TestBlankAgreesWithTrimSpace(t *testing.T) {
+	inputs := []string{"", " ", "\t\n\v\f\r ", "\u00a0", "\u0085x", "\u2003", "\u3000 a", "\x7f", "a", " a ", "\xff", "é"}
+	for c := range 256 {
+		inputs = append(inputs, string([]byte{byte(c)}), string([]byte{byte(c)})+" ", string([]byte{byte(c), 'x'}))
+	}
+	for _, s := range inputs {
+		if got, want := Blank(s), strings.TrimSpace(s) == ""; got != want {
+			t.Errorf("Blank(%q) = %v, trimming says %v", s, got, want)
+		}
 	}
 }
