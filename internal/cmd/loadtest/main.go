@@ -53,6 +53,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -162,16 +164,11 @@ func (s *server) reset(a answer) {
 }
 
 func ok200(w http.ResponseWriter) bool {
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = io.WriteString(w, `{"id":"user_1","email":"ada@example.com","firstName":"Ada"}`)
-	return false
+	return reply(w, http.StatusOK, "application/json", `{"id":"user_1","email":"ada@example.com","firstName":"Ada"}`, false)
 }
 
 func unavailable503(w http.ResponseWriter) bool {
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(http.StatusServiceUnavailable)
-	_, _ = io.WriteString(w, `{"title":"Service Unavailable","status":503}`)
-	return false
+	return reply(w, http.StatusServiceUnavailable, problemJSON, `{"title":"Service Unavailable","status":503}`, false)
 }
 
 // Three ways the provider says "slow down".
@@ -181,51 +178,30 @@ func throttle429RetryAfter(w http.ResponseWriter) bool {
 }
 
 func throttle429(w http.ResponseWriter) bool {
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(http.StatusTooManyRequests)
-	_, _ = io.WriteString(w, `{"title":"Too Many Requests","status":429}`)
-	return true
+	return reply(w, http.StatusTooManyRequests, problemJSON, `{"title":"Too Many Requests","status":429}`, true)
 }
 
 func throttleProblem(w http.ResponseWriter) bool {
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(http.StatusServiceUnavailable)
-	_, _ = io.WriteString(w, `{"type":"https://platform.example/problems/rate-limited","title":"Rate limited","status":503,`+
-		`"detail":"The configured access provider rate limited the request"}`)
-	return true
+	return reply(w, http.StatusServiceUnavailable, problemJSON, `{"type":"https://platform.example/problems/rate-limited","title":"Rate limited","status":503,`+
+		`"detail":"The configured access provider rate limited the request"}`, true)
 }
 
-// tokenBucket is the provider's rate limit: rate per second, bursts of burst.
-type tokenBucket struct {
-	mu          sync.Mutex
-	rate, burst float64
-	tokens      float64
-	last        time.Time
-}
+const problemJSON = "application/problem+json"
 
-func (b *tokenBucket) take() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	now := time.Now()
-	if b.last.IsZero() {
-		b.tokens = b.burst
-	} else {
-		b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
-	}
-	b.last = now
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
+// reply writes one answer and returns throttled, as an answer does.
+func reply(w http.ResponseWriter, status int, contentType, body string, throttled bool) bool {
+	w.Header().Set("Content-Type", contentType)
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
+	return throttled
 }
 
 // limited is the provider of figure 2: 200 requests/s, burst 20, and
 // refuse above that.
 func limited(refuse answer) answer {
-	b := &tokenBucket{rate: batchRate, burst: 20}
+	bucket := rate.NewLimiter(batchRate, 20)
 	return func(w http.ResponseWriter) bool {
-		if b.take() {
+		if bucket.Allow() {
 			return ok200(w)
 		}
 		return refuse(w)
