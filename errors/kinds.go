@@ -97,6 +97,9 @@ func classifyText(s string) error {
 // single underscore and splits camel case: "Not Found", "not-found" and
 // "NotFound" all compare as NOT_FOUND.
 func normalizeName(s string) string {
+	if s == "" {
+		return "" // without Grow's allocation: a code/message body has no type
+	}
 	var b strings.Builder
 	b.Grow(len(s) + 8)
 	separate, afterLower := false, false
