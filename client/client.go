@@ -167,11 +167,9 @@ func tokenSourceFromSettings(s *core.Settings) (TokenSource, error) {
 	if !ok {
 		return nil, nil
 	}
-	src, err := NewSigV4TokenSource(SigV4Config{Credentials: creds, Region: region, Service: os.Getenv(EnvSigV4Service)})
-	if err != nil {
-		return nil, err // not a typed nil inside the interface
-	}
-	return src, nil
+	// On an error, the typed nil this returns is never used: newClient
+	// returns first, as for the option's source above.
+	return NewSigV4TokenSource(SigV4Config{Credentials: creds, Region: region, Service: os.Getenv(EnvSigV4Service)})
 }
 
 // loggerFromEnvironment and tokenSourceFromEnvironment are newClient's

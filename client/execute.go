@@ -59,7 +59,11 @@ func (c *Client) Execute(ctx context.Context, method, path string, body, out any
 	if err := setExecuteBody(call, body); err != nil {
 		return err
 	}
-	return core.Do(ctx, c.pipeline(), call, opts)
+	var pipeline *core.Client // nil for a Client not built by New, which core.Do reports
+	if c != nil {
+		pipeline = c.core
+	}
+	return core.Do(ctx, pipeline, call, opts)
 }
 
 // setExecuteBody puts the raw kinds on call as EncodedBody, anything else
@@ -96,14 +100,6 @@ func setExecuteBody(call *core.Call, body any) error {
 		call.EncodedBody = raw
 	}
 	return nil
-}
-
-// pipeline is nil for a Client not built by New, which core.Do reports.
-func (c *Client) pipeline() *core.Client {
-	if c == nil {
-		return nil
-	}
-	return c.core
 }
 
 func invalidExecute(field, msg string) error {
