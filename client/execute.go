@@ -145,11 +145,12 @@ func checkRelativePath(path string) (string, string) {
 			return "", "must not hold a query or fragment; use option.WithQuery"
 		case c <= ' ' || c >= 0x7f || c == '{' || c == '}' || c == '\\':
 			return "", "must be escaped: escape each segment with url.PathEscape"
-		case c == '%' && (i+2 >= len(path) || !isHex(path[i+1]) || !isHex(path[i+2])):
-			return "", "has an invalid %-escape: escape each segment with url.PathEscape"
 		}
 	}
-	decoded, _ := url.PathUnescape(path) // every escape is valid: checked above
+	decoded, err := url.PathUnescape(path)
+	if err != nil {
+		return "", "has an invalid %-escape: escape each segment with url.PathEscape"
+	}
 	for segment := range strings.FieldsFuncSeq(decoded, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if segment == ".." || strings.HasPrefix(segment, "..;") {
 			return "", "must not hold a \"..\" segment: it would leave the base URL's path"
@@ -163,5 +164,3 @@ func checkRelativePath(path string) (string, string) {
 	}
 	return path, ""
 }
-
-func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
