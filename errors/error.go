@@ -33,9 +33,7 @@ type Error struct {
 	// or ErrRetryBudgetExhausted.
 	Err error
 
-	// bodyKind is classifyBody's answer, kept by Decode (bodyKindKnown)
-	// because the retry policy, Is and Kind all ask for it.
-	bodyKind      error
+	bodyKind      error // classifyBody's answer, kept by Decode: the retry policy, Is and Kind all ask
 	bodyKindKnown bool
 }
 
@@ -182,9 +180,7 @@ func (e *Error) textKind() error {
 	return e.classifyBody()
 }
 
-// classifyBody applies the rule of the Err* kinds: a problem's type or
-// title, or a code, counts at any status; a detail or message only on a 429
-// or a 5xx.
+// classifyBody applies the wording rule of the Err* kinds.
 func (e *Error) classifyBody() error {
 	typ, title, detail := e.texts()
 	if k := classifyText(typ); k != nil {
