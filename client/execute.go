@@ -70,9 +70,7 @@ func (c *Client) Execute(ctx context.Context, method, path string, body, out any
 // as Body, for the pipeline to encode.
 func setExecuteBody(call *core.Call, body any) error {
 	var raw []byte
-	switch b := body.(type) {
-	case nil:
-		return nil
+	switch b := body.(type) { // nil goes to Body, which it leaves nil
 	case []byte:
 		raw = b
 	case json.RawMessage:
@@ -116,11 +114,10 @@ func checkMethod(method string) string {
 	}
 	for i := 0; i < len(method); i++ {
 		c := method[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+		switch {
+		case c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0:
 			return "must be an HTTP method token, such as \"POST\""
-		}
-		if c >= 'a' && c <= 'z' {
-			// Methods are case-sensitive: "get" is not GET to a server.
+		case c >= 'a' && c <= 'z': // methods are case-sensitive: "get" is not GET to a server
 			return "must be upper case, such as \"GET\""
 		}
 	}

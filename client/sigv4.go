@@ -85,12 +85,11 @@ func NewSigV4TokenSource(cfg SigV4Config) (*SigV4TokenSource, error) {
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	cfg.Service = cmp.Or(cfg.Service, DefaultSigV4Service)
 	creds := cfg.Credentials
 	if _, cached := creds.(*aws.CredentialsCache); !cached {
 		creds = aws.NewCredentialsCache(creds)
 	}
-	src := &SigV4TokenSource{creds: creds, region: cfg.Region, service: cfg.Service, signer: v4.NewSigner(),
+	src := &SigV4TokenSource{creds: creds, region: cfg.Region, service: cmp.Or(cfg.Service, DefaultSigV4Service), signer: v4.NewSigner(),
 		now: time.Now, baseURL: cfg.BaseURL}
 	if cfg.BaseURL != "" { // checked now, not on the first token request
 		var err error

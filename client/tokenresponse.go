@@ -57,7 +57,8 @@ func parseTokenResponse(status int, body []byte, now time.Time) (Token, error) {
 
 func expiryFromResponse(obj map[string]json.RawMessage, now time.Time) (time.Time, bool) {
 	for _, k := range []string{"expiresIn", "expires_in"} {
-		if secs, ok := number(obj[k]); ok && secs > 0 {
+		// A JSON number or a numeric string: obj holds only valid JSON.
+		if secs, err := strconv.ParseFloat(strings.TrimSpace(strings.Trim(string(obj[k]), `"`)), 64); err == nil && secs > 0 {
 			secs = min(secs, maxTokenLifetime.Seconds()) // a huge value would overflow into the past
 			return now.Add(time.Duration(secs * float64(time.Second))), true
 		}
@@ -69,21 +70,6 @@ func expiryFromResponse(obj map[string]json.RawMessage, now time.Time) (time.Tim
 		}
 	}
 	return time.Time{}, false
-}
-
-// number reads a JSON number or a numeric string.
-func number(raw json.RawMessage) (float64, bool) {
-	var f float64
-	if json.Unmarshal(raw, &f) == nil {
-		return f, true
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
-			return f, true
-		}
-	}
-	return 0, false
 }
 
 // jwtExpiry reads a JWT's numeric exp claim, unverified: the SDK only needs
