@@ -1,11 +1,12 @@
 package errors
 
 import (
-	stderrors "errors"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memberplatform/memberplatform-go/internal/httpx"
 )
 
 // ValidationError is returned, before any request is sent, when the SDK
@@ -127,14 +128,7 @@ func (e *TransportError) Unwrap() []error { return unwrapWithLast(e.Err, e.Last)
 func (e *TransportError) Is(target error) bool { return target == ErrTransport }
 
 // Timeout reports whether the cause was a timeout or an expired deadline.
-func (e *TransportError) Timeout() bool {
-	for err := e.Err; err != nil; err = stderrors.Unwrap(err) {
-		if t, ok := err.(interface{ Timeout() bool }); ok && t.Timeout() {
-			return true
-		}
-	}
-	return false
-}
+func (e *TransportError) Timeout() bool { return httpx.IsTimeout(e.Err) }
 
 // prefix starts every error line: the package, then the operation, if any.
 func prefix(operation string) string {
