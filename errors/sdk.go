@@ -45,9 +45,8 @@ type TokenError struct {
 	// Err is the cause: an *Error for a non-2xx token response, a
 	// *TransportError, a context error, or the token source's own error.
 	Err error
-	// Last is the call's last error response, when a token refresh failed
-	// between its retries (after a 429, say); nil otherwise. errors.Is and
-	// errors.As reach it, so errors.Is(err, ErrRateLimited) still holds.
+	// Last is the call's last error response when a token refresh failed
+	// between its retries (after a 429, say), or nil; as on *TransportError.
 	Last *Error
 }
 
@@ -91,9 +90,8 @@ type TransportError struct {
 	Waited     time.Duration // the total time spent in backoff between attempts
 	LastStatus int           // the status of the last response seen before the failure, or 0
 	// Last is the last error response, retried before the failure, or nil.
-	// It follows Err in the Unwrap chain, so errors.Is(err, ErrRateLimited)
-	// holds for a call whose Retry-After wait was cancelled, and
-	// errors.As(err, &apiErr) finds the answer.
+	// It follows Err in the Unwrap list, so errors.Is(err, ErrRateLimited)
+	// holds for a call whose Retry-After wait was cancelled.
 	Last *Error
 	// Err is the last cause (a *url.Error, context.Canceled,
 	// context.DeadlineExceeded...), reachable with errors.Is and errors.As.
