@@ -29,11 +29,13 @@
 package client
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/customer"
@@ -88,11 +90,14 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 		return nil, core.TypedNilError("WithRateLimiter", s.RateLimiter, "pass a limiter, or leave the option out for none")
 	}
 	if s.Logger == loggerFromEnvironment {
-		l, err := loggerFromEnv()
-		if err != nil {
-			return nil, err
+		s.Logger = nil
+		if v := strings.TrimSpace(os.Getenv(EnvLog)); v != "" {
+			var level slog.Level
+			if level.UnmarshalText([]byte(v)) != nil { // a typo must not silently turn logging off
+				return nil, errors.New("memberplatform: " + EnvLog + " must be debug, info, warn or error")
+			}
+			s.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 		}
-		s.Logger = l
 	}
 	if s.BaseURL == nil { // an explicit WithBaseURL wins over the environment
 		v := os.Getenv(EnvBaseURL)
@@ -121,7 +126,10 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 	}
 	var tokens *core.TokenCache
 	if ts != nil {
-		tokens = core.NewTokenCache(fetcherFor(ts))
+		tokens = core.NewTokenCache(func(ctx context.Context) (string, time.Time, error) {
+			t, err := ts.Token(ctx)
+			return t.Value, t.Expiry, err // the cache trims and checks the value, and ignores both on err
+		})
 		tokens.Logger = s.Logger // warns of a token already expired
 	}
 	pipeline, err := core.New(s, tokens)
@@ -167,11 +175,9 @@ func tokenSourceFromSettings(s *core.Settings) (TokenSource, error) {
 	if !ok {
 		return nil, nil
 	}
-	src, err := NewSigV4TokenSource(SigV4Config{Credentials: creds, Region: region, Service: os.Getenv(EnvSigV4Service)})
-	if err != nil {
-		return nil, err // not a typed nil inside the interface
-	}
-	return src, nil
+	// On an error, the typed nil this returns is never used: newClient
+	// returns first, as for the option's source above.
+	return NewSigV4TokenSource(SigV4Config{Credentials: creds, Region: region, Service: os.Getenv(EnvSigV4Service)})
 }
 
 // loggerFromEnvironment and tokenSourceFromEnvironment are newClient's
@@ -179,18 +185,3 @@ func tokenSourceFromSettings(s *core.Settings) (TokenSource, error) {
 var loggerFromEnvironment = slog.New(slog.DiscardHandler)
 
 type tokenSourceFromEnvironment struct{ TokenSource }
-
-// loggerFromEnv returns a text logger to stderr at the level EnvLog names,
-// nil when unset, and an error for an unknown level, which a typo must not
-// silently turn off.
-func loggerFromEnv() (*slog.Logger, error) {
-	v := strings.TrimSpace(os.Getenv(EnvLog))
-	if v == "" {
-		return nil, nil
-	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(v)); err != nil {
-		return nil, errors.New("memberplatform: " + EnvLog + " must be debug, info, warn or error")
-	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})), nil
-}

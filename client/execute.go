@@ -59,16 +59,18 @@ func (c *Client) Execute(ctx context.Context, method, path string, body, out any
 	if err := setExecuteBody(call, body); err != nil {
 		return err
 	}
-	return core.Do(ctx, c.pipeline(), call, opts)
+	var pipeline *core.Client // nil for a Client not built by New, which core.Do reports
+	if c != nil {
+		pipeline = c.core
+	}
+	return core.Do(ctx, pipeline, call, opts)
 }
 
 // setExecuteBody puts the raw kinds on call as EncodedBody, anything else
 // as Body, for the pipeline to encode.
 func setExecuteBody(call *core.Call, body any) error {
 	var raw []byte
-	switch b := body.(type) {
-	case nil:
-		return nil
+	switch b := body.(type) { // nil goes to Body, which it leaves nil
 	case []byte:
 		raw = b
 	case json.RawMessage:
@@ -98,14 +100,6 @@ func setExecuteBody(call *core.Call, body any) error {
 	return nil
 }
 
-// pipeline is nil for a Client not built by New, which core.Do reports.
-func (c *Client) pipeline() *core.Client {
-	if c == nil {
-		return nil
-	}
-	return c.core
-}
-
 func invalidExecute(field, msg string) error {
 	return &apierrors.ValidationError{Operation: "client.Execute", Fields: []apierrors.FieldError{{Field: field, Message: msg}}}
 }
@@ -120,11 +114,10 @@ func checkMethod(method string) string {
 	}
 	for i := 0; i < len(method); i++ {
 		c := method[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+		switch {
+		case c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0:
 			return "must be an HTTP method token, such as \"POST\""
-		}
-		if c >= 'a' && c <= 'z' {
-			// Methods are case-sensitive: "get" is not GET to a server.
+		case c >= 'a' && c <= 'z': // methods are case-sensitive: "get" is not GET to a server
 			return "must be upper case, such as \"GET\""
 		}
 	}
@@ -149,11 +142,12 @@ func checkRelativePath(path string) (string, string) {
 			return "", "must not hold a query or fragment; use option.WithQuery"
 		case c <= ' ' || c >= 0x7f || c == '{' || c == '}' || c == '\\':
 			return "", "must be escaped: escape each segment with url.PathEscape"
-		case c == '%' && (i+2 >= len(path) || !isHex(path[i+1]) || !isHex(path[i+2])):
-			return "", "has an invalid %-escape: escape each segment with url.PathEscape"
 		}
 	}
-	decoded, _ := url.PathUnescape(path) // every escape is valid: checked above
+	decoded, err := url.PathUnescape(path)
+	if err != nil {
+		return "", "has an invalid %-escape: escape each segment with url.PathEscape"
+	}
 	for segment := range strings.FieldsFuncSeq(decoded, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if segment == ".." || strings.HasPrefix(segment, "..;") {
 			return "", "must not hold a \"..\" segment: it would leave the base URL's path"
@@ -167,5 +161,3 @@ func checkRelativePath(path string) (string, string) {
 	}
 	return path, ""
 }
-
-func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }

@@ -61,10 +61,10 @@ type SigV4TokenSource struct {
 	signer  *v4.Signer
 	now     func() time.Time
 
+	baseURL string
+
 	mu       sync.Mutex
-	baseURL  string
-	opts     []option.RequestOption
-	pipeline *core.Client // the client's, or built on first use
+	pipeline *core.Client // its own (with a BaseURL), or the client's once bound
 }
 
 // DefaultTokenLifetime is assumed for a token without expiry or exp claim.
@@ -85,15 +85,15 @@ func NewSigV4TokenSource(cfg SigV4Config) (*SigV4TokenSource, error) {
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	cfg.Service = cmp.Or(cfg.Service, DefaultSigV4Service)
 	creds := cfg.Credentials
 	if _, cached := creds.(*aws.CredentialsCache); !cached {
 		creds = aws.NewCredentialsCache(creds)
 	}
-	src := &SigV4TokenSource{creds: creds, region: cfg.Region, service: cfg.Service, signer: v4.NewSigner(),
-		now: time.Now, baseURL: cfg.BaseURL, opts: cfg.Options}
+	src := &SigV4TokenSource{creds: creds, region: cfg.Region, service: cmp.Or(cfg.Service, DefaultSigV4Service), signer: v4.NewSigner(),
+		now: time.Now, baseURL: cfg.BaseURL}
 	if cfg.BaseURL != "" { // checked now, not on the first token request
-		if _, err := src.tokenPipeline(); err != nil {
+		var err error
+		if src.pipeline, err = ownTokenPipeline(cfg); err != nil {
 			msg := strings.TrimPrefix(err.Error(), "memberplatform: ")
 			field := "BaseURL"
 			if strings.Contains(msg, "option.With") { // one of cfg.Options refused itself
@@ -140,35 +140,27 @@ func (s *SigV4TokenSource) bind(settings core.Settings) (err error) {
 	return err
 }
 
-// tokenPipeline returns the pipeline the token requests go through.
-func (s *SigV4TokenSource) tokenPipeline() (*core.Client, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.pipeline != nil {
-		return s.pipeline, nil
-	}
-	if s.baseURL == "" {
-		return nil, errors.New("memberplatform: SigV4 token source has no base URL: set SigV4Config.BaseURL or give it to option.WithTokenSource")
-	}
+// ownTokenPipeline is the token pipeline of a source with its own BaseURL.
+func ownTokenPipeline(cfg SigV4Config) (*core.Client, error) {
 	settings := core.DefaultSettings()
-	opts := append([]option.RequestOption{option.WithBaseURL(s.baseURL)}, s.opts...)
-	if err := core.Apply(&settings, false, opts); err != nil {
+	if err := core.Apply(&settings, false, append([]option.RequestOption{option.WithBaseURL(cfg.BaseURL)}, cfg.Options...)); err != nil {
 		return nil, err
 	}
 	// The response carries the bearer token: it must not travel in clear.
 	if err := core.CheckBearerTransport(&settings); err != nil {
 		return nil, err
 	}
-	var err error
-	s.pipeline, err = core.New(settings, nil)
-	return s.pipeline, err
+	return core.New(settings, nil)
 }
 
 // Token requests a fresh token. The client's cache decides when to call it.
 func (s *SigV4TokenSource) Token(ctx context.Context) (Token, error) {
-	pipeline, err := s.tokenPipeline()
-	if err != nil {
-		return Token{}, &apierrors.TokenError{Reason: "configuration", Err: err}
+	s.mu.Lock()
+	pipeline := s.pipeline
+	s.mu.Unlock()
+	if pipeline == nil {
+		return Token{}, &apierrors.TokenError{Reason: "configuration",
+			Err: errors.New("memberplatform: SigV4 token source has no base URL: set SigV4Config.BaseURL or give it to option.WithTokenSource")}
 	}
 	var body []byte
 	status := 0

@@ -6,10 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/memberplatform/memberplatform-go"
-	"github.com/memberplatform/memberplatform-go/internal/core"
 )
 
 // Token is a bearer token and its expiry. A zero Expiry means unknown: the
@@ -46,13 +44,3 @@ func (s staticToken) Format(f fmt.State, _ rune) {
 
 // LogValue redacts the token in log/slog records.
 func (s staticToken) LogValue() slog.Value { return slog.StringValue("client.StaticToken(<redacted>)") }
-
-func fetcherFor(ts TokenSource) core.TokenFetcher {
-	return func(ctx context.Context) (string, time.Time, error) {
-		t, err := ts.Token(ctx)
-		if err != nil {
-			return "", time.Time{}, err
-		}
-		return t.Value, t.Expiry, nil // the cache trims and checks the value
-	}
-}

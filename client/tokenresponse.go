@@ -42,18 +42,23 @@ func parseTokenResponse(status int, body []byte, now time.Time) (Token, error) {
 	if value == "" {
 		return unusable("token response has no accessToken, access_token or token string")
 	}
-	if exp, ok := expiryFromResponse(obj, now); ok {
-		return Token{Value: value, Expiry: capExpiry(exp, now)}, nil
+	exp, ok := expiryFromResponse(obj, now)
+	if !ok {
+		exp, ok = jwtExpiry(value)
 	}
-	if exp, ok := jwtExpiry(value, now); ok {
-		return Token{Value: value, Expiry: capExpiry(exp, now)}, nil
+	if !ok {
+		exp = now.Add(DefaultTokenLifetime)
 	}
-	return Token{Value: value, Expiry: now.Add(DefaultTokenLifetime)}, nil
+	if limit := now.Add(maxTokenLifetime); exp.After(limit) {
+		exp = limit // a past expiry is for the token cache to handle
+	}
+	return Token{Value: value, Expiry: exp}, nil
 }
 
 func expiryFromResponse(obj map[string]json.RawMessage, now time.Time) (time.Time, bool) {
 	for _, k := range []string{"expiresIn", "expires_in"} {
-		if secs, ok := number(obj[k]); ok && secs > 0 {
+		// A JSON number or a numeric string: obj holds only valid JSON.
+		if secs, err := strconv.ParseFloat(strings.TrimSpace(strings.Trim(string(obj[k]), `"`)), 64); err == nil && secs > 0 {
 			secs = min(secs, maxTokenLifetime.Seconds()) // a huge value would overflow into the past
 			return now.Add(time.Duration(secs * float64(time.Second))), true
 		}
@@ -67,34 +72,9 @@ func expiryFromResponse(obj map[string]json.RawMessage, now time.Time) (time.Tim
 	return time.Time{}, false
 }
 
-// capExpiry returns exp, at most now+maxTokenLifetime; a past expiry is
-// for the token cache to handle.
-func capExpiry(exp, now time.Time) time.Time {
-	if limit := now.Add(maxTokenLifetime); exp.After(limit) {
-		return limit
-	}
-	return exp
-}
-
-// number reads a JSON number or a numeric string.
-func number(raw json.RawMessage) (float64, bool) {
-	var f float64
-	if json.Unmarshal(raw, &f) == nil {
-		return f, true
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
-			return f, true
-		}
-	}
-	return 0, false
-}
-
 // jwtExpiry reads a JWT's numeric exp claim, unverified: the SDK only needs
-// to know when to refresh. An exp past now+maxTokenLifetime is that limit
-// (converting a float as large as 1e300 to int64 is undefined).
-func jwtExpiry(value string, now time.Time) (exp time.Time, ok bool) {
+// to know when to refresh.
+func jwtExpiry(value string) (exp time.Time, ok bool) {
 	var claims struct {
 		Exp json.Number `json:"exp"`
 	}
@@ -110,9 +90,7 @@ func jwtExpiry(value string, now time.Time) (exp time.Time, ok bool) {
 	if err != nil || f <= 0 {
 		return time.Time{}, false
 	}
-	if limit := now.Add(maxTokenLifetime); f > float64(limit.Unix()) {
-		return limit, true
-	}
+	f = min(f, 1e12) // past any cap, and within int64: converting 1e300 is undefined
 	sec := int64(f)
 	return time.Unix(sec, int64((f-float64(sec))*1e9)), true
 }

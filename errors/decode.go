@@ -82,12 +82,10 @@ func decodeObject(mediaType string, members []jsonscan.Member) (*Problem, *CodeM
 			}
 		}
 	}
-	problemish := present[mTitle] || present[mDetail] || present[mStatus] || present[mInstance] || present[mServiceCode] || present[mServiceErrors]
 	cm := present[mCode] || present[mMessage]
 	switch {
-	case mediaType == "application/problem+json" && (problemish || present[mType] || !cm),
-		present[mTitle] || present[mServiceCode] || present[mServiceErrors],
-		!cm && typeIsString:
+	case present[mTitle] || present[mServiceCode] || present[mServiceErrors], !cm && typeIsString,
+		mediaType == "application/problem+json" && (!cm || present[mType] || present[mDetail] || present[mStatus] || present[mInstance]):
 		return decodeProblem(members), nil
 	case cm:
 		return nil, decodeCodeMessage(members)

@@ -215,6 +215,10 @@ func TestSDKErrors(t *testing.T) {
 	if (&TransportError{Err: stderrors.New("connection refused")}).Timeout() {
 		t.Error("Timeout on a non-timeout")
 	}
+	// A middleware's joined error keeps the timeout beneath it visible.
+	if !(&TransportError{Err: stderrors.Join(stderrors.New("middleware"), tr.Err)}).Timeout() {
+		t.Error("Timeout misses a timeout inside a joined cause")
+	}
 }
 
 // countingServer returns a server that answers /error with status and body,

@@ -33,9 +33,7 @@ type Error struct {
 	// or ErrRetryBudgetExhausted.
 	Err error
 
-	// bodyKind is classifyBody's answer, kept by Decode (bodyKindKnown)
-	// because the retry policy, Is and Kind all ask for it.
-	bodyKind      error
+	bodyKind      error // classifyBody's answer, kept by Decode: the retry policy, Is and Kind all ask
 	bodyKindKnown bool
 }
 
@@ -103,22 +101,29 @@ func (e *Error) GoString() string {
 		", RequestID:" + strconv.Quote(e.RequestID) + ", Body:<" + strconv.Itoa(len(e.Body)) + " bytes>, Message:" + strconv.Quote(e.Error()) + "}"
 }
 
-// headline returns the title (or code) and the detail (or message).
-func (e *Error) headline() (title, detail string) {
+// texts returns the body's type (a problem's only), its title or code, and
+// its detail or message.
+func (e *Error) texts() (typ, title, detail string) {
 	switch {
 	case e.Problem != nil:
-		title = e.Problem.Title
-		if title == "" && e.Problem.Type != "about:blank" {
-			title = e.Problem.Type
-		}
-		if e.Problem.ServiceCode != "" {
-			title = strings.TrimSpace(title + " (" + e.Problem.ServiceCode + ")")
-		}
-		return title, e.Problem.Detail
+		return e.Problem.Type, e.Problem.Title, e.Problem.Detail
 	case e.CodeMessage != nil:
-		return e.CodeMessage.Code, e.CodeMessage.Message
+		return "", e.CodeMessage.Code, e.CodeMessage.Message
 	}
-	return "", ""
+	return "", "", ""
+}
+
+// headline returns the title (or code, or a problem's type, with the
+// service code) and the detail (or message).
+func (e *Error) headline() (title, detail string) {
+	typ, title, detail := e.texts()
+	if title == "" && typ != "about:blank" {
+		title = typ
+	}
+	if e.Problem != nil && e.Problem.ServiceCode != "" {
+		title = strings.TrimSpace(title + " (" + e.Problem.ServiceCode + ")")
+	}
+	return title, detail
 }
 
 // Title returns the problem's title (or its type when it has none, followed
@@ -175,42 +180,26 @@ func (e *Error) textKind() error {
 	return e.classifyBody()
 }
 
-// classifyBody applies the rule of the Err* kinds: a problem's type or
-// title, or a code, counts at any status; a detail or message only on a 429
-// or a 5xx.
+// classifyBody applies the wording rule of the Err* kinds.
 func (e *Error) classifyBody() error {
-	var strong []string
-	weak := ""
-	switch {
-	case e.Problem != nil:
-		strong, weak = []string{e.Problem.Type, e.Problem.Title}, e.Problem.Detail
-	case e.CodeMessage != nil:
-		strong, weak = []string{e.CodeMessage.Code}, e.CodeMessage.Message
+	typ, title, detail := e.texts()
+	if k := classifyText(typ); k != nil {
+		return k
 	}
-	for _, s := range strong {
-		if k := classifyText(s); k != nil {
-			return k
-		}
+	if k := classifyText(title); k != nil || e.StatusCode != http.StatusTooManyRequests && e.StatusCode < 500 {
+		return k
 	}
-	if e.StatusCode == http.StatusTooManyRequests || e.StatusCode >= 500 {
-		return classifyText(weak)
-	}
-	return nil
+	return classifyText(detail)
 }
 
 // nameKind is the kind named by the last segment of a problem's type URI,
 // its title, or a code (see kindForName).
 func (e *Error) nameKind() error {
-	switch {
-	case e.Problem != nil:
-		if k := kindForName(lastSegment(e.Problem.Type)); k != nil {
-			return k
-		}
-		return kindForName(e.Problem.Title)
-	case e.CodeMessage != nil:
-		return kindForName(e.CodeMessage.Code)
+	typ, title, _ := e.texts()
+	if k := kindForName(lastSegment(typ)); k != nil {
+		return k
 	}
-	return nil
+	return kindForName(title)
 }
 
 // FieldErrors returns the field-level details of the body, whichever format

@@ -37,14 +37,11 @@ var (
 	ErrUnexpectedResponseBody = stderrors.New("memberplatform: unexpected response body") // a 2xx body that could not be decoded
 )
 
-// ErrRetryBudgetExhausted matches, with errors.Is, a call that was not
-// retried because the client's retry budget (option.WithRetryBudget) had
-// too few tokens left for an outcome the retry policy would have retried.
-// It is neither an error type nor an HTTP kind: the call returns the error
-// its last attempt produced, with its own type and kind, and the budget as
-// a cause: in an *Error's Err (Error() says so), or in a *TransportError's
-// Err beside the original cause (a *url.Error, a timeout...), which stays
-// reachable; a *TokenError's chain leads to either.
+// ErrRetryBudgetExhausted matches, with errors.Is, a call the client's retry
+// budget (option.WithRetryBudget) kept from a retry the policy would have
+// made. The call returns its last attempt's error, with its own type and
+// kind, and this as a cause: in an *Error's Err (Error() says so), or beside
+// the original cause in a *TransportError's Err; a *TokenError leads to either.
 var ErrRetryBudgetExhausted = stderrors.New("memberplatform: retry budget exhausted")
 
 var statusKinds = map[int]error{
@@ -97,6 +94,9 @@ func classifyText(s string) error {
 // single underscore and splits camel case: "Not Found", "not-found" and
 // "NotFound" all compare as NOT_FOUND.
 func normalizeName(s string) string {
+	if s == "" {
+		return "" // without Grow's allocation: a code/message body has no type
+	}
 	var b strings.Builder
 	b.Grow(len(s) + 8)
 	separate, afterLower := false, false

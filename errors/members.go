@@ -114,24 +114,23 @@ func decodeStringOrNumber(raw []byte, dst *string) bool {
 	return decodeString(raw, dst)
 }
 
-// decodeInt accepts an integral JSON number or a numeric string ("400").
-// Within 15 bytes Atoi gives what the float path would, faster.
+// decodeInt reads an integral JSON number ("422", "4.22e2") or a numeric
+// string ("422"); null leaves dst as it is, as encoding/json does. Atoi
+// comes first: it is exact where a float64 is not, past 2^53.
 func decodeInt(raw []byte, dst *int) bool {
-	if n, err := strconv.Atoi(string(raw)); err == nil && len(raw) <= 15 {
-		*dst = n
-		return true
+	text := string(raw)
+	if raw[0] == '"' {
+		text = strings.TrimSpace(jsonscan.Unquote(raw))
 	}
-	var f float64
-	if json.Unmarshal(raw, &f) == nil && f == float64(int(f)) {
-		*dst = int(f)
-		return true
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
-			*dst = n
-			return true
+	n, err := strconv.Atoi(text)
+	if err != nil && jsonscan.IsDigit(raw[len(raw)-1]) { // a number with a fraction or exponent
+		f, ferr := strconv.ParseFloat(text, 64)
+		if n, err = int(f), ferr; float64(n) != f {
+			return false
 		}
 	}
-	return false
+	if err == nil {
+		*dst = n
+	}
+	return err == nil || string(raw) == "null"
 }

@@ -87,6 +87,8 @@ var oracleBodies = []string{
 	`{"title":"T","detail":"a","Detail":null,"ſerviceCode":"40000001","\u0074itle":"escaped"}`,
 	`{"Code":"VALIDATION_ERROR","MESSAGE":"m","Errors":[{"Field":"postcode","Message":"must be 4 digits"},{"FIELD":"state"}]}`,
 	`{"code":"C","message":"m","errors":[{"field":"a","message":"b","fi\u212ald":"kelvin"}]}`,
+	`{"title":"T","status":422,"Status":null}`,
+	`{"title":"T","status":12345678901234567}`,
 }
 
 func TestDecodeAgreesWithEncodingJSON(t *testing.T) {

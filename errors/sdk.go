@@ -1,11 +1,12 @@
 package errors
 
 import (
-	stderrors "errors"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memberplatform/memberplatform-go/internal/httpx"
 )
 
 // ValidationError is returned, before any request is sent, when the SDK
@@ -44,9 +45,8 @@ type TokenError struct {
 	// Err is the cause: an *Error for a non-2xx token response, a
 	// *TransportError, a context error, or the token source's own error.
 	Err error
-	// Last is the call's last error response, when a token refresh failed
-	// between its retries (after a 429, say); nil otherwise. errors.Is and
-	// errors.As reach it, so errors.Is(err, ErrRateLimited) still holds.
+	// Last is the call's last error response when a token refresh failed
+	// between its retries (after a 429, say), or nil; as on *TransportError.
 	Last *Error
 }
 
@@ -90,9 +90,8 @@ type TransportError struct {
 	Waited     time.Duration // the total time spent in backoff between attempts
 	LastStatus int           // the status of the last response seen before the failure, or 0
 	// Last is the last error response, retried before the failure, or nil.
-	// It follows Err in the Unwrap chain, so errors.Is(err, ErrRateLimited)
-	// holds for a call whose Retry-After wait was cancelled, and
-	// errors.As(err, &apiErr) finds the answer.
+	// It follows Err in the Unwrap list, so errors.Is(err, ErrRateLimited)
+	// holds for a call whose Retry-After wait was cancelled.
 	Last *Error
 	// Err is the last cause (a *url.Error, context.Canceled,
 	// context.DeadlineExceeded...), reachable with errors.Is and errors.As.
@@ -127,14 +126,7 @@ func (e *TransportError) Unwrap() []error { return unwrapWithLast(e.Err, e.Last)
 func (e *TransportError) Is(target error) bool { return target == ErrTransport }
 
 // Timeout reports whether the cause was a timeout or an expired deadline.
-func (e *TransportError) Timeout() bool {
-	for err := e.Err; err != nil; err = stderrors.Unwrap(err) {
-		if t, ok := err.(interface{ Timeout() bool }); ok && t.Timeout() {
-			return true
-		}
-	}
-	return false
-}
+func (e *TransportError) Timeout() bool { return httpx.IsTimeout(e.Err) }
 
 // prefix starts every error line: the package, then the operation, if any.
 func prefix(operation string) string {

@@ -1,6 +1,7 @@
 package option
 
 import (
+	"cmp"
 	"context"
 	"errors"
 
@@ -39,17 +40,12 @@ func WithRetryBudget(b RetryBudget) RequestOption {
 			return errors.New("memberplatform: WithRetryBudget: negative size")
 		}
 		cfg := core.DefaultBudgetConfig()
-		if b.ThrottleCost != 0 {
-			cfg.PacedThrottleCost = b.ThrottleCost // an explicit cost charges paced throttles too
-		}
-		for _, f := range []struct{ dst, v *int }{
-			{&cfg.Capacity, &b.Capacity}, {&cfg.ThrottleCost, &b.ThrottleCost}, {&cfg.ErrorCost, &b.ErrorCost},
-			{&cfg.TimeoutCost, &b.TimeoutCost}, {&cfg.SuccessRefill, &b.SuccessRefill},
-		} {
-			if *f.v != 0 {
-				*f.dst = *f.v
-			}
-		}
+		cfg.Capacity = cmp.Or(b.Capacity, cfg.Capacity) // a zero field takes its default
+		cfg.ErrorCost = cmp.Or(b.ErrorCost, cfg.ErrorCost)
+		cfg.TimeoutCost = cmp.Or(b.TimeoutCost, cfg.TimeoutCost)
+		cfg.SuccessRefill = cmp.Or(b.SuccessRefill, cfg.SuccessRefill)
+		cfg.ThrottleCost = cmp.Or(b.ThrottleCost, cfg.ThrottleCost)
+		cfg.PacedThrottleCost = cmp.Or(b.ThrottleCost, cfg.PacedThrottleCost) // an explicit cost charges paced throttles too
 		s.RetryBudget = core.NewRetryBudget(cfg)
 		return nil
 	}))
