@@ -23,10 +23,15 @@ func Do[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	if ctx == nil {
 		return invalidCall(call, "ctx", "must not be nil (use context.Background())")
 	}
-	if c.settings.Observer != nil {
-		return observeCall(ctx, c, call, opts)
+	obs := c.settings.Observer
+	if obs == nil {
+		return doCall(ctx, c, call, opts)
 	}
-	return doCall(ctx, c, call, opts)
+	info := callInfo(call.Op)
+	ctx = orParent(obs.StartCall(ctx, info), ctx)
+	err := doCall(ctx, c, call, opts)
+	obs.EndCall(ctx, info, err)
+	return err
 }
 
 // doCall is Do once the client and the context are known to be there.

@@ -39,7 +39,7 @@ type CachedToken struct {
 func (c *TokenCache) newCachedToken(v string, exp time.Time) *CachedToken {
 	t := &CachedToken{Value: v, Header: "Bearer " + v, Expiry: exp}
 	if !exp.IsZero() {
-		now := c.now()
+		now := clock(c.Now)
 		life := exp.Sub(now)
 		if life <= 0 {
 			c.warnExpired(exp, now)
@@ -143,7 +143,7 @@ func (c *TokenCache) Get(ctx context.Context) (*CachedToken, error) {
 		if t.softAt == 0 {
 			return t, nil
 		}
-		now := c.now()
+		now := clock(c.Now)
 		ns := now.UnixNano()
 		if ns < t.softAt {
 			return t, nil
@@ -166,25 +166,18 @@ func (c *TokenCache) softRefresh(ctx context.Context, t *CachedToken, now time.T
 			n := c.softFails.Add(1)
 			wait := softRetryMin << min(n-1, 10)
 			wait = min(wait, softRetryMax)
-			c.softUntil.Store(c.now().Add(wait).UnixNano())
+			c.softUntil.Store(clock(c.Now).Add(wait).UnixNano())
 		}
 		return t
 	}
 	return nt
 }
 
-func (c *TokenCache) now() time.Time {
-	if c.Now == nil {
-		return time.Now()
-	}
-	return c.Now()
-}
-
 // fetchShared returns a fresh token, joining the fetch in flight, or the
 // one that replaced seen (the token the caller found unusable) meanwhile.
 func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*CachedToken, error) {
 	ch := c.group.DoChan("token", func() (any, error) {
-		if cur := c.cur.Load(); cur != nil && cur != seen && (cur.hardAt == 0 || c.now().UnixNano() < cur.hardAt) {
+		if cur := c.cur.Load(); cur != nil && cur != seen && (cur.hardAt == 0 || clock(c.Now).UnixNano() < cur.hardAt) {
 			return cur, nil
 		}
 		c.fetches.Add(1)
