@@ -128,37 +128,10 @@ func (state *callState) abandonAttempt(req *http.Request, err error) error {
 	return err
 }
 
-// waitStarts returns when a wait for the limiters starts, or the zero time
-// when none could make the attempt wait.
-func (state *callState) waitStarts() time.Time {
-	if state.s.RateLimiter == nil {
-		if a := state.s.Adaptive; a == nil {
-			return time.Time{}
-		} else if _, engaged := a.Rate(); !engaged {
-			return time.Time{}
-		}
-	}
-	return time.Now()
-}
-
-// observeWait tells the observer how long the wait from start lasted.
+// observeWait tells the observer how long the limiters' wait from start
+// lasted.
 func (state *callState) observeWait(start time.Time) {
-	if start.IsZero() {
-		return
-	}
 	state.s.Observer.RateLimitWait(state.ctx, observe.Wait{Duration: time.Since(start)})
-}
-
-// fetchObserved is fetchRecovering between StartTokenFetch and EndTokenFetch.
-func (c *TokenCache) fetchObserved(ctx context.Context) (string, time.Time, error) {
-	obs := c.observer
-	if obs == nil {
-		return c.fetchRecovering(ctx)
-	}
-	ctx = orParent(obs.StartTokenFetch(ctx), ctx)
-	v, exp, err := c.fetchRecovering(ctx)
-	obs.EndTokenFetch(ctx, err)
-	return v, exp, err
 }
 
 // observeClient hands the observer of a new client its token cache and, for

@@ -187,7 +187,7 @@ func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*Cache
 		}
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
-		v, exp, err := c.fetchObserved(fctx)
+		v, exp, err := c.fetch(fctx)
 		if err != nil {
 			return nil, err
 		}
@@ -212,9 +212,14 @@ func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*Cache
 	}
 }
 
-// fetchRecovering calls Fetch and turns a panic in it into a TokenError: it
-// runs on singleflight's goroutine, where a panic would end the process.
-func (c *TokenCache) fetchRecovering(ctx context.Context) (v string, exp time.Time, err error) {
+// fetch calls Fetch between the observer's StartTokenFetch and
+// EndTokenFetch, and turns a panic into a TokenError: it runs on
+// singleflight's goroutine, where a panic would end the process.
+func (c *TokenCache) fetch(ctx context.Context) (v string, exp time.Time, err error) {
+	if obs := c.observer; obs != nil {
+		ctx = orParent(obs.StartTokenFetch(ctx), ctx)
+		defer func() { obs.EndTokenFetch(ctx, err) }()
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			err = &apierrors.TokenError{Reason: "the token source panicked", Err: fmt.Errorf("panic: %v", p)}
