@@ -46,13 +46,10 @@ const RetryAttemptHeader = "X-Retry-Attempt"
 // call a library client, which the success path's allocation budget lacks.
 
 // attemptClient runs the attempts of a call on go-retryablehttp.
-type attemptClient struct {
-	http  *http.Client
-	retry *retryablehttp.Client
-}
+type attemptClient retryablehttp.Client
 
 func newAttemptClient(hc *http.Client) *attemptClient {
-	return &attemptClient{http: hc, retry: &retryablehttp.Client{
+	return &attemptClient{
 		HTTPClient:     hc,
 		RetryMax:       math.MaxInt32,
 		CheckRetry:     checkRetry,
@@ -60,7 +57,7 @@ func newAttemptClient(hc *http.Client) *attemptClient {
 		PrepareRetry:   prepareRetry,
 		ErrorHandler:   returnLastError,
 		RequestLogHook: attemptStarts,
-	}}
+	}
 }
 
 // callState is one send and what its attempts found.
@@ -144,7 +141,7 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 	if err := state.authorizeAttempt(rreq.Request, false); err != nil {
 		return nil, state.failure(err)
 	}
-	resp, err := ac.retry.Do(rreq)
+	resp, err := (*retryablehttp.Client)(ac).Do(rreq)
 	if err != nil {
 		return nil, state.failure(err)
 	}

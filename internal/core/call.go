@@ -101,7 +101,7 @@ func callSettings[O any](c *Client, call *Call, opts []O) (*Settings, *attemptCl
 		s.Transport = c.settings.Transport
 	}
 	if ownTransport || s.HTTPClient != c.settings.HTTPClient || s.AttemptTimeout != c.settings.AttemptTimeout {
-		ac = newAttemptClient(buildHTTPClient(&s, c.attempts.http))
+		ac = newAttemptClient(buildHTTPClient(&s, c.attempts.HTTPClient))
 	}
 	return &s, ac, nil
 }

@@ -20,8 +20,8 @@ import (
 // unknown).
 type TokenFetcher func(ctx context.Context) (value string, expiry time.Time, err error)
 
-// CachedToken is one token held by the cache. Header is the ready-made
-// Authorization value, so the hit path allocates nothing.
+// CachedToken is one token held by the cache; Header, the ready-made
+// Authorization value, spares the hit path an allocation.
 type CachedToken struct {
 	Value  string
 	Header string
@@ -30,12 +30,10 @@ type CachedToken struct {
 	hardAt int64 // unix nanos: must refresh from here on
 }
 
-// newCachedToken computes the refresh points, min(SoftWindow, life/2) and
+// newCachedToken sets the refresh points min(SoftWindow, life/2) and
 // min(HardWindow, life/10) before expiry, so a short-lived token is not
-// refreshed on every call. They are now plus a saturating duration, never
-// exp.UnixNano(), which overflows after 2262 and would make every call
-// fetch. A token already expired when fetched (clock skew) is used for
-// ExpiredTokenLifetime.
+// refreshed on every call; as now plus a saturating duration, since
+// exp.UnixNano() overflows after 2262.
 func (c *TokenCache) newCachedToken(v string, exp time.Time) *CachedToken {
 	t := &CachedToken{Value: v, Header: "Bearer " + v, Expiry: exp}
 	if !exp.IsZero() {
@@ -63,8 +61,7 @@ func addNanos(ns int64, d time.Duration) int64 {
 	return ns + int64(d)
 }
 
-// warnExpired logs, once per cache, that the source returned an expired
-// token, naming the expiry and the clock, never the token.
+// warnExpired logs, once per cache, that the source returned an expired token.
 func (c *TokenCache) warnExpired(exp, now time.Time) {
 	if c.Logger == nil || !c.expiredWarned.CompareAndSwap(false, true) {
 		return
@@ -97,25 +94,18 @@ const (
 	ExpiredTokenLifetime = time.Minute
 )
 
-// TokenCache shares one token among all goroutines of a client.
-//
-//   - Hit: a token before its soft window, or with unknown expiry, costs one
-//     atomic load and no allocation.
-//   - Soft window: the first caller to notice refreshes while the others
-//     use the current token; a failed refresh backs off (5s doubling to 1m).
-//   - Hard window, expired or empty: every caller waits for one shared fetch,
-//     detached from any caller's context (bounded by FetchTimeout); each
-//     caller still returns when its own ctx ends.
-//   - Invalidate drops a token rejected with 401, unless already replaced.
-//
-// Now is the clock (time.Now when nil).
+// TokenCache shares one token among a client's goroutines. In the soft
+// window one caller refreshes while the others use the current token (a
+// failed refresh backs off, 5s doubling to 1m); in the hard window, or
+// expired or empty, all wait for one fetch, detached from their contexts
+// and bounded by FetchTimeout. Now is the clock (time.Now when nil).
 type TokenCache struct {
 	Fetch        TokenFetcher
 	Now          func() time.Time
 	SoftWindow   time.Duration
 	HardWindow   time.Duration
 	FetchTimeout time.Duration
-	Logger       *slog.Logger // warned once about an already expired token
+	Logger       *slog.Logger
 
 	cur        atomic.Pointer[CachedToken]
 	group      singleflight.Group
@@ -125,7 +115,7 @@ type TokenCache struct {
 	fetches    atomic.Int64
 
 	expiredWarned atomic.Bool
-	observer      observe.Observer // set by New (observe.go)
+	observer      observe.Observer
 }
 
 // NewTokenCache returns a cache around fetch with the default windows.
@@ -173,8 +163,8 @@ func (c *TokenCache) softRefresh(ctx context.Context, t *CachedToken, now time.T
 	return nt
 }
 
-// fetchShared returns a fresh token, joining the fetch in flight, or the
-// one that replaced seen (the token the caller found unusable) meanwhile.
+// fetchShared returns a fresh token, joining the fetch in flight, or one
+// that replaced seen, the token the caller found unusable.
 func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*CachedToken, error) {
 	ch := c.group.DoChan("token", func() (any, error) {
 		if cur := c.cur.Load(); cur != nil && cur != seen && (cur.hardAt == 0 || clock(c.Now).UnixNano() < cur.hardAt) {
@@ -228,8 +218,8 @@ func (c *TokenCache) fetch(ctx context.Context) (v string, exp time.Time, err er
 	return c.Fetch(ctx)
 }
 
-// CheckTokenValue reports whether v can be sent as a bearer token:
-// non-empty visible ASCII. The error never quotes the token.
+// CheckTokenValue reports whether v, non-empty visible ASCII, can be sent
+// as a bearer token, without quoting it.
 func CheckTokenValue(v string) error {
 	if v == "" {
 		return stderrors.New("an empty token")
