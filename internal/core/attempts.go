@@ -19,6 +19,7 @@ import (
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/httpx"
 	"github.com/memberplatform/memberplatform-go/internal/redact"
+	"github.com/memberplatform/memberplatform-go/observe"
 )
 
 // RetryAttemptHeader carries the retry number (1 for the first retry) on
@@ -340,7 +341,9 @@ func (state *callState) authorizeAttempt(req *http.Request, refresh bool) error 
 // then the user's. It runs before signing, so no wait stales a signature.
 func (state *callState) waitTurn(ctx context.Context) error {
 	if state.s.Observer != nil && state.s.mayWait() {
-		defer state.observeWait(time.Now())
+		defer func(start time.Time) {
+			state.s.Observer.RateLimitWait(state.ctx, observe.Wait{Duration: time.Since(start)})
+		}(time.Now())
 	}
 	if a := state.s.Adaptive; a != nil {
 		epoch, err := a.Wait(ctx, state.s.Retry.MaxRetryAfter)
@@ -430,6 +433,9 @@ func readBody(resp *http.Response, limit int64) ([]byte, error) {
 func (state *callState) failure(err error) error {
 	state.refundRetry()
 	attempts := state.prior + state.attempts
+	if state.lastErr != nil {
+		state.lastErr.Attempts = attempts
+	}
 	var te *apierrors.TokenError
 	if errors.As(err, &te) {
 		if state.lastErr == nil || te.Last != nil {
@@ -437,7 +443,6 @@ func (state *callState) failure(err error) error {
 		}
 		cp := *te // shared by every caller of the fetch
 		cp.Last = state.lastErr
-		cp.Last.Attempts = attempts
 		return withOperation(&cp, state.call.Op.Name)
 	}
 	var uerr *url.Error
@@ -446,21 +451,22 @@ func (state *callState) failure(err error) error {
 			uerr.URL = redactURL(u) // never echo a query string
 		}
 	}
-	// net/http may quote a credential an echoed Location carried.
-	if text := err.Error(); state.sent != nil {
-		if clean := redact.New(secretsOf(state.sent.Header)...).String(text); clean != text {
-			err = &redactedError{err: err, text: clean}
-		}
+	if text := err.Error(); state.scrub(text) != text { // net/http may quote an echoed Location's credential
+		err = &redactedError{err: err, text: state.scrub(text)}
 	}
 	if state.stop == StopBudget {
-		err = budgetStopped{cause: err}
+		err = budgetStopped(err)
 	}
-	e := &apierrors.TransportError{Operation: state.call.Op.Name, Method: state.call.Op.Method, Path: state.req.path,
+	return &apierrors.TransportError{Operation: state.call.Op.Name, Method: state.call.Op.Method, Path: state.req.path,
 		Attempts: attempts, Waited: state.waited, LastStatus: state.lastStatus, Err: err, Last: state.lastErr}
-	if e.Last != nil {
-		e.Last.Attempts = attempts
+}
+
+// scrub replaces in text the secrets the current attempt carried.
+func (state *callState) scrub(text string) string {
+	if state.sent == nil {
+		return text
 	}
-	return e
+	return redact.New(secretsOf(state.sent.Header)...).String(text)
 }
 
 // redactedError is a cause's text with the secrets replaced.

@@ -40,11 +40,7 @@ func (state *callState) log(level slog.Level, msg string, resp *http.Response, e
 		if errors.As(err, &uerr) {
 			err = uerr.Err // the URL may carry a caller's query string
 		}
-		var secrets []string
-		if state.sent != nil {
-			secrets = secretsOf(state.sent.Header)
-		}
-		attrs = append(attrs, slog.String("error", redact.New(secrets...).String(err.Error())))
+		attrs = append(attrs, slog.String("error", state.scrub(err.Error())))
 	}
 	l.LogAttrs(state.ctx, level, "memberplatform: "+msg, append(attrs, extra...)...)
 }

@@ -100,11 +100,8 @@ func (state *callState) startAttempt(req *http.Request) {
 // it) and what was decided: a retry after wait, or the budget's refusal.
 func (state *callState) observeAttempt(ctx context.Context, resp *http.Response, apiErr *apierrors.Error, err error, d Decision, wait time.Duration) {
 	obs := state.s.Observer
-	var outcome error
-	switch {
-	case err != nil:
-		outcome = err
-	case apiErr != nil:
+	outcome := err
+	if err == nil && apiErr != nil { // not a typed nil
 		outcome = apiErr
 	}
 	result := observe.AttemptResult{Err: outcome}
@@ -126,12 +123,6 @@ func (state *callState) abandonAttempt(req *http.Request, err error) error {
 		state.endAttempt(req.Context(), observe.AttemptResult{Err: err})
 	}
 	return err
-}
-
-// observeWait tells the observer how long the limiters' wait from start
-// lasted.
-func (state *callState) observeWait(start time.Time) {
-	state.s.Observer.RateLimitWait(state.ctx, observe.Wait{Duration: time.Since(start)})
 }
 
 // observeClient hands the observer of a new client its token cache and, for

@@ -273,7 +273,7 @@ func (state *callState) decide(ctx context.Context, apiErr *apierrors.Error, err
 	}
 	if !b.take(cost) {
 		if apiErr != nil {
-			apiErr.Err = budgetStopped{}
+			apiErr.Err = budgetStopped(nil)
 		}
 		return StopBudget, wait
 	}
@@ -316,18 +316,29 @@ func healthyAnswer(apiErr *apierrors.Error) bool {
 	return apiErr == nil || (apiErr.StatusCode < http.StatusInternalServerError && !apiErr.Temporary())
 }
 
-// budgetStopped is the cause of an error whose retry the budget refused
-// (wrapping a transport's cause); it matches ErrRetryBudgetExhausted.
-type budgetStopped struct{ cause error }
-
-func (e budgetStopped) Error() string {
-	const msg = "not retried: the client's retry budget is exhausted"
-	if e.cause == nil {
-		return msg
-	}
-	return e.cause.Error() + " (" + msg + ")"
+// budgetStopped is the cause of an error whose retry the budget refused,
+// wrapping the transport's cause if any.
+func budgetStopped(cause error) error {
+	return markedError{cause, apierrors.ErrRetryBudgetExhausted, "not retried: the client's retry budget is exhausted"}
 }
 
-func (e budgetStopped) Unwrap() error { return e.cause }
+// markedError is a cause that also matches a sentinel of package errors,
+// its text followed by note.
+type markedError struct {
+	cause, sentinel error
+	note            string
+}
 
-func (e budgetStopped) Is(target error) bool { return target == apierrors.ErrRetryBudgetExhausted }
+func (e markedError) Error() string {
+	switch {
+	case e.cause == nil:
+		return e.note
+	case e.note == "":
+		return e.cause.Error()
+	}
+	return e.cause.Error() + " (" + e.note + ")"
+}
+
+func (e markedError) Unwrap() error { return e.cause }
+
+func (e markedError) Is(target error) bool { return target == e.sentinel }
