@@ -193,7 +193,7 @@ func attemptStarts(_ retryablehttp.Logger, req *http.Request, _ int) {
 	if state.s.Logger != nil {
 		state.start = time.Now() // read the clock only for a log record
 	}
-	state.retrySent()
+	state.retryPending = false // the paid retry went out: its answer settles it
 }
 
 // checkRetry is the CheckRetry hook. It reads the body inside the attempt,
@@ -330,7 +330,11 @@ func (state *callState) authorizeAttempt(req *http.Request, refresh bool) error 
 	}
 	if state.call.Sign != nil {
 		if err := state.call.Sign(req, state.req.body); err != nil {
-			return state.abandonAttempt(req, &apierrors.TokenError{Reason: "signing the request", Err: err})
+			err := &apierrors.TokenError{Reason: "signing the request", Err: err}
+			if state.s.Observer != nil { // the attempt started and is not sent
+				state.endAttempt(req.Context(), observe.AttemptResult{Err: err})
+			}
+			return err
 		}
 	}
 	state.sent = req
@@ -412,9 +416,7 @@ func readBody(resp *http.Response, limit int64) ([]byte, error) {
 				httpx.DrainAndClose(orig)
 				return buf, nil
 			}
-			grown := make([]byte, len(buf), min(2*int64(cap(buf)), max, int64(cap(buf))+64<<20))
-			copy(grown, buf)
-			buf = grown
+			buf = append(make([]byte, 0, min(2*int64(cap(buf)), max, int64(cap(buf))+64<<20)), buf...)
 		}
 		n, err := orig.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]

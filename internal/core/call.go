@@ -150,15 +150,10 @@ func buildURL(s *Settings, tmpl string, params []string) (full, path string) {
 	b.WriteString(s.BaseURL.Host)
 	origin := b.Len()
 	b.WriteString(base)
-	i := 0
-	for {
+	for i := 0; ; i++ {
 		open := strings.IndexByte(tmpl, '{')
-		if open < 0 {
-			b.WriteString(tmpl)
-			break
-		}
-		end := strings.IndexByte(tmpl[open:], '}')
-		if end < 0 {
+		end := strings.IndexByte(tmpl[max(open, 0):], '}')
+		if open < 0 || end < 0 {
 			b.WriteString(tmpl)
 			break
 		}
@@ -166,7 +161,6 @@ func buildURL(s *Settings, tmpl string, params []string) (full, path string) {
 		if i < len(params) {
 			b.WriteString(escapeSegment(params[i]))
 		}
-		i++
 		tmpl = tmpl[open+end+1:]
 	}
 	full = b.String()

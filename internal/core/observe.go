@@ -117,14 +117,6 @@ func (state *callState) observeAttempt(ctx context.Context, resp *http.Response,
 	}
 }
 
-// abandonAttempt ends an attempt that was not sent with err, and returns err.
-func (state *callState) abandonAttempt(req *http.Request, err error) error {
-	if state.s.Observer != nil {
-		state.endAttempt(req.Context(), observe.AttemptResult{Err: err})
-	}
-	return err
-}
-
 // observeClient hands the observer of a new client its token cache and, for
 // a StateObserver, the readers of its budget and pacer (kept alive by it).
 func observeClient(c *Client) {

@@ -281,9 +281,6 @@ func (state *callState) decide(ctx context.Context, apiErr *apierrors.Error, err
 	return Retry, wait
 }
 
-// retrySent notes that the paid retry went out: its answer settles it.
-func (state *callState) retrySent() { state.retryPending = false }
-
 // refundRetry gives back a retry that was paid for and never sent: only
 // retries that reach the service drain the budget.
 func (state *callState) refundRetry() {
