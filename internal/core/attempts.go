@@ -33,7 +33,7 @@ const RetryAttemptHeader = "X-Retry-Attempt"
 //	HTTPClient.Do                   attemptTransport (transport.go)
 //	CheckRetry (checkRetry)         read and decode the answer, decide (retry.go)
 //	Backoff (noLibraryBackoff)      0: checkRetry chose the wait, prepareRetry waits it
-//	PrepareRetry (prepareRetry)     wait, pace, number the retry, authorize and sign again
+//	PrepareRetry (prepareRetry)     wait, number the retry, pace, authorize and sign again
 //	ErrorHandler (returnLastError)  once, when the loop ends on an error
 //
 // Library settings that exist only to be switched off: RetryMax (the policy
@@ -136,10 +136,7 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 		return nil, invalidCall(call, "url", err.Error())
 	}
 	state.setHeaders(rreq.Header)
-	if err := state.waitTurn(ctx); err != nil {
-		return nil, state.failure(err)
-	}
-	if err := state.authorizeAttempt(rreq.Request, false); err != nil {
+	if err := state.readyAttempt(rreq.Request, false); err != nil {
 		return nil, state.failure(err)
 	}
 	resp, err := (*retryablehttp.Client)(ac).Do(rreq)
@@ -272,12 +269,9 @@ func prepareRetry(req *http.Request) error {
 	if err := state.sleep(req.Context()); err != nil {
 		return err
 	}
-	if err := state.waitTurn(req.Context()); err != nil {
-		return err
-	}
 	req.Header = req.Header.Clone()
 	req.Header.Set(RetryAttemptHeader, strconv.Itoa(state.attempts))
-	return state.authorizeAttempt(req, true)
+	return state.readyAttempt(req, true)
 }
 
 // sleep waits state.wait or until ctx ends, adding to state.waited.
@@ -310,11 +304,14 @@ func returnLastError(resp *http.Response, err error, _ int) (*http.Response, err
 	return nil, err
 }
 
-// authorizeAttempt sets the bearer token (a retry's from the cache again,
-// it may have been refreshed) and the signature.
-func (state *callState) authorizeAttempt(req *http.Request, refresh bool) error {
+// readyAttempt waits for the attempt's turn, then sets the bearer token (a
+// retry's from the cache again, it may have been refreshed) and signs.
+func (state *callState) readyAttempt(req *http.Request, retry bool) error {
+	if err := state.waitTurn(req.Context()); err != nil {
+		return err
+	}
 	if state.tok != nil {
-		if refresh {
+		if retry {
 			t, err := state.client.tokens.Get(req.Context())
 			if err != nil {
 				return err
