@@ -50,13 +50,11 @@ func (c *TokenCache) newCachedToken(v string, exp time.Time) *CachedToken {
 	return t
 }
 
-// addNanos returns ns+d, saturating at the int64 range instead of wrapping.
+// addNanos returns ns+d, saturating instead of wrapping. d is never
+// negative: life > 0, and the windows (never set negative) take at most half.
 func addNanos(ns int64, d time.Duration) int64 {
-	switch {
-	case d > 0 && ns > math.MaxInt64-int64(d):
+	if ns > math.MaxInt64-int64(d) {
 		return math.MaxInt64
-	case d < 0 && ns < math.MinInt64-int64(d):
-		return math.MinInt64
 	}
 	return ns + int64(d)
 }
@@ -154,8 +152,7 @@ func (c *TokenCache) softRefresh(ctx context.Context, t *CachedToken, now time.T
 	if err != nil {
 		if ctx.Err() == nil { // a real failure, not this caller giving up
 			n := c.softFails.Add(1)
-			wait := softRetryMin << min(n-1, 10)
-			wait = min(wait, softRetryMax)
+			wait := min(softRetryMin<<min(n-1, 10), softRetryMax)
 			c.softUntil.Store(clock(c.Now).Add(wait).UnixNano())
 		}
 		return t
