@@ -11,7 +11,8 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/redact"
 )
 
-// log writes one record to the call's logger, if enabled. Only allow-listed
+// log writes one record to the call's logger, if enabled. Callers test
+// s.Logger first, so an unlogged call stays out of this file (doc.go). Only allow-listed
 // values are logged (operation, method, path template, attempt, duration,
 // status, request ID, error text), never headers or bodies.
 func (state *callState) log(level slog.Level, msg string, resp *http.Response, err error, extra ...slog.Attr) {
