@@ -11,10 +11,10 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/redact"
 )
 
-// log writes one record to the call's logger, if enabled. Callers test
-// s.Logger first, so an unlogged call stays out of this file (doc.go). Only allow-listed
-// values are logged (operation, method, path template, attempt, duration,
-// status, request ID, error text), never headers or bodies.
+// log writes one record to the call's logger, if enabled: only allow-listed
+// values (operation, method, path template, attempt, duration, status,
+// request ID, error text), never headers or bodies. Callers test s.Logger
+// first, so an unlogged call stays out of this file (doc.go).
 func (state *callState) log(level slog.Level, msg string, resp *http.Response, err error, extra ...slog.Attr) {
 	l := state.s.Logger
 	if l == nil || !l.Enabled(state.ctx, level) {
