@@ -190,27 +190,21 @@ func (c *Client) authorize(ctx context.Context, s *Settings, ac *attemptClient, 
 	if !call.Op.Auth || c.tokens == nil {
 		return ac.send(ctx, c, s, call, req, nil, 0)
 	}
-	prior := 0
-	for resent := false; ; resent = true {
-		tok, err := c.tokens.Get(ctx)
+	tok, err := c.tokens.Get(ctx)
+	for prior, resent := 0, false; ; resent = true {
 		if err != nil {
 			return nil, withOperation(err, call.Op.Name)
 		}
-		out, err := ac.send(ctx, c, s, call, req, tok, prior)
-		if err != nil || out.resp.StatusCode != http.StatusUnauthorized || resent {
-			return out, err
+		out, sendErr := ac.send(ctx, c, s, call, req, tok, prior)
+		if sendErr != nil || out.resp.StatusCode != http.StatusUnauthorized || resent {
+			return out, sendErr
 		}
 		if out.resp.Request != nil && out.resp.Request.Header.Get("Authorization") == "" {
 			return out, nil // a redirect left the origin without the token: a new one cannot help
 		}
-		rejected := out.tok // as the SDK attached it, whatever a middleware wrote
-		c.tokens.Invalidate(rejected)
-		fresh, err := c.tokens.Get(ctx)
-		if err != nil {
-			return nil, withOperation(err, call.Op.Name)
-		}
-		if fresh.Header == rejected.Header {
-			return out, nil
+		c.tokens.Invalidate(out.tok) // as the SDK attached it, whatever a middleware wrote
+		if tok, err = c.tokens.Get(ctx); err == nil && tok.Header == out.tok.Header {
+			return out, nil // the source hands back the rejected token
 		}
 		prior += out.attempts
 	}
