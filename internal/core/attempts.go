@@ -19,21 +19,21 @@ import (
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/httpx"
 	"github.com/memberplatform/memberplatform-go/internal/redact"
+	"github.com/memberplatform/memberplatform-go/observe"
 )
 
 // RetryAttemptHeader carries the retry number (1 for the first retry) on
 // retried requests. It is set before signing, so a SigV4 signature covers it.
 const RetryAttemptHeader = "X-Retry-Attempt"
 
-// This file is the pipeline's boundary with go-retryablehttp, and the state
-// of one send with everything that changes it. The library's loop calls,
-// per attempt:
+// This file is the boundary with go-retryablehttp and the state of one send.
+// The library's loop calls, per attempt:
 //
 //	RequestLogHook (attemptStarts)  the attempt starts: its clock; a paid retry goes out
 //	HTTPClient.Do                   attemptTransport (transport.go)
 //	CheckRetry (checkRetry)         read and decode the answer, decide (retry.go)
 //	Backoff (noLibraryBackoff)      0: checkRetry chose the wait, prepareRetry waits it
-//	PrepareRetry (prepareRetry)     wait, pace, number the retry, authorize and sign again
+//	PrepareRetry (prepareRetry)     wait, number the retry, pace, authorize and sign again
 //	ErrorHandler (returnLastError)  once, when the loop ends on an error
 //
 // Library settings that exist only to be switched off: RetryMax (the policy
@@ -42,19 +42,15 @@ const RetryAttemptHeader = "X-Retry-Attempt"
 // the logger (the SDK logs allow-listed records, log.go) and the "giving
 // up after N attempts" error (ErrorHandler returns the cause).
 //
-// The hooks are plain functions shared by every call of a Client and read
-// the call's state from the request's context (stateOf): closures per call
-// would cost each call a library client, and the allocation budget of the
-// success path has no room for it.
+// The hooks are shared by every call of a Client and read the call's state
+// from the request's context (stateOf): per-call closures would cost each
+// call a library client, which the success path's allocation budget lacks.
 
 // attemptClient runs the attempts of a call on go-retryablehttp.
-type attemptClient struct {
-	http  *http.Client
-	retry *retryablehttp.Client
-}
+type attemptClient retryablehttp.Client
 
 func newAttemptClient(hc *http.Client) *attemptClient {
-	return &attemptClient{http: hc, retry: &retryablehttp.Client{
+	return &attemptClient{
 		HTTPClient:     hc,
 		RetryMax:       math.MaxInt32,
 		CheckRetry:     checkRetry,
@@ -62,11 +58,10 @@ func newAttemptClient(hc *http.Client) *attemptClient {
 		PrepareRetry:   prepareRetry,
 		ErrorHandler:   returnLastError,
 		RequestLogHook: attemptStarts,
-	}}
+	}
 }
 
-// callState is one send: the call, its settings and what its attempts
-// found. It lives in the request's context.
+// callState is one send and what its attempts found.
 type callState struct {
 	client   *Client
 	s        *Settings
@@ -79,18 +74,18 @@ type callState struct {
 	stop     Decision
 	wait     time.Duration // chosen by checkRetry, waited by prepareRetry
 	waited   time.Duration
-	start    time.Time     // when the current attempt started (with a logger)
-	sent     *http.Request // the current attempt's request, as authorized
+	start    time.Time     // of the current attempt (with a logger)
+	sent     *http.Request // the current attempt, as authorized
 	own      ownedHeaders
-	epoch    uint64 // the adaptive limiter's epoch when the attempt was let through
+	epoch    uint64 // the adaptive limiter's, when the attempt was let through
 
-	resp       *http.Response   // the final response, its body read into body
-	lastStatus int              // of the last response
+	resp       *http.Response // the final response; its body is in body
+	lastStatus int
 	lastErr    *apierrors.Error // the last error response, decoded once
-	body       []byte           // the last response's body
-	refused    error            // why a 2xx body will not be used (too long, foreign credential)
+	body       []byte
+	refused    error // why a 2xx body will not be used (too long, foreign credential)
 
-	budgetState // retry.go
+	budgetState
 }
 
 type callStateKey struct{}
@@ -100,9 +95,8 @@ func stateOf(ctx context.Context) *callState {
 	return state
 }
 
-// ownedHeaders holds the values of the headers the SDK sets, per send, so a
-// middleware writing req.Header["Authorization"][0] in place (legal)
-// changes only that request.
+// ownedHeaders holds the SDK's header values per send, so a middleware
+// writing req.Header["Authorization"][0] in place changes only its request.
 type ownedHeaders [4]string
 
 const (
@@ -112,8 +106,7 @@ const (
 	ownedAuthorization
 )
 
-// own stores v in slot i and returns a slice of it whose capacity ends
-// there, so an append reallocates instead of writing into the next slot.
+// own stores v in slot i and returns it as a slice whose append reallocates.
 func (o *ownedHeaders) own(i int, v string) []string {
 	o[i] = v
 	return o[i : i+1 : i+1]
@@ -125,8 +118,7 @@ const (
 	jsonContentType = "application/json"
 )
 
-// send makes the attempts of req with token tok (nil for none): the state
-// of a send that got a final response, or the error that ended it.
+// send makes the attempts of req with token tok (nil for none).
 func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call *Call, req *request, tok *CachedToken, prior int) (*callState, error) {
 	state := &callState{client: c, s: s, call: call, req: req, tok: tok, prior: prior}
 	ctx = context.WithValue(ctx, callStateKey{}, state)
@@ -144,13 +136,10 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 		return nil, invalidCall(call, "url", err.Error())
 	}
 	state.setHeaders(rreq.Header)
-	if err := state.waitTurn(ctx); err != nil {
+	if err := state.readyAttempt(rreq.Request, false); err != nil {
 		return nil, state.failure(err)
 	}
-	if err := state.authorizeAttempt(rreq.Request, false); err != nil {
-		return nil, state.failure(err)
-	}
-	resp, err := ac.retry.Do(rreq)
+	resp, err := (*retryablehttp.Client)(ac).Do(rreq)
 	if err != nil {
 		return nil, state.failure(err)
 	}
@@ -169,7 +158,7 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 
 func success(status int) bool { return status >= 200 && status <= 299 }
 
-// setHeaders sets the headers of every attempt, in slices the request owns.
+// setHeaders sets every attempt's headers, in slices the request owns.
 func (state *callState) setHeaders(h http.Header) {
 	c, s := state.client, state.s
 	ua := c.userAgent
@@ -182,8 +171,7 @@ func (state *callState) setHeaders(h http.Header) {
 		h["Content-Type"] = state.own.own(ownedContentType, jsonContentType)
 	}
 	if len(s.Header) > 0 {
-		// One allocation holds every extra value, owned by the request too.
-		n := 0
+		n := 0 // one allocation holds every extra value
 		for _, v := range s.Header {
 			n += len(v)
 		}
@@ -196,20 +184,18 @@ func (state *callState) setHeaders(h http.Header) {
 	}
 }
 
-// attemptStarts is the RequestLogHook, called before each attempt.
+// attemptStarts is the RequestLogHook.
 func attemptStarts(_ retryablehttp.Logger, req *http.Request, _ int) {
 	state := stateOf(req.Context())
 	if state.s.Logger != nil {
 		state.start = time.Now() // read the clock only for a log record
 	}
-	state.retrySent()
+	state.retryPending = false // the paid retry went out: its answer settles it
 }
 
-// checkRetry is the CheckRetry hook. It reads the body inside the attempt
-// (its timeout covers it, a body cut short can be retried, the connection
-// is pooled before any backoff), decodes an error response once, and
-// decides. A 2xx body not read whole is a transport failure; an error body
-// cut short is decided on its status.
+// checkRetry is the CheckRetry hook. It reads the body inside the attempt,
+// so the attempt's timeout covers it, a 2xx body cut short is retried as a
+// transport failure, and the connection is pooled before any backoff.
 func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	state := stateOf(ctx)
 	state.attempts++
@@ -234,9 +220,7 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		state.observeAttempt(ctx, resp, apiErr, err, d, wait)
 	}
 	if d != Retry {
-		// A non-nil error makes the library call the ErrorHandler instead
-		// of returning the emptied response.
-		return false, bodyErr
+		return false, bodyErr // non-nil: the library calls the ErrorHandler
 	}
 	state.wait = wait
 	if state.s.Retry.OnRetry != nil {
@@ -249,7 +233,7 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 }
 
 // readResponse reads resp's body and decodes an error status into
-// state.lastErr; the error is for a 2xx body not read whole.
+// state.lastErr; it fails for a 2xx body not read whole.
 func (state *callState) readResponse(resp *http.Response) (*apierrors.Error, error) {
 	if success(resp.StatusCode) {
 		limit := state.s.MaxResponseBytes
@@ -260,7 +244,7 @@ func (state *callState) readResponse(resp *http.Response) (*apierrors.Error, err
 		}
 		switch {
 		case int64(len(body)) > limit:
-			state.body = body[:limit] // the byte past the limit only told that there is more
+			state.body = body[:limit]
 			state.refused = &bodyTooLong{limit: limit}
 		case state.call.Op.Credential && resp.Request != nil && !sameOrigin(resp.Request, state.client.settings.BaseURL):
 			state.refused = errors.New("the credential response came from another origin than the base URL after a redirect; refused")
@@ -276,7 +260,7 @@ func (state *callState) readResponse(resp *http.Response) (*apierrors.Error, err
 }
 
 // noLibraryBackoff is the Backoff hook: checkRetry chose the wait (the
-// deadline rule needs it there) and prepareRetry waits it, with a context.
+// deadline rule needs it) and prepareRetry waits it.
 func noLibraryBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
 
 // prepareRetry is the PrepareRetry hook.
@@ -285,15 +269,12 @@ func prepareRetry(req *http.Request) error {
 	if err := state.sleep(req.Context()); err != nil {
 		return err
 	}
-	if err := state.waitTurn(req.Context()); err != nil {
-		return err
-	}
 	req.Header = req.Header.Clone()
 	req.Header.Set(RetryAttemptHeader, strconv.Itoa(state.attempts))
-	return state.authorizeAttempt(req, true)
+	return state.readyAttempt(req, true)
 }
 
-// sleep waits state.wait, or until ctx ends, and adds it to state.waited.
+// sleep waits state.wait or until ctx ends, adding to state.waited.
 func (state *callState) sleep(ctx context.Context) error {
 	if state.wait <= 0 {
 		return nil
@@ -311,8 +292,8 @@ func (state *callState) sleep(ctx context.Context) error {
 	}
 }
 
-// returnLastError is the ErrorHandler: it returns the cause instead of the
-// library's "giving up" error, or a final error response undrained.
+// returnLastError is the ErrorHandler: the cause, not "giving up", or a
+// final error response undrained.
 func returnLastError(resp *http.Response, err error, _ int) (*http.Response, error) {
 	if err == nil {
 		return resp, nil
@@ -323,11 +304,14 @@ func returnLastError(resp *http.Response, err error, _ int) (*http.Response, err
 	return nil, err
 }
 
-// authorizeAttempt sets the bearer token and the signature on an attempt;
-// a retry asks the cache again, as the token may have been refreshed.
-func (state *callState) authorizeAttempt(req *http.Request, refresh bool) error {
+// readyAttempt waits for the attempt's turn, then sets the bearer token (a
+// retry's from the cache again, it may have been refreshed) and signs.
+func (state *callState) readyAttempt(req *http.Request, retry bool) error {
+	if err := state.waitTurn(req.Context()); err != nil {
+		return err
+	}
 	if state.tok != nil {
-		if refresh {
+		if retry {
 			t, err := state.client.tokens.Get(req.Context())
 			if err != nil {
 				return err
@@ -343,19 +327,24 @@ func (state *callState) authorizeAttempt(req *http.Request, refresh bool) error 
 	}
 	if state.call.Sign != nil {
 		if err := state.call.Sign(req, state.req.body); err != nil {
-			return state.abandonAttempt(req, &apierrors.TokenError{Reason: "signing the request", Err: err})
+			err := &apierrors.TokenError{Reason: "signing the request", Err: err}
+			if state.s.Observer != nil { // the attempt started and is not sent
+				state.endAttempt(req.Context(), observe.AttemptResult{Err: err})
+			}
+			return err
 		}
 	}
 	state.sent = req
 	return nil
 }
 
-// waitTurn waits until the next attempt may go: on the adaptive limiter,
-// which never starts a wait longer than MaxRetryAfter, then on the user's
-// limiter. It runs before signing, so a long wait cannot stale a signature.
+// waitTurn waits on the adaptive limiter (never longer than MaxRetryAfter),
+// then the user's. It runs before signing, so no wait stales a signature.
 func (state *callState) waitTurn(ctx context.Context) error {
-	if state.s.Observer != nil {
-		defer state.observeWait(state.waitStarts())
+	if state.s.Observer != nil && state.s.mayWait() {
+		defer func(start time.Time) {
+			state.s.Observer.RateLimitWait(state.ctx, observe.Wait{Duration: time.Since(start)})
+		}(time.Now())
 	}
 	if a := state.s.Adaptive; a != nil {
 		epoch, err := a.Wait(ctx, state.s.Retry.MaxRetryAfter)
@@ -372,9 +361,17 @@ func (state *callState) waitTurn(ctx context.Context) error {
 	return nil
 }
 
-// observeRate tells the adaptive limiter how an attempt went. A 4xx was
-// admitted by the provider's limit as a 2xx was; a 5xx or no answer says
-// nothing about the rate.
+// mayWait reports whether a limiter could make an attempt wait.
+func (s *Settings) mayWait() bool {
+	if s.Adaptive == nil {
+		return s.RateLimiter != nil
+	}
+	_, engaged := s.Adaptive.Rate()
+	return engaged || s.RateLimiter != nil
+}
+
+// observeRate tells the adaptive limiter how an attempt went; a 5xx or no
+// answer says nothing about the rate.
 func (state *callState) observeRate(apiErr *apierrors.Error, err error) {
 	a := state.s.Adaptive
 	switch {
@@ -392,11 +389,9 @@ func (state *callState) observeRate(apiErr *apierrors.Error, err error) {
 // the contract's largest response is a few hundred KiB.
 const DefaultMaxResponseBytes = 8 << 20
 
-// readBody reads at most limit+1 bytes of resp's body (one more tells that
-// it is longer), drains a bounded amount more, closes it and replaces it
-// with http.NoBody. On a read error it returns what was read with the error.
-// The buffer starts at the announced length (at most 1 MiB) and doubles,
-// never past the limit, so a body over it costs about twice the limit.
+// readBody reads at most limit+1 bytes of resp's body (the extra one tells
+// it is longer), drains and closes it, and leaves http.NoBody. The buffer
+// starts at the announced length (at most 1 MiB) and doubles up to limit.
 func readBody(resp *http.Response, limit int64) ([]byte, error) {
 	orig := resp.Body
 	if orig == nil || orig == http.NoBody {
@@ -418,9 +413,7 @@ func readBody(resp *http.Response, limit int64) ([]byte, error) {
 				httpx.DrainAndClose(orig)
 				return buf, nil
 			}
-			grown := make([]byte, len(buf), min(2*int64(cap(buf)), max, int64(cap(buf))+64<<20))
-			copy(grown, buf)
-			buf = grown
+			buf = append(make([]byte, 0, min(2*int64(cap(buf)), max, int64(cap(buf))+64<<20)), buf...)
 		}
 		n, err := orig.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
@@ -434,22 +427,21 @@ func readBody(resp *http.Response, limit int64) ([]byte, error) {
 	}
 }
 
-// failure is the typed error for a send that ended without a final
-// response: a token or signing failure stays a TokenError; anything else
-// is a TransportError that keeps the server's last answer.
+// failure is the typed error for a send without a final response: a
+// TokenError, or a TransportError keeping the server's last answer.
 func (state *callState) failure(err error) error {
 	state.refundRetry()
 	attempts := state.prior + state.attempts
+	if state.lastErr != nil {
+		state.lastErr.Attempts = attempts
+	}
 	var te *apierrors.TokenError
 	if errors.As(err, &te) {
 		if state.lastErr == nil || te.Last != nil {
 			return withOperation(err, state.call.Op.Name)
 		}
-		// A refresh failed between retries: keep the answer being retried
-		// reachable. The error may be shared by every caller of the fetch.
-		cp := *te
+		cp := *te // shared by every caller of the fetch
 		cp.Last = state.lastErr
-		cp.Last.Attempts = attempts
 		return withOperation(&cp, state.call.Op.Name)
 	}
 	var uerr *url.Error
@@ -458,25 +450,25 @@ func (state *callState) failure(err error) error {
 			uerr.URL = redactURL(u) // never echo a query string
 		}
 	}
-	// net/http may quote a credential an echoed Location carried.
-	if text := err.Error(); state.sent != nil {
-		if clean := redact.New(secretsOf(state.sent.Header)...).String(text); clean != text {
-			err = &redactedError{err: err, text: clean}
-		}
+	if text := err.Error(); state.scrub(text) != text { // net/http may quote an echoed Location's credential
+		err = &redactedError{err: err, text: state.scrub(text)}
 	}
 	if state.stop == StopBudget {
-		err = budgetStopped{cause: err}
+		err = budgetStopped(err)
 	}
-	e := &apierrors.TransportError{Operation: state.call.Op.Name, Method: state.call.Op.Method, Path: state.req.path,
+	return &apierrors.TransportError{Operation: state.call.Op.Name, Method: state.call.Op.Method, Path: state.req.path,
 		Attempts: attempts, Waited: state.waited, LastStatus: state.lastStatus, Err: err, Last: state.lastErr}
-	if e.Last != nil {
-		e.Last.Attempts = attempts // its problem, request ID and Retry-After are what an operator needs
-	}
-	return e
 }
 
-// redactedError shows a cause's text with the secrets replaced and still
-// unwraps to the cause.
+// scrub replaces in text the secrets the current attempt carried.
+func (state *callState) scrub(text string) string {
+	if state.sent == nil {
+		return text
+	}
+	return redact.New(secretsOf(state.sent.Header)...).String(text)
+}
+
+// redactedError is a cause's text with the secrets replaced.
 type redactedError struct {
 	err  error
 	text string
@@ -486,8 +478,8 @@ func (e *redactedError) Error() string { return e.text }
 
 func (e *redactedError) Unwrap() error { return e.err }
 
-// secretsOf returns the secrets a request's headers carry, whole and the
-// bearer token or SigV4 signature inside.
+// secretsOf returns a request's secrets: the credential headers, the bearer
+// token and the SigV4 signature.
 func secretsOf(h http.Header) []string {
 	var secrets []string
 	for _, v := range h.Values("Authorization") {
@@ -505,20 +497,15 @@ func secretsOf(h http.Header) []string {
 // secretsSent returns the secrets of resp's redirect chain.
 func secretsSent(resp *http.Response) []string {
 	var secrets []string
-	for req := resp.Request; req != nil; {
-		secrets = append(secrets, secretsOf(req.Header)...)
-		if req.Response == nil {
-			break
-		}
-		req = req.Response.Request
+	for r := resp; r != nil && r.Request != nil; r = r.Request.Response {
+		secrets = append(secrets, secretsOf(r.Request.Header)...)
 	}
 	return secrets
 }
 
-// errorFor is the typed error for resp and its body as read (decoded when
-// decode is set), keeping a snippet. Every secret the requests carried is
-// replaced in the bytes, then in the decoded texts, which may spell one
-// with escapes. truncated says the body was cut short or failed.
+// errorFor is the typed error for resp and its body (decoded when decode is
+// set), keeping a snippet. Secrets are replaced in the bytes, then in the
+// decoded texts, which may spell one with escapes.
 func errorFor(resp *http.Response, body []byte, truncated, decode bool) *apierrors.Error {
 	secrets := secretsSent(resp)
 	set := redact.New(secrets...)

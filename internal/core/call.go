@@ -23,13 +23,17 @@ func Do[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	if ctx == nil {
 		return invalidCall(call, "ctx", "must not be nil (use context.Background())")
 	}
-	if c.settings.Observer != nil {
-		return observeCall(ctx, c, call, opts)
+	obs := c.settings.Observer
+	if obs == nil {
+		return doCall(ctx, c, call, opts)
 	}
-	return doCall(ctx, c, call, opts)
+	info := callInfo(call.Op)
+	ctx = orParent(obs.StartCall(ctx, info), ctx)
+	err := doCall(ctx, c, call, opts)
+	obs.EndCall(ctx, info, err)
+	return err
 }
 
-// doCall is Do once the client and the context are known to be there.
 func doCall[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	s, ac, err := callSettings(c, call, opts)
 	if err != nil {
@@ -71,22 +75,20 @@ func invalidCall(call *Call, field, msg string) error {
 	return &apierrors.ValidationError{Operation: call.Op.Name, Fields: []apierrors.FieldError{{Field: field, Message: msg}}}
 }
 
-// callSettings returns the settings of one call: the client's (shared,
-// never written) without options, else a copy with opts applied; and the
-// attempt client, a new one only when an option changed the transport or
-// the attempt timeout.
+// callSettings returns the client's settings (shared, never written), or a
+// copy with opts applied, and the attempt client: a new one only when an
+// option changed the transport or the attempt timeout.
 func callSettings[O any](c *Client, call *Call, opts []O) (*Settings, *attemptClient, error) {
 	if len(opts) == 0 {
 		return &c.settings, c.attempts, nil
 	}
 	s := c.settings
-	s.cloned = false  // Header and Query are the client's until an option writes them
+	s.cloned = false
 	s.Transport = nil // a per-call WithTransport is seen by presence: == may panic on a func type
 	if err := Apply(&s, true, opts); err != nil {
 		return nil, nil, invalidCall(call, "options", strings.TrimPrefix(err.Error(), "memberplatform: "))
 	}
-	if !sameBaseURL(s.BaseURL, c.settings.BaseURL) {
-		// The client's token must never go to another host.
+	if !sameBaseURL(s.BaseURL, c.settings.BaseURL) { // the token must never go to another host
 		return nil, nil, invalidCall(call, "options", "a per-call WithBaseURL must equal the client's base URL")
 	}
 	s.BaseURL = c.settings.BaseURL
@@ -99,7 +101,7 @@ func callSettings[O any](c *Client, call *Call, opts []O) (*Settings, *attemptCl
 		s.Transport = c.settings.Transport
 	}
 	if ownTransport || s.HTTPClient != c.settings.HTTPClient || s.AttemptTimeout != c.settings.AttemptTimeout {
-		ac = newAttemptClient(buildHTTPClient(&s, c.attempts.http))
+		ac = newAttemptClient(buildHTTPClient(&s, c.attempts.HTTPClient))
 	}
 	return &s, ac, nil
 }
@@ -117,7 +119,7 @@ type request struct {
 	body []byte // the JSON body, nil for none
 }
 
-// newRequest builds the URL and encodes the body, once for all attempts.
+// newRequest builds the URL and the body, once for all attempts.
 func newRequest(s *Settings, call *Call) (request, error) {
 	r := request{}
 	r.url, r.path = buildURL(s, call.Op.Path, call.PathParams)
@@ -133,8 +135,8 @@ func newRequest(s *Settings, call *Call) (request, error) {
 	return r, nil
 }
 
-// buildURL joins the base URL (with its path prefix), the path template with
-// its parameters escaped, and the query. It returns the URL and the path.
+// buildURL joins the base URL, the path template with its parameters
+// escaped, and the query; path is the URL's path alone.
 func buildURL(s *Settings, tmpl string, params []string) (full, path string) {
 	base := strings.TrimSuffix(s.BaseURL.EscapedPath(), "/")
 	size := len(s.BaseURL.Scheme) + len("://") + len(s.BaseURL.Host) + len(base) + len(tmpl) + 16
@@ -148,15 +150,10 @@ func buildURL(s *Settings, tmpl string, params []string) (full, path string) {
 	b.WriteString(s.BaseURL.Host)
 	origin := b.Len()
 	b.WriteString(base)
-	i := 0
-	for {
+	for i := 0; ; i++ {
 		open := strings.IndexByte(tmpl, '{')
-		if open < 0 {
-			b.WriteString(tmpl)
-			break
-		}
-		end := strings.IndexByte(tmpl[open:], '}')
-		if end < 0 {
+		end := strings.IndexByte(tmpl[max(open, 0):], '}')
+		if open < 0 || end < 0 {
 			b.WriteString(tmpl)
 			break
 		}
@@ -164,7 +161,6 @@ func buildURL(s *Settings, tmpl string, params []string) (full, path string) {
 		if i < len(params) {
 			b.WriteString(escapeSegment(params[i]))
 		}
-		i++
 		tmpl = tmpl[open+end+1:]
 	}
 	full = b.String()
@@ -175,8 +171,8 @@ func buildURL(s *Settings, tmpl string, params []string) (full, path string) {
 	return full, path
 }
 
-// escapeSegment escapes one path segment, "." and ".." too, so no
-// parameter can climb out of its place.
+// escapeSegment escapes a path segment, "." and ".." too, so no parameter
+// can climb out of its place.
 func escapeSegment(p string) string {
 	switch p {
 	case ".":
@@ -187,46 +183,35 @@ func escapeSegment(p string) string {
 	return url.PathEscape(p)
 }
 
-// authorize sends req, with the client's bearer token when the operation
-// needs one. A 401 drops exactly the rejected token (a newer one is kept)
-// and the request is sent once more with a fresh one, unless the source
-// hands back the rejected token (a static token): then the 401 stands.
+// authorize sends req with the bearer token when the operation needs one.
+// A 401 drops exactly the rejected token and the request is sent once more
+// with a fresh one, unless the source hands back the same (static) token.
 func (c *Client) authorize(ctx context.Context, s *Settings, ac *attemptClient, call *Call, req *request) (*callState, error) {
 	if !call.Op.Auth || c.tokens == nil {
 		return ac.send(ctx, c, s, call, req, nil, 0)
 	}
-	prior := 0
-	for resent := false; ; resent = true {
-		tok, err := c.tokens.Get(ctx)
+	tok, err := c.tokens.Get(ctx)
+	for prior, resent := 0, false; ; resent = true {
 		if err != nil {
 			return nil, withOperation(err, call.Op.Name)
 		}
-		out, err := ac.send(ctx, c, s, call, req, tok, prior)
-		if err != nil || out.resp.StatusCode != http.StatusUnauthorized || resent {
-			return out, err
+		out, sendErr := ac.send(ctx, c, s, call, req, tok, prior)
+		if sendErr != nil || out.resp.StatusCode != http.StatusUnauthorized || resent {
+			return out, sendErr
 		}
 		if out.resp.Request != nil && out.resp.Request.Header.Get("Authorization") == "" {
-			// A redirect took the request to another origin, which got no
-			// credentials: a new token cannot help.
-			return out, nil
+			return out, nil // a redirect left the origin without the token: a new one cannot help
 		}
-		// The token the SDK attached, whatever a middleware did to the
-		// header's bytes (it may rewrite them in place).
-		rejected := out.tok
-		c.tokens.Invalidate(rejected)
-		fresh, err := c.tokens.Get(ctx)
-		if err != nil {
-			return nil, withOperation(err, call.Op.Name)
-		}
-		if fresh.Header == rejected.Header {
-			return out, nil
+		c.tokens.Invalidate(out.tok) // as the SDK attached it, whatever a middleware wrote
+		if tok, err = c.tokens.Get(ctx); err == nil && tok.Header == out.tok.Header {
+			return out, nil // the source hands back the rejected token
 		}
 		prior += out.attempts
 	}
 }
 
-// withOperation names the call on a token error, copied: every caller of
-// a shared fetch has the same one.
+// withOperation names the call on a token error, in a copy: every caller
+// of a shared fetch has the same one.
 func withOperation(err error, op string) error {
 	te, ok := err.(*apierrors.TokenError)
 	if !ok || te.Operation != "" {
@@ -237,43 +222,38 @@ func withOperation(err error, op string) error {
 	return &cp
 }
 
-// decodeResult decodes a 2xx body, read in full, into call.Result. An
-// empty body is a success with no content; data after the first JSON value
-// is accepted, as json.Decoder would.
+// decodeResult decodes a 2xx body into call.Result. An empty body is a
+// success; data after the first JSON value is accepted, as json.Decoder does.
 func (out *callState) decodeResult() error {
 	if out.refused != nil {
 		return out.undecodable(out.refused)
 	}
-	var err error
 	switch result := out.call.Result.(type) {
 	case nil:
-		return nil
 	case *[]byte:
 		*result = out.body
-		return nil
 	default:
 		if len(bytes.TrimSpace(out.body)) == 0 {
 			return nil
 		}
-		if err = json.Unmarshal(out.body, result); err != nil {
+		if err := json.Unmarshal(out.body, result); err != nil {
 			var syntaxErr *json.SyntaxError // declared here: it escapes, so it costs an allocation
 			if errors.As(err, &syntaxErr) {
 				err = json.NewDecoder(bytes.NewReader(out.body)).Decode(result)
 			}
+			if err != nil {
+				return out.undecodable(err)
+			}
 		}
-	}
-	if err != nil {
-		return out.undecodable(err)
 	}
 	return nil
 }
 
-// undecodable is the typed error for a 2xx body that could not be used: it
-// keeps the status, headers, request ID and a snippet, and wraps err
-// (errors.Is(err, ErrUnexpectedResponseBody)).
+// undecodable is the typed error for a 2xx body that could not be used,
+// with a snippet, wrapping err.
 func (out *callState) undecodable(err error) error {
 	var tooLong *bodyTooLong
-	head := out.body[:min(len(out.body), apierrors.MaxBodySnippet+1)] // +1: more than the snippet was read
+	head := out.body[:min(len(out.body), apierrors.MaxBodySnippet+1)] // +1: errorFor sees there was more
 	e := errorFor(out.resp, bytes.Clone(head), errors.As(err, &tooLong), false)
 	e.Operation, e.Method, e.Path, e.Attempts, e.Err = out.call.Op.Name, out.call.Op.Method, out.req.path, out.prior+out.attempts, err
 	return e
@@ -286,9 +266,8 @@ func (e *bodyTooLong) Error() string {
 	return fmt.Sprintf("the response body is longer than the %d-byte limit (option.WithMaxResponseBytes)", e.limit)
 }
 
-// redactedResponse is the response option.WithResponseInto hands over: a
-// copy without body whose headers, trailers and redirect chain have the
-// secrets replaced and the credentials Redacted.
+// redactedResponse is what option.WithResponseInto hands over: a copy
+// without body, secrets replaced in it and its redirect chain.
 func redactedResponse(resp *http.Response, set *redact.Set) *http.Response {
 	cp := *resp
 	cp.Body = http.NoBody
@@ -302,7 +281,7 @@ func redactedResponse(resp *http.Response, set *redact.Set) *http.Response {
 	return &cp
 }
 
-// redactedRequest copies req and its redirect chain for redactedResponse.
+// redactedRequest is redactedResponse's copy of a request.
 func redactedRequest(req *http.Request, set *redact.Set) *http.Request {
 	if req == nil {
 		return nil

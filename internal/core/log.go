@@ -11,9 +11,10 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/redact"
 )
 
-// log writes one record to the call's logger, if enabled. Only allow-listed
-// values are logged (operation, method, path template, attempt, duration,
-// status, request ID, error text), never headers or bodies.
+// log writes one record to the call's logger, if enabled: only allow-listed
+// values (operation, method, path template, attempt, duration, status,
+// request ID, error text), never headers or bodies. Callers test s.Logger
+// first, so an unlogged call stays out of this file (doc.go).
 func (state *callState) log(level slog.Level, msg string, resp *http.Response, err error, extra ...slog.Attr) {
 	l := state.s.Logger
 	if l == nil || !l.Enabled(state.ctx, level) {
@@ -40,11 +41,7 @@ func (state *callState) log(level slog.Level, msg string, resp *http.Response, e
 		if errors.As(err, &uerr) {
 			err = uerr.Err // the URL may carry a caller's query string
 		}
-		var secrets []string
-		if state.sent != nil {
-			secrets = secretsOf(state.sent.Header)
-		}
-		attrs = append(attrs, slog.String("error", redact.New(secrets...).String(err.Error())))
+		attrs = append(attrs, slog.String("error", state.scrub(err.Error())))
 	}
 	l.LogAttrs(state.ctx, level, "memberplatform: "+msg, append(attrs, extra...)...)
 }

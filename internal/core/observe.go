@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"reflect"
 	"time"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -18,55 +17,37 @@ import (
 // AddObserver adds o to the settings' observers (option.WithObserver). A
 // Combiner may merge with one already set; otherwise all are called in order.
 func (s *Settings) AddObserver(o observe.Observer) error {
-	if o == nil {
-		return nil
-	}
-	if v := reflect.ValueOf(o); (v.Kind() == reflect.Pointer || v.Kind() == reflect.Func || v.Kind() == reflect.Map) && v.IsNil() {
+	if NilInside(o) {
 		return fmt.Errorf("memberplatform: option.WithObserver: a nil %T", o)
 	}
+	chain, _ := s.Observer.(observers)
+	if chain == nil && s.Observer != nil {
+		chain = observers{s.Observer}
+	}
+	chain = append(observers{}, chain...) // the settings being copied may share it
 	if c, ok := o.(observe.Combiner); ok {
-		o = combine(s, c)
-		if o == nil {
-			return nil
+		if len(chain) == 0 {
+			o, _ = c.Combine(nil)
 		}
-	}
-	switch prev := s.Observer.(type) {
-	case nil:
-		s.Observer = o
-	case observers:
-		s.Observer = append(observers{}, append(prev, o)...)
-	default:
-		s.Observer = observers{prev, o}
-	}
-	return nil
-}
-
-// combine offers c each observer already set, until one merges with it, and
-// returns the observer to add after them, or nil when c merged.
-func combine(s *Settings, c observe.Combiner) observe.Observer {
-	switch prev := s.Observer.(type) {
-	case nil:
-		o, _ := c.Combine(nil)
-		return o
-	case observers:
-		for i, x := range prev {
-			if o, merged := c.Combine(x); merged {
-				chain := append(observers{}, prev...)
-				chain[i] = o
-				s.Observer = chain
-				return nil
+		for i, prev := range chain {
+			var merged bool
+			if o, merged = c.Combine(prev); merged {
+				chain[i], o = o, nil
+				break
 			}
 		}
-		o, _ := c.Combine(nil)
-		return o
-	default:
-		o, merged := c.Combine(prev)
-		if merged {
-			s.Observer = o
-			return nil
-		}
-		return o
 	}
+	if o != nil {
+		chain = append(chain, o)
+	}
+	switch len(chain) {
+	case 0:
+	case 1:
+		s.Observer = chain[0]
+	default:
+		s.Observer = chain
+	}
+	return nil
 }
 
 // callInfo describes op to an observer.
@@ -80,16 +61,6 @@ func callInfo(op *Operation) observe.Call {
 
 // executeOperation is client.Execute's operation name: its Path is no template.
 const executeOperation = "client.Execute"
-
-// observeCall is doCall between the observer's StartCall and EndCall.
-func observeCall[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
-	obs := c.settings.Observer
-	info := callInfo(call.Op)
-	ctx = orParent(obs.StartCall(ctx, info), ctx)
-	err := doCall(ctx, c, call, opts)
-	obs.EndCall(ctx, info, err)
-	return err
-}
 
 // attemptState is an observed attempt. It travels in the request's context,
 // not in the callState, so an unobserved call's state is no larger.
@@ -129,11 +100,8 @@ func (state *callState) startAttempt(req *http.Request) {
 // it) and what was decided: a retry after wait, or the budget's refusal.
 func (state *callState) observeAttempt(ctx context.Context, resp *http.Response, apiErr *apierrors.Error, err error, d Decision, wait time.Duration) {
 	obs := state.s.Observer
-	var outcome error
-	switch {
-	case err != nil:
-		outcome = err
-	case apiErr != nil:
+	outcome := err
+	if err == nil && apiErr != nil { // not a typed nil
 		outcome = apiErr
 	}
 	result := observe.AttemptResult{Err: outcome}
@@ -147,47 +115,6 @@ func (state *callState) observeAttempt(ctx context.Context, resp *http.Response,
 	case StopBudget:
 		obs.BudgetRefused(state.ctx, observe.Refusal{Attempt: state.prior + state.attempts, Reason: observe.ErrorType(outcome)})
 	}
-}
-
-// abandonAttempt ends an attempt that was not sent with err, and returns err.
-func (state *callState) abandonAttempt(req *http.Request, err error) error {
-	if state.s.Observer != nil {
-		state.endAttempt(req.Context(), observe.AttemptResult{Err: err})
-	}
-	return err
-}
-
-// waitStarts returns when a wait for the limiters starts, or the zero time
-// when none could make the attempt wait.
-func (state *callState) waitStarts() time.Time {
-	if state.s.RateLimiter == nil {
-		if a := state.s.Adaptive; a == nil {
-			return time.Time{}
-		} else if _, engaged := a.Rate(); !engaged {
-			return time.Time{}
-		}
-	}
-	return time.Now()
-}
-
-// observeWait tells the observer how long the wait from start lasted.
-func (state *callState) observeWait(start time.Time) {
-	if start.IsZero() {
-		return
-	}
-	state.s.Observer.RateLimitWait(state.ctx, observe.Wait{Duration: time.Since(start)})
-}
-
-// fetchObserved is fetchRecovering between StartTokenFetch and EndTokenFetch.
-func (c *TokenCache) fetchObserved(ctx context.Context) (string, time.Time, error) {
-	obs := c.observer
-	if obs == nil {
-		return c.fetchRecovering(ctx)
-	}
-	ctx = orParent(obs.StartTokenFetch(ctx), ctx)
-	v, exp, err := c.fetchRecovering(ctx)
-	obs.EndTokenFetch(ctx, err)
-	return v, exp, err
 }
 
 // observeClient hands the observer of a new client its token cache and, for

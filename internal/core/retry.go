@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -19,9 +20,6 @@ import (
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/httpx"
 )
-
-// This file decides whether to retry (RetryPolicy) and what a retry costs
-// (RetryBudget).
 
 // RetryPolicy configures retries. Options set every field; DefaultRetryPolicy
 // gives the defaults.
@@ -44,9 +42,10 @@ func DefaultRetryPolicy() RetryPolicy {
 	return RetryPolicy{MaxRetries: 3, BaseDelay: 250 * time.Millisecond, MaxDelay: 8 * time.Second, MaxRetryAfter: 20 * time.Second}
 }
 
-func (p *RetryPolicy) now() time.Time {
-	if p.Now != nil {
-		return p.Now()
+// clock calls now, or time.Now when it is nil.
+func clock(now func() time.Time) time.Time {
+	if now != nil {
+		return now()
 	}
 	return time.Now()
 }
@@ -78,10 +77,8 @@ const (
 	StopBudget                     // retriable, but the client's retry budget is empty
 )
 
-// Decide applies the policy to attempt number attempt (1-based): apiErr is
-// the decoded error response (nil for a 2xx or none) and err the transport
-// error. It returns the decision and, for Retry, the wait. idempotent says
-// the request may be repeated after it reached the server.
+// Decide applies the policy to attempt number attempt (1-based), which
+// ended with the error response apiErr or the transport error err.
 func (p *RetryPolicy) Decide(ctx context.Context, attempt int, idempotent bool, apiErr *apierrors.Error, err error) (Decision, time.Duration) {
 	if ctx.Err() != nil || !Retriable(idempotent, apiErr, err) {
 		return Done, 0
@@ -91,40 +88,33 @@ func (p *RetryPolicy) Decide(ctx context.Context, attempt int, idempotent bool, 
 	}
 	wait := p.Backoff(attempt - 1)
 	if apiErr != nil && (apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusServiceUnavailable) {
-		if ra, ok := httpx.RetryAfter(apiErr.Header, p.now()); ok {
+		if ra, ok := httpx.RetryAfter(apiErr.Header, clock(p.Now)); ok {
 			if ra > p.MaxRetryAfter {
 				return StopRetryAfter, ra
 			}
 			wait = ra
 		}
 	}
-	if dl, ok := ctx.Deadline(); ok && p.now().Add(wait).After(dl) {
+	if dl, ok := ctx.Deadline(); ok && clock(p.Now).Add(wait).After(dl) {
 		return StopDeadline, wait
 	}
 	return Retry, wait
 }
 
-// givesUp reports whether d stopped a call the policy would otherwise have
-// retried (the give-up log record).
+// givesUp reports whether d stopped a call that was worth retrying.
 func (d Decision) givesUp() bool { return d != Done && d != Retry }
 
 // String says why the attempts stopped, for the give-up log record.
-func (d Decision) String() string {
-	if d < 0 || int(d) >= len(decisionText) {
-		return "unknown"
-	}
-	return decisionText[d]
-}
+func (d Decision) String() string { return decisionText[d] }
 
 var decisionText = [...]string{Done: "done", Retry: "retry", StopExhausted: "retries exhausted",
 	StopRetryAfter: "Retry-After exceeds the configured maximum", StopDeadline: "next retry would end after the context deadline",
 	StopBudget: "retry budget exhausted"}
 
-// Retriable reports whether an attempt's outcome may be retried: a response
-// whose (*errors.Error).Temporary says so, for an idempotent request; an
-// error known to be transient, never one the SDK cannot classify (it would
-// fail the same way). A non-idempotent request is retried only when the
-// connection failed before the request was written (dial, proxy connect).
+// Retriable reports whether an attempt's outcome may be retried: a Temporary
+// error response or a known transient error, for an idempotent request; for
+// any request, a connection that failed before it was written. An error the
+// SDK cannot classify would fail the same way again.
 func Retriable(idempotent bool, apiErr *apierrors.Error, err error) bool {
 	if err != nil {
 		return retriableError(idempotent, err)
@@ -143,8 +133,6 @@ func retriableError(idempotent bool, err error) bool {
 	if stderrors.As(err, &uerr) && (uerr.Op == "parse" || stderrors.Is(uerr.Err, http.ErrSchemeMismatch)) {
 		return false
 	}
-	// A DNS failure comes inside a dial *net.OpError: a name that does not
-	// exist is not retried.
 	var dnsErr *net.DNSError
 	if stderrors.As(err, &dnsErr) {
 		return dnsErr.IsTemporary || dnsErr.IsTimeout
@@ -156,13 +144,11 @@ func retriableError(idempotent bool, err error) bool {
 	return idempotent && transientError(err)
 }
 
-// transientErrnos are the connection failures worth another attempt (on
-// Windows they come inside a read or write *net.OpError, accepted too).
+// transientErrnos are the connection failures worth another attempt.
 var transientErrnos = []error{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.EPIPE}
 
-// transientTexts are failures net/http reports only as unexported
-// errors.New values: a keep-alive connection the server closed as it was
-// reused (not replayed by net/http for a PUT), and a lost HTTP/2 connection.
+// transientTexts are transient failures net/http reports only as
+// unexported errors.New values.
 var transientTexts = []string{
 	"http: server closed idle connection",
 	"http2: client connection lost",
@@ -195,32 +181,23 @@ func transientError(err error) bool {
 	return false
 }
 
-// The retry budget keeps retries from multiplying the load on a failing
-// service: a client's calls share one pool of tokens, a retry spends some,
-// a healthy answer puts some back, and an empty pool stops retries (not
-// first attempts). option.WithRetryBudget documents the numbers.
-
-// BudgetConfig sizes a retry budget, in tokens.
+// BudgetConfig sizes a retry budget (option.WithRetryBudget), in tokens.
 type BudgetConfig struct {
 	Capacity int // the budget when full, and where it starts
-	// What a retry costs after: a rate-limited answer without the adaptive
-	// limiter, and while it paces the client; another retriable error
-	// response; a connection failure or timeout.
+	// What a retry costs after a throttle (unpaced, paced), another error
+	// response, and a connection failure or timeout.
 	ThrottleCost, PacedThrottleCost, ErrorCost, TimeoutCost int
-	// SuccessRefill is what a call answered healthily at its first attempt
-	// puts back; a retry answered healthily gets its own cost back.
-	SuccessRefill int
+	SuccessRefill                                           int // put back by a healthy first answer; a healthy retry refunds its cost
 }
 
-// DefaultBudgetConfig returns the defaults: capacity 500; a retry costs 5
-// after a throttle (0 while paced), 10 after another error, 15 after a
-// timeout; a healthy first answer puts 1 back.
+// DefaultBudgetConfig returns the budget's defaults.
 func DefaultBudgetConfig() BudgetConfig {
 	return BudgetConfig{Capacity: 500, ThrottleCost: 5, PacedThrottleCost: 0, ErrorCost: 10, TimeoutCost: 15, SuccessRefill: 1}
 }
 
-// RetryBudget is a client's retry budget, shared by its calls and the token
-// call of its SigV4 source. It is safe for concurrent use.
+// RetryBudget keeps retries from multiplying the load on a failing service:
+// a client's calls (and its SigV4 token call) share its tokens, and an
+// empty budget stops retries, not first attempts.
 type RetryBudget struct {
 	cfg    BudgetConfig
 	tokens atomic.Int64
@@ -253,7 +230,7 @@ func (b *RetryBudget) take(cost int) bool {
 }
 
 // give puts n tokens back, up to the capacity. A full budget is only read,
-// so a healthy client's calls do not contend on it.
+// so healthy calls do not contend on it.
 func (b *RetryBudget) give(n int) {
 	for {
 		t := b.tokens.Load()
@@ -277,10 +254,8 @@ type budgetState struct {
 	retryPending bool // a retry was paid for and has not gone out yet
 }
 
-// decide is the policy's decision after an attempt that ended with apiErr
-// or err, with the retry paid for from the budget: StopBudget when the
-// budget cannot pay (a final error response then matches
-// errors.ErrRetryBudgetExhausted; failure marks a transport error).
+// decide is the policy's decision, with a retry paid for from the budget:
+// StopBudget when it cannot pay.
 func (state *callState) decide(ctx context.Context, apiErr *apierrors.Error, err error) (Decision, time.Duration) {
 	d, wait := state.s.Retry.Decide(ctx, state.attempts, state.call.Op.Idempotent || state.s.Idempotent, apiErr, err)
 	b := state.s.RetryBudget
@@ -298,7 +273,7 @@ func (state *callState) decide(ctx context.Context, apiErr *apierrors.Error, err
 	}
 	if !b.take(cost) {
 		if apiErr != nil {
-			apiErr.Err = budgetStopped{}
+			apiErr.Err = budgetStopped(nil)
 		}
 		return StopBudget, wait
 	}
@@ -306,11 +281,7 @@ func (state *callState) decide(ctx context.Context, apiErr *apierrors.Error, err
 	return Retry, wait
 }
 
-// retrySent notes that the paid retry went out: its answer settles it.
-func (state *callState) retrySent() { state.retryPending = false }
-
-// refundRetry gives back a retry that was paid for and not sent (the
-// context ended in its backoff, a limiter refused it, signing failed): only
+// refundRetry gives back a retry that was paid for and never sent: only
 // retries that reach the service drain the budget.
 func (state *callState) refundRetry() {
 	if b := state.s.RetryBudget; b != nil && state.retryPending {
@@ -319,19 +290,14 @@ func (state *callState) refundRetry() {
 	}
 }
 
-// settleBudget runs on a send's final answer (apiErr nil for a 2xx). An
-// answer of a healthy service (not 408, 429 or 5xx) refills the budget by
-// the cost of the retry that got it, or by SuccessRefill.
+// settleBudget refills the budget after a healthy final answer (apiErr nil
+// for a 2xx).
 func (state *callState) settleBudget(apiErr *apierrors.Error) {
 	b := state.s.RetryBudget
 	if b == nil || !healthyAnswer(apiErr) {
 		return
 	}
-	if state.retryCost > 0 {
-		b.give(state.retryCost)
-		return
-	}
-	b.give(b.cfg.SuccessRefill)
+	b.give(cmp.Or(state.retryCost, b.cfg.SuccessRefill))
 }
 
 // rateLimited reports whether an error response says the client sends too
@@ -341,27 +307,35 @@ func rateLimited(apiErr *apierrors.Error) bool {
 	return apiErr != nil && (apiErr.StatusCode == http.StatusTooManyRequests || apiErr.Kind() == apierrors.ErrRateLimited)
 }
 
-// healthyAnswer reports whether a final answer shows the service working:
-// a 2xx (apiErr nil), 3xx or a 4xx that is not Temporary (408, 429).
+// healthyAnswer reports whether an answer shows the service working: not
+// 408, 429 or 5xx.
 func healthyAnswer(apiErr *apierrors.Error) bool {
 	return apiErr == nil || (apiErr.StatusCode < http.StatusInternalServerError && !apiErr.Temporary())
 }
 
-// budgetStopped is the cause recorded on an error whose retry the budget
-// refused: the *errors.Error's Err, or wrapping the transport's cause in
-// the *errors.TransportError. It matches errors.ErrRetryBudgetExhausted.
-type budgetStopped struct{ cause error }
-
-func (e budgetStopped) Error() string {
-	const msg = "not retried: the client's retry budget is exhausted"
-	if e.cause == nil {
-		return msg
-	}
-	return e.cause.Error() + " (" + msg + ")"
+// budgetStopped is the cause of an error whose retry the budget refused,
+// wrapping the transport's cause if any.
+func budgetStopped(cause error) error {
+	return markedError{cause, apierrors.ErrRetryBudgetExhausted, "not retried: the client's retry budget is exhausted"}
 }
 
-// Unwrap returns the transport's cause, nil for an error response.
-func (e budgetStopped) Unwrap() error { return e.cause }
+// markedError is a cause that also matches a sentinel of package errors,
+// its text followed by note.
+type markedError struct {
+	cause, sentinel error
+	note            string
+}
 
-// Is matches errors.ErrRetryBudgetExhausted.
-func (e budgetStopped) Is(target error) bool { return target == apierrors.ErrRetryBudgetExhausted }
+func (e markedError) Error() string {
+	switch {
+	case e.cause == nil:
+		return e.note
+	case e.note == "":
+		return e.cause.Error()
+	}
+	return e.cause.Error() + " (" + e.note + ")"
+}
+
+func (e markedError) Unwrap() error { return e.cause }
+
+func (e markedError) Is(target error) bool { return target == e.sentinel }

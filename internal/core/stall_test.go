@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -88,32 +89,40 @@ func TestStallEndsAQuietAttempt(t *testing.T) {
 
 // The bound is on quiet time, not on the attempt: a body that keeps coming
 // slowly for longer than the bound is read whole, and a connection reused
-// after pauses shorter than the bound keeps serving.
+// after pauses adding up to more than the bound keeps serving. Every gap is
+// an eighth or a quarter of the bound, so a starved machine has most of it
+// to spare before a gap turns into a quiet connection.
 func TestStallAllowsSlowButSteadyTraffic(t *testing.T) {
-	const idle = 400 * time.Millisecond
+	t.Parallel()
+	const idle = 2 * time.Second
+	const chunks = 12 // 12 × idle/8: longer than idle, never quiet for it
 	srv, conns := stallServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/slow" {
 			_, _ = w.Write([]byte("ok"))
 			return
 		}
-		for range 6 { // 6 × 100 ms: longer than idle, never quiet for it
+		for range chunks {
 			_, _ = w.Write([]byte("x"))
 			w.(http.Flusher).Flush()
-			time.Sleep(idle / 4)
+			time.Sleep(idle / 8)
 		}
 	})
 	hc := stallClient(t, idle)
+	start := time.Now()
 	resp, err := hc.Get(srv.URL + "/slow")
 	if err != nil {
 		t.Fatal(err)
 	}
 	body, err := io.ReadAll(resp.Body)
 	_ = resp.Body.Close()
-	if err != nil || string(body) != "xxxxxx" {
+	if err != nil || string(body) != strings.Repeat("x", chunks) {
 		t.Fatalf("body %q, err %v; want the whole slow body", body, err)
 	}
-	for range 3 {
-		time.Sleep(idle / 2)
+	if took := time.Since(start); took <= idle {
+		t.Fatalf("the slow body took %v, want longer than the bound %v", took, idle)
+	}
+	for range 5 { // 5 × idle/4: longer than idle in all
+		time.Sleep(idle / 4)
 		resp, err := hc.Get(srv.URL)
 		if err != nil {
 			t.Fatal(err)

@@ -20,8 +20,8 @@ import (
 // unknown).
 type TokenFetcher func(ctx context.Context) (value string, expiry time.Time, err error)
 
-// CachedToken is one token held by the cache. Header is the ready-made
-// Authorization value, so the hit path allocates nothing.
+// CachedToken is one token held by the cache; Header, the ready-made
+// Authorization value, spares the hit path an allocation.
 type CachedToken struct {
 	Value  string
 	Header string
@@ -30,16 +30,14 @@ type CachedToken struct {
 	hardAt int64 // unix nanos: must refresh from here on
 }
 
-// newCachedToken computes the refresh points, min(SoftWindow, life/2) and
+// newCachedToken sets the refresh points min(SoftWindow, life/2) and
 // min(HardWindow, life/10) before expiry, so a short-lived token is not
-// refreshed on every call. They are now plus a saturating duration, never
-// exp.UnixNano(), which overflows after 2262 and would make every call
-// fetch. A token already expired when fetched (clock skew) is used for
-// ExpiredTokenLifetime.
+// refreshed on every call; as now plus a saturating duration, since
+// exp.UnixNano() overflows after 2262.
 func (c *TokenCache) newCachedToken(v string, exp time.Time) *CachedToken {
 	t := &CachedToken{Value: v, Header: "Bearer " + v, Expiry: exp}
 	if !exp.IsZero() {
-		now := c.now()
+		now := clock(c.Now)
 		life := exp.Sub(now)
 		if life <= 0 {
 			c.warnExpired(exp, now)
@@ -52,19 +50,16 @@ func (c *TokenCache) newCachedToken(v string, exp time.Time) *CachedToken {
 	return t
 }
 
-// addNanos returns ns+d, saturating at the int64 range instead of wrapping.
+// addNanos returns ns+d, saturating instead of wrapping. d is never
+// negative: life > 0, and the windows (never set negative) take at most half.
 func addNanos(ns int64, d time.Duration) int64 {
-	switch {
-	case d > 0 && ns > math.MaxInt64-int64(d):
+	if ns > math.MaxInt64-int64(d) {
 		return math.MaxInt64
-	case d < 0 && ns < math.MinInt64-int64(d):
-		return math.MinInt64
 	}
 	return ns + int64(d)
 }
 
-// warnExpired logs, once per cache, that the source returned an expired
-// token, naming the expiry and the clock, never the token.
+// warnExpired logs, once per cache, that the source returned an expired token.
 func (c *TokenCache) warnExpired(exp, now time.Time) {
 	if c.Logger == nil || !c.expiredWarned.CompareAndSwap(false, true) {
 		return
@@ -97,25 +92,18 @@ const (
 	ExpiredTokenLifetime = time.Minute
 )
 
-// TokenCache shares one token among all goroutines of a client.
-//
-//   - Hit: a token before its soft window, or with unknown expiry, costs one
-//     atomic load and no allocation.
-//   - Soft window: the first caller to notice refreshes while the others
-//     use the current token; a failed refresh backs off (5s doubling to 1m).
-//   - Hard window, expired or empty: every caller waits for one shared fetch,
-//     detached from any caller's context (bounded by FetchTimeout); each
-//     caller still returns when its own ctx ends.
-//   - Invalidate drops a token rejected with 401, unless already replaced.
-//
-// Now is the clock (time.Now when nil).
+// TokenCache shares one token among a client's goroutines. In the soft
+// window one caller refreshes while the others use the current token (a
+// failed refresh backs off, 5s doubling to 1m); in the hard window, or
+// expired or empty, all wait for one fetch, detached from their contexts
+// and bounded by FetchTimeout. Now is the clock (time.Now when nil).
 type TokenCache struct {
 	Fetch        TokenFetcher
 	Now          func() time.Time
 	SoftWindow   time.Duration
 	HardWindow   time.Duration
 	FetchTimeout time.Duration
-	Logger       *slog.Logger // warned once about an already expired token
+	Logger       *slog.Logger
 
 	cur        atomic.Pointer[CachedToken]
 	group      singleflight.Group
@@ -125,7 +113,7 @@ type TokenCache struct {
 	fetches    atomic.Int64
 
 	expiredWarned atomic.Bool
-	observer      observe.Observer // set by New (observe.go)
+	observer      observe.Observer
 }
 
 // NewTokenCache returns a cache around fetch with the default windows.
@@ -143,7 +131,7 @@ func (c *TokenCache) Get(ctx context.Context) (*CachedToken, error) {
 		if t.softAt == 0 {
 			return t, nil
 		}
-		now := c.now()
+		now := clock(c.Now)
 		ns := now.UnixNano()
 		if ns < t.softAt {
 			return t, nil
@@ -164,27 +152,19 @@ func (c *TokenCache) softRefresh(ctx context.Context, t *CachedToken, now time.T
 	if err != nil {
 		if ctx.Err() == nil { // a real failure, not this caller giving up
 			n := c.softFails.Add(1)
-			wait := softRetryMin << min(n-1, 10)
-			wait = min(wait, softRetryMax)
-			c.softUntil.Store(c.now().Add(wait).UnixNano())
+			wait := min(softRetryMin<<min(n-1, 10), softRetryMax)
+			c.softUntil.Store(clock(c.Now).Add(wait).UnixNano())
 		}
 		return t
 	}
 	return nt
 }
 
-func (c *TokenCache) now() time.Time {
-	if c.Now == nil {
-		return time.Now()
-	}
-	return c.Now()
-}
-
-// fetchShared returns a fresh token, joining the fetch in flight, or the
-// one that replaced seen (the token the caller found unusable) meanwhile.
+// fetchShared returns a fresh token, joining the fetch in flight, or one
+// that replaced seen, the token the caller found unusable.
 func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*CachedToken, error) {
 	ch := c.group.DoChan("token", func() (any, error) {
-		if cur := c.cur.Load(); cur != nil && cur != seen && (cur.hardAt == 0 || c.now().UnixNano() < cur.hardAt) {
+		if cur := c.cur.Load(); cur != nil && cur != seen && (cur.hardAt == 0 || clock(c.Now).UnixNano() < cur.hardAt) {
 			return cur, nil
 		}
 		c.fetches.Add(1)
@@ -194,7 +174,7 @@ func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*Cache
 		}
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
-		v, exp, err := c.fetchObserved(fctx)
+		v, exp, err := c.fetch(fctx)
 		if err != nil {
 			return nil, err
 		}
@@ -219,9 +199,14 @@ func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*Cache
 	}
 }
 
-// fetchRecovering calls Fetch and turns a panic in it into a TokenError: it
-// runs on singleflight's goroutine, where a panic would end the process.
-func (c *TokenCache) fetchRecovering(ctx context.Context) (v string, exp time.Time, err error) {
+// fetch calls Fetch between the observer's StartTokenFetch and
+// EndTokenFetch, and turns a panic into a TokenError: it runs on
+// singleflight's goroutine, where a panic would end the process.
+func (c *TokenCache) fetch(ctx context.Context) (v string, exp time.Time, err error) {
+	if obs := c.observer; obs != nil {
+		ctx = orParent(obs.StartTokenFetch(ctx), ctx)
+		defer func() { obs.EndTokenFetch(ctx, err) }()
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			err = &apierrors.TokenError{Reason: "the token source panicked", Err: fmt.Errorf("panic: %v", p)}
@@ -230,8 +215,8 @@ func (c *TokenCache) fetchRecovering(ctx context.Context) (v string, exp time.Ti
 	return c.Fetch(ctx)
 }
 
-// CheckTokenValue reports whether v can be sent as a bearer token:
-// non-empty visible ASCII. The error never quotes the token.
+// CheckTokenValue reports whether v, non-empty visible ASCII, can be sent
+// as a bearer token, without quoting it.
 func CheckTokenValue(v string) error {
 	if v == "" {
 		return stderrors.New("an empty token")

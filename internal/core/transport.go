@@ -13,9 +13,9 @@ import (
 	"github.com/hashicorp/go-cleanhttp"
 )
 
-// buildHTTPClient makes the *http.Client the attempts use: the user's
-// transport (or a pooled default) under attemptTransport. prev, when set,
-// is the client's own, whose transport a per-call client reuses.
+// buildHTTPClient makes the attempts' *http.Client: the user's transport,
+// or prev's (the client's, for a per-call client), or a pool, under
+// attemptTransport.
 func buildHTTPClient(s *Settings, prev *http.Client) *http.Client {
 	rt := s.Transport
 	hc := &http.Client{}
@@ -48,10 +48,8 @@ func buildHTTPClient(s *Settings, prev *http.Client) *http.Client {
 	return hc
 }
 
-// sameOriginRedirect, the default redirect policy, follows up to 5
-// redirects on the original scheme and host. A redirect elsewhere returns
-// its 3xx (an *errors.Error), so a body with personal data is never
-// replayed to another host.
+// sameOriginRedirect follows up to 5 redirects on the original scheme and
+// host, so no body with personal data is replayed to another host.
 func sameOriginRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 5 || req.URL.Scheme != via[0].URL.Scheme || req.URL.Host != via[0].URL.Host {
 		return http.ErrUseLastResponse
@@ -59,13 +57,12 @@ func sameOriginRedirect(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
-// sameOrigin reports whether req goes to base's scheme and host (with port).
+// sameOrigin reports whether req goes to base's scheme and host.
 func sameOrigin(req *http.Request, base *url.URL) bool {
 	return strings.EqualFold(req.URL.Scheme, base.Scheme) && strings.EqualFold(req.URL.Host, base.Host)
 }
 
-// Middleware is option.Middleware: it sees one HTTP request of an attempt
-// and calls next to send it.
+// Middleware is option.Middleware.
 type Middleware = func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error)
 
 // runMiddleware sends req through chain, in order, then send.
@@ -81,20 +78,14 @@ func runMiddleware(chain []Middleware, req *http.Request, send func(*http.Reques
 // credentialHeaders are the request headers the SDK puts a secret in.
 var credentialHeaders = []string{"Authorization", "X-Amz-Security-Token"}
 
-// attemptTransport is the SDK's layer under the attempts' *http.Client,
-// below any redirect policy. For every HTTP request (a followed redirect is
-// one) it removes the credentials when a redirect leaves the base URL's
-// origin, whatever CheckRedirect allowed, and runs the call's middleware
-// after the token and signature are set. It hides the user transport's
-// CloseIdleConnections, which go-retryablehttp calls when it gives up and
-// which would tear down a shared pool.
+// attemptTransport runs under the redirect policy, for every request of an
+// attempt: it drops the credentials on a redirect off the base URL's origin
+// and runs the middleware. It hides the user transport's
+// CloseIdleConnections, which go-retryablehttp calls when it gives up.
 type attemptTransport struct{ next http.RoundTripper }
 
 func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	state, _ := req.Context().Value(callStateKey{}).(*callState)
-	if state == nil {
-		return t.next.RoundTrip(req)
-	}
+	state := stateOf(req.Context()) // set by send, kept by net/http on redirects
 	if req.Response != nil && !sameOrigin(req, state.client.settings.BaseURL) {
 		req = req.Clone(req.Context())
 		for _, h := range credentialHeaders {
@@ -108,33 +99,24 @@ func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	} else {
 		resp, err = runMiddleware(state.s.Middleware, req, t.next.RoundTrip)
 	}
-	if resp == nil && err == nil {
-		// net/http would report this with the SDK's internal type name.
+	if resp == nil && err == nil { // net/http would name the SDK's internal type
 		return nil, errors.New("memberplatform: a middleware or transport returned neither a response nor an error")
 	}
-	if resp != nil && resp.Request == nil {
-		// Mocks often leave it unset; the pipeline reads the token a 401
-		// rejected and the secrets to redact from it.
+	if resp != nil && resp.Request == nil { // mocks leave it unset; the pipeline reads it
 		resp.Request = req
 	}
 	return resp, err
 }
 
-// DefaultAttemptTimeout bounds how long an attempt on the client's own pool
-// may wait without a byte when no option bounds the attempt, so a call
-// without a deadline never hangs. It is a read deadline that follows the
-// connection's traffic (stallConn), not http.Client.Timeout, which costs
-// every attempt a timer goroutine.
+// DefaultAttemptTimeout bounds how long a connection of the client's own
+// pool may go without traffic, so a call without a deadline never hangs. A
+// read deadline (stallConn) costs less than http.Client.Timeout's timer.
 const DefaultAttemptTimeout = 30 * time.Second
 
-// NewPooledTransport returns the pool a client makes when no option gives a
-// transport: go-cleanhttp's pooled transport, whose connections end a read
-// that waits more than DefaultAttemptTimeout.
+// NewPooledTransport returns the client's own pool: go-cleanhttp's, whose
+// reads end after DefaultAttemptTimeout without traffic.
 func NewPooledTransport() *http.Transport { return newPooledTransport(DefaultAttemptTimeout) }
 
-// newPooledTransport dials stallConns that fail a read after idle without
-// traffic: a server that never answers, or stalls the body, ends the
-// attempt with a timeout.
 func newPooledTransport(idle time.Duration) *http.Transport {
 	t := cleanhttp.DefaultPooledTransport()
 	dial := t.DialContext
@@ -156,14 +138,12 @@ func newPooledTransport(idle time.Duration) *http.Transport {
 	return t
 }
 
-// stallConn is a connection whose read deadline is idle after its last
-// read or write (a request written on a connection the read loop already
-// waits on gets the full idle time). The deadline moves only once it is
-// idle/8 old, so most reads cost one clock read.
+// stallConn's read deadline is idle after its last read or write; it moves
+// only once idle/8 old, so most reads cost one clock read.
 type stallConn struct {
 	net.Conn
 	idle  time.Duration
-	born  time.Time    // the monotonic origin of armed
+	born  time.Time
 	armed atomic.Int64 // since born; reads and writes run on two goroutines
 }
 
