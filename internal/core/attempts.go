@@ -127,7 +127,7 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 	if req.body != nil {
 		body = req.body
 	}
-	rreq, err := retryablehttp.NewRequestWithContext(ctx, call.Op.Method, req.url, body)
+	rreq, err := newAttemptRequest(ctx, call.Op.Method, s.BaseURL, req, body)
 	if err != nil {
 		var uerr *url.Error
 		if errors.As(err, &uerr) {
@@ -154,6 +154,27 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 	}
 	state.settleBudget(state.lastErr)
 	return state, nil
+}
+
+// newAttemptRequest is retryablehttp.NewRequestWithContext without parsing
+// the URL again when req is direct: the URL is filled from the parsed base
+// URL and the plain path, as url.Parse and net/http would fill it.
+func newAttemptRequest(ctx context.Context, method string, base *url.URL, req *request, body any) (*retryablehttp.Request, error) {
+	if !req.direct {
+		return retryablehttp.NewRequestWithContext(ctx, method, req.url, body)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, method, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	u := hreq.URL
+	u.Scheme, u.Host, u.Path, u.RawQuery = base.Scheme, strings.TrimSuffix(base.Host, ":"), req.path, req.query
+	hreq.Host = u.Host
+	rreq := &retryablehttp.Request{Request: hreq}
+	if err := rreq.SetBody(body); err != nil {
+		return nil, err
+	}
+	return rreq, nil
 }
 
 func success(status int) bool { return status >= 200 && status <= 299 }

@@ -114,15 +114,22 @@ func sameBaseURL(a, b *url.URL) bool {
 
 // request is what every attempt of a call sends, headers aside.
 type request struct {
-	url  string // base URL + escaped path + query
-	path string // the escaped path alone, for errors
-	body []byte // the JSON body, nil for none
+	url   string // base URL + escaped path + query
+	path  string // the escaped path alone, for errors
+	query string // the encoded query, "" for none
+	body  []byte // the JSON body, nil for none
+	// direct says url.Parse(url) would give back the base URL's scheme and
+	// host, path and query as they are (no byte of the path is or needs
+	// escaping), so an attempt fills its URL from them instead of parsing
+	// url again (newAttemptRequest): parsing is most of building a request.
+	direct bool
 }
 
 // newRequest builds the URL and the body, once for all attempts.
 func newRequest(s *Settings, call *Call) (request, error) {
 	r := request{}
-	r.url, r.path = buildURL(s, call.Op.Path, call.PathParams)
+	r.url, r.path, r.query = buildURL(s, call.Op.Path, call.PathParams)
+	r.direct = plainPath(r.path) && strings.IndexByte(s.BaseURL.Host, '%') < 0 // a zone: url.Parse unescapes it
 	if call.EncodedBody != nil {
 		r.body = call.EncodedBody
 	} else if call.Body != nil {
@@ -136,8 +143,8 @@ func newRequest(s *Settings, call *Call) (request, error) {
 }
 
 // buildURL joins the base URL, the path template with its parameters
-// escaped, and the query; path is the URL's path alone.
-func buildURL(s *Settings, tmpl string, params []string) (full, path string) {
+// escaped, and the query; path and query are those parts alone.
+func buildURL(s *Settings, tmpl string, params []string) (full, path, query string) {
 	base := strings.TrimSuffix(s.BaseURL.EscapedPath(), "/")
 	size := len(s.BaseURL.Scheme) + len("://") + len(s.BaseURL.Host) + len(base) + len(tmpl) + 16
 	for _, p := range params {
@@ -166,10 +173,31 @@ func buildURL(s *Settings, tmpl string, params []string) (full, path string) {
 	full = b.String()
 	path = full[origin:]
 	if len(s.Query) > 0 {
-		full += "?" + s.Query.Encode()
+		query = s.Query.Encode()
+		full += "?" + query
 	}
-	return full, path
+	return full, path, query
 }
+
+// plainPath reports whether url.Parse would keep every byte of p as it is
+// (no '%', nothing it escapes, no '?' or '#'): its Path is then p itself.
+func plainPath(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if !pathByte[p[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// pathByte holds the bytes net/url leaves unescaped in a path: the
+// unreserved ones, the sub-delimiters, ':', '@' and '/'.
+var pathByte = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-_.~$&+,/:;=@", byte(c)) >= 0
+	}
+	return t
+}()
 
 // escapeSegment escapes a path segment, "." and ".." too, so no parameter
 // can climb out of its place.
