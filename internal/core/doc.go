@@ -13,13 +13,13 @@
 //	                   pacing, authorizing and signing each attempt, reading
 //	                   each body, the typed error
 //	internal/pacer     the adaptive limiter's turn
-//	retry.go           whether to retry (RetryPolicy) and what a retry costs
-//	                   (RetryBudget)
 //	transport.go       the transport under the attempts: redirects,
 //	                   credentials kept on the origin, middleware, stalls
 //	internal/redact    secrets replaced in what a response hands back
 //	internal/httpx     Retry-After and the request ID
 //	internal/jsonscan  the error body, decoded by package errors
+//	retry.go           whether to retry (RetryPolicy) and what a retry costs
+//	                   (RetryBudget)
 //
 // attempts.go calls the other files as leaves, so a call reads top-down:
 // call.go, then attempts.go. With an observer (observe.go) or a logger
