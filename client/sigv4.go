@@ -91,17 +91,27 @@ func NewSigV4TokenSource(cfg SigV4Config) (*SigV4TokenSource, error) {
 	}
 	src := &SigV4TokenSource{creds: creds, region: cfg.Region, service: cmp.Or(cfg.Service, DefaultSigV4Service), signer: v4.NewSigner(),
 		now: time.Now, baseURL: cfg.BaseURL}
-	if cfg.BaseURL != "" { // checked now, not on the first token request
-		var err error
-		if src.pipeline, err = ownTokenPipeline(cfg); err != nil {
-			msg := strings.TrimPrefix(err.Error(), "memberplatform: ")
-			field := "BaseURL"
-			if strings.Contains(msg, "option.With") { // one of cfg.Options refused itself
-				field = "Options"
-			}
-			v.Add(field, msg)
-			return nil, v.Err()
+	if cfg.BaseURL == "" {
+		return src, nil
+	}
+	// Its own pipeline is built now, so a bad BaseURL or option fails here,
+	// not on the first token request.
+	settings := core.DefaultSettings()
+	err := core.Apply(&settings, false, append([]option.RequestOption{option.WithBaseURL(cfg.BaseURL)}, cfg.Options...))
+	if err == nil {
+		err = core.CheckBearerTransport(&settings) // the response carries the bearer token
+	}
+	if err == nil {
+		src.pipeline, err = core.New(settings, nil)
+	}
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), "memberplatform: ")
+		field := "BaseURL"
+		if strings.Contains(msg, "option.With") { // one of cfg.Options refused itself
+			field = "Options"
 		}
+		v.Add(field, msg)
+		return nil, v.Err()
 	}
 	return src, nil
 }
@@ -138,19 +148,6 @@ func (s *SigV4TokenSource) bind(settings core.Settings) (err error) {
 	settings.TokenSource = nil
 	s.pipeline, err = core.New(settings, nil)
 	return err
-}
-
-// ownTokenPipeline is the token pipeline of a source with its own BaseURL.
-func ownTokenPipeline(cfg SigV4Config) (*core.Client, error) {
-	settings := core.DefaultSettings()
-	if err := core.Apply(&settings, false, append([]option.RequestOption{option.WithBaseURL(cfg.BaseURL)}, cfg.Options...)); err != nil {
-		return nil, err
-	}
-	// The response carries the bearer token: it must not travel in clear.
-	if err := core.CheckBearerTransport(&settings); err != nil {
-		return nil, err
-	}
-	return core.New(settings, nil)
 }
 
 // Token requests a fresh token. The client's cache decides when to call it.

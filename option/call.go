@@ -21,7 +21,7 @@ import (
 //
 // Scope: both (a call's add to the client's). Default: none.
 func WithHeader(key, value string) RequestOption {
-	return anywhere(func(s *core.Settings) error {
+	return requestOption{apply: func(s *core.Settings) error {
 		ck := http.CanonicalHeaderKey(key)
 		switch ck {
 		case "Authorization":
@@ -42,7 +42,7 @@ func WithHeader(key, value string) RequestOption {
 		}
 		s.MutableHeader().Add(ck, value)
 		return nil
-	})
+	}}
 }
 
 // isToken reports whether s is an RFC 9110 token.
@@ -59,7 +59,7 @@ func isToken(s string) bool {
 //
 // Scope: both (a call's add to the client's). Default: none.
 func WithQuery(v any) RequestOption {
-	return anywhere(func(s *core.Settings) error {
+	return requestOption{apply: func(s *core.Settings) error {
 		vals, ok := v.(url.Values)
 		if !ok {
 			var err error
@@ -72,7 +72,7 @@ func WithQuery(v any) RequestOption {
 			q[k] = append(q[k], vs...)
 		}
 		return nil
-	})
+	}}
 }
 
 // WithAppInfo appends "name/version" to the User-Agent, so the platform's
@@ -82,7 +82,7 @@ func WithQuery(v any) RequestOption {
 // Scope: both. Default: none; the User-Agent is
 // "memberplatform-go/<version> (<go version>; <os>/<arch>)".
 func WithAppInfo(name, version string) RequestOption {
-	return anywhere(func(s *core.Settings) error {
+	return requestOption{apply: func(s *core.Settings) error {
 		if !isToken(name) || (version != "" && !isToken(version)) {
 			return errors.New("memberplatform: WithAppInfo: name and version must be HTTP tokens: visible ASCII without spaces, control characters or separators such as '/'")
 		}
@@ -95,7 +95,7 @@ func WithAppInfo(name, version string) RequestOption {
 		}
 		s.AppInfo = info
 		return nil
-	})
+	}}
 }
 
 // WithMaxResponseBytes bounds the 2xx body the SDK reads: a longer one

@@ -18,14 +18,14 @@ import (
 // never goes to a host the client was not built for). Default:
 // MEMBERPLATFORM_BASE_URL, required without this option.
 func WithBaseURL(rawURL string) RequestOption {
-	return anywhere(func(s *core.Settings) error {
+	return requestOption{apply: func(s *core.Settings) error {
 		u, err := core.ParseBaseURL(rawURL)
 		if err != nil {
 			return err
 		}
 		s.BaseURL = u
 		return nil
-	})
+	}}
 }
 
 // WithHTTPClient sends requests with hc's Transport, Jar, CheckRedirect and
@@ -35,7 +35,7 @@ func WithBaseURL(rawURL string) RequestOption {
 // Scope: both. Default: a pooled transport of the client's own, following
 // only same-origin redirects.
 func WithHTTPClient(hc *http.Client) RequestOption {
-	return anywhere(func(s *core.Settings) error {
+	return requestOption{apply: func(s *core.Settings) error {
 		if hc == nil {
 			return errors.New("memberplatform: WithHTTPClient: nil *http.Client")
 		}
@@ -47,7 +47,7 @@ func WithHTTPClient(hc *http.Client) RequestOption {
 		}
 		s.HTTPClient = hc
 		return nil
-	})
+	}}
 }
 
 // WithTransport sends each attempt, after SigV4 signing, through rt, which
@@ -66,7 +66,7 @@ func WithHTTPClient(hc *http.Client) RequestOption {
 // Scope: both. Default: a pooled transport of the client's own (see
 // client.Client.CloseIdleConnections).
 func WithTransport(rt http.RoundTripper) RequestOption {
-	return anywhere(func(s *core.Settings) error {
+	return requestOption{apply: func(s *core.Settings) error {
 		if rt == nil {
 			return errors.New("memberplatform: WithTransport: nil RoundTripper")
 		}
@@ -75,7 +75,7 @@ func WithTransport(rt http.RoundTripper) RequestOption {
 		}
 		s.Transport = rt
 		return nil
-	})
+	}}
 }
 
 // WithInsecureBearerOverHTTP allows the bearer token over plain http:// to
@@ -93,13 +93,13 @@ func WithInsecureBearerOverHTTP() RequestOption {
 //
 // Scope: client. Default: chosen from the environment (see client.New).
 func WithTokenSource(ts memberplatform.TokenSource) RequestOption {
-	return clientWide(clientWideAuth, anywhere(func(s *core.Settings) error {
+	return clientWide(clientWideAuth, requestOption{apply: func(s *core.Settings) error {
 		if core.NilInside(ts) {
 			return core.TypedNilError("WithTokenSource", ts, "pass nil itself to send no token")
 		}
 		s.TokenSource, s.SigV4 = ts, nil
 		return nil
-	}))
+	}})
 }
 
 // WithSigV4 obtains the bearer token from the platform's POST /auth/token,
@@ -111,11 +111,11 @@ func WithTokenSource(ts memberplatform.TokenSource) RequestOption {
 //
 // Scope: client. Default: chosen from the environment (see client.New).
 func WithSigV4(creds aws.CredentialsProvider, region string) RequestOption {
-	return clientWide(clientWideAuth, anywhere(func(s *core.Settings) error {
+	return clientWide(clientWideAuth, requestOption{apply: func(s *core.Settings) error {
 		if err := core.CheckCredentialsProvider(creds); err != nil {
 			return errors.New("memberplatform: option.WithSigV4: " + err.Error())
 		}
 		s.TokenSource, s.SigV4 = nil, &core.SigV4Settings{Credentials: creds, Region: region}
 		return nil
-	}))
+	}})
 }

@@ -31,7 +31,7 @@ type RetryBudget struct {
 //
 // Scope: client. Default: on, sized as RetryBudget's defaults.
 func WithRetryBudget(b RetryBudget) RequestOption {
-	return clientWide(clientWideLoad, anywhere(func(s *core.Settings) error {
+	return clientWide(clientWideLoad, requestOption{apply: func(s *core.Settings) error {
 		if b.Disabled {
 			s.RetryBudget = nil
 			return nil
@@ -48,7 +48,7 @@ func WithRetryBudget(b RetryBudget) RequestOption {
 		cfg.PacedThrottleCost = cmp.Or(b.ThrottleCost, cfg.PacedThrottleCost) // an explicit cost charges paced throttles too
 		s.RetryBudget = core.NewRetryBudget(cfg)
 		return nil
-	}))
+	}})
 }
 
 // RateLimiter paces the client's attempts; *rate.Limiter from

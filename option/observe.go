@@ -41,7 +41,7 @@ type MiddlewareNext = func(*http.Request) (*http.Response, error)
 //
 // Scope: both (a call's run after the client's). Default: none.
 func WithMiddleware(mw ...Middleware) RequestOption {
-	return anywhere(func(s *core.Settings) error {
+	return requestOption{apply: func(s *core.Settings) error {
 		chain := s.Middleware[:len(s.Middleware):len(s.Middleware)] // never append into the client's array
 		for _, m := range mw {
 			if m == nil {
@@ -51,7 +51,7 @@ func WithMiddleware(mw ...Middleware) RequestOption {
 		}
 		s.Middleware = chain
 		return nil
-	})
+	}}
 }
 
 // WithObserver adds an observer (package observe) of every call, attempt,
@@ -63,5 +63,5 @@ func WithMiddleware(mw ...Middleware) RequestOption {
 //
 // Scope: client. Default: none, at no cost.
 func WithObserver(o observe.Observer) RequestOption {
-	return clientWide(clientWideObserver, anywhere(func(s *core.Settings) error { return s.AddObserver(o) }))
+	return clientWide(clientWideObserver, requestOption{apply: func(s *core.Settings) error { return s.AddObserver(o) }})
 }

@@ -48,24 +48,19 @@ func (o requestOption) ApplyTo(s *core.Settings, perCall bool) error {
 	return o.apply(s)
 }
 
-// anywhere is an option for client.New and for single calls.
-func anywhere(apply func(*core.Settings) error) requestOption {
-	return requestOption{apply: apply}
-}
-
 // set is an option that applies f.
 func set(f func(*core.Settings)) requestOption { return checked(false, "", f) }
 
 // checked is an option that refuses itself with msg when bad, and
 // otherwise applies f.
 func checked(bad bool, msg string, f func(*core.Settings)) requestOption {
-	return anywhere(func(s *core.Settings) error {
+	return requestOption{apply: func(s *core.Settings) error {
 		if bad {
 			return errors.New("memberplatform: " + msg)
 		}
 		f(s)
 		return nil
-	})
+	}}
 }
 
 // Refusals of client-wide options given to a single call.
