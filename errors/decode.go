@@ -64,33 +64,28 @@ func Decode(status int, header http.Header, body []byte) *Error {
 	}
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(body), []byte("\xEF\xBB\xBF")))
 	if len(trimmed) > 0 && trimmed[0] == '{' {
-		e.Problem, e.CodeMessage = decodeObject(mediaTypeOf(header.Get("Content-Type")), jsonscan.Object(trimmed))
+		members := jsonscan.Object(trimmed)
+		var present [memberCount]bool
+		var typeIsString bool
+		for _, m := range members {
+			if k := memberOf(m.Name); k != mOther {
+				present[k] = true
+				if k == mType { // a later member wins, as in encoding/json
+					typeIsString = m.Value[0] == '"'
+				}
+			}
+		}
+		cm := present[mCode] || present[mMessage]
+		switch {
+		case present[mTitle] || present[mServiceCode] || present[mServiceErrors], !cm && typeIsString,
+			mediaTypeOf(header.Get("Content-Type")) == "application/problem+json" && (!cm || present[mType] || present[mDetail] || present[mStatus] || present[mInstance]):
+			e.Problem = decodeProblem(members)
+		case cm:
+			e.CodeMessage = decodeCodeMessage(members)
+		}
 	}
 	e.bodyKind, e.bodyKindKnown = e.classifyBody(), true
 	return e
-}
-
-// decodeObject decodes members as a problem, a code/message body, or neither.
-func decodeObject(mediaType string, members []jsonscan.Member) (*Problem, *CodeMessage) {
-	var present [memberCount]bool
-	var typeIsString bool
-	for _, m := range members {
-		if k := memberOf(m.Name); k != mOther {
-			present[k] = true
-			if k == mType {
-				typeIsString = m.Value[0] == '"'
-			}
-		}
-	}
-	cm := present[mCode] || present[mMessage]
-	switch {
-	case present[mTitle] || present[mServiceCode] || present[mServiceErrors], !cm && typeIsString,
-		mediaType == "application/problem+json" && (!cm || present[mType] || present[mDetail] || present[mStatus] || present[mInstance]):
-		return decodeProblem(members), nil
-	case cm:
-		return nil, decodeCodeMessage(members)
-	}
-	return nil, nil
 }
 
 // mediaTypeOf returns the lower-cased media type of a Content-Type value

@@ -33,15 +33,14 @@ type Error struct {
 	// or ErrRetryBudgetExhausted.
 	Err error
 
-	bodyKind      error // classifyBody's answer, kept by Decode: the retry policy, Is and Kind all ask
+	bodyKind      error // classifyBody's answer, kept by Decode: the retry policy, Is and Kind ask
 	bodyKindKnown bool
 }
 
 // Error returns one line: operation (or method and path), status, title or
-// code, detail or message, a summary of the field errors, the Retry-After
-// wait, the attempt count and the request ID. Server text is folded onto one
-// line, stripped of control characters and cut to a bounded length. The line
-// never holds request headers, other body members or the raw body.
+// code, detail or message, field errors, Retry-After wait, attempts and
+// request ID, with server text made printable and bounded; never headers,
+// other body members or the raw body.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(prefix(e.Operation))
@@ -85,8 +84,7 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// restatesStatus reports whether s only repeats the status line, as in
-// "404 Not Found: Not Found" or an nginx page titled "502 Bad Gateway".
+// restatesStatus reports whether s only repeats the status line ("Not Found", "502 Bad Gateway").
 func (e *Error) restatesStatus(s string) bool {
 	n := normalizeName(s)
 	code := strconv.Itoa(e.StatusCode)
@@ -101,8 +99,7 @@ func (e *Error) GoString() string {
 		", RequestID:" + strconv.Quote(e.RequestID) + ", Body:<" + strconv.Itoa(len(e.Body)) + " bytes>, Message:" + strconv.Quote(e.Error()) + "}"
 }
 
-// texts returns the body's type (a problem's only), its title or code, and
-// its detail or message.
+// texts returns a problem's type, the title or code, and the detail or message.
 func (e *Error) texts() (typ, title, detail string) {
 	switch {
 	case e.Problem != nil:
@@ -113,8 +110,7 @@ func (e *Error) texts() (typ, title, detail string) {
 	return "", "", ""
 }
 
-// headline returns the title (or code, or a problem's type, with the
-// service code) and the detail (or message).
+// headline returns Title and Detail.
 func (e *Error) headline() (title, detail string) {
 	typ, title, detail := e.texts()
 	if title == "" && typ != "about:blank" {
@@ -129,17 +125,11 @@ func (e *Error) headline() (title, detail string) {
 // Title returns the problem's title (or its type when it has none, followed
 // by the service code) or the code/message body's code; "" for a body of
 // neither format.
-func (e *Error) Title() string {
-	t, _ := e.headline()
-	return t
-}
+func (e *Error) Title() string { t, _ := e.headline(); return t }
 
 // Detail returns the problem's detail or the code/message body's message;
 // "" for a body of neither format (its text is in Body).
-func (e *Error) Detail() string {
-	_, d := e.headline()
-	return d
-}
+func (e *Error) Detail() string { _, d := e.headline(); return d }
 
 // Unwrap returns Err.
 func (e *Error) Unwrap() error { return e.Err }
@@ -172,7 +162,8 @@ func (e *Error) Kind() error {
 
 func (e *Error) undecodable() bool { return e.StatusCode >= 200 && e.StatusCode < 300 && e.Err != nil }
 
-// textKind is the kind the body's wording names (see classifyText).
+// textKind is the kind the body's wording names (see classifyText):
+// Decode's answer, or worked out now for an Error built by hand.
 func (e *Error) textKind() error {
 	if e.bodyKindKnown {
 		return e.bodyKind
@@ -180,7 +171,6 @@ func (e *Error) textKind() error {
 	return e.classifyBody()
 }
 
-// classifyBody applies the wording rule of the Err* kinds.
 func (e *Error) classifyBody() error {
 	typ, title, detail := e.texts()
 	if k := classifyText(typ); k != nil {
