@@ -52,10 +52,9 @@ func isToken(s string) bool {
 	})
 }
 
-// WithQuery adds the query parameters encoded from v: a url.Values, or a
-// struct tagged for github.com/google/go-querystring
-// (`url:"name,omitempty"`). The four operations take none; it is for
-// gateways and endpoints the SDK does not wrap.
+// WithQuery adds the query parameters of v, a url.Values or a struct tagged
+// for github.com/google/go-querystring (`url:"name,omitempty"`), for
+// gateways and endpoints the SDK does not wrap (its operations take none).
 //
 // Scope: both (a call's add to the client's). Default: none.
 func WithQuery(v any) RequestOption {
@@ -75,9 +74,8 @@ func WithQuery(v any) RequestOption {
 	}}
 }
 
-// WithAppInfo appends "name/version" to the User-Agent, so the platform's
-// operators can tell which service is calling. Both must be HTTP tokens
-// (version may be empty).
+// WithAppInfo appends "name/version" (HTTP tokens; version may be empty)
+// to the User-Agent, so the platform's operators can tell who is calling.
 //
 // Scope: both. Default: none; the User-Agent is
 // "memberplatform-go/<version> (<go version>; <os>/<arch>)".
@@ -99,9 +97,8 @@ func WithAppInfo(name, version string) RequestOption {
 }
 
 // WithMaxResponseBytes bounds the 2xx body the SDK reads: a longer one
-// fails the call, after at most n+1 bytes, with an *errors.Error matching
-// errors.ErrUnexpectedResponseBody. Error bodies are bounded to
-// errors.MaxBodySnippet.
+// fails the call, after n+1 bytes, with an *errors.Error matching
+// errors.ErrUnexpectedResponseBody (error bodies: errors.MaxBodySnippet).
 //
 // Scope: both. Default: 8 MiB, far above any response in the contract.
 func WithMaxResponseBytes(n int64) RequestOption {
@@ -124,10 +121,9 @@ func WithResponseInto(dst **http.Response) RequestOption {
 	return o
 }
 
-// WithIdempotent marks a call safe to repeat, so that it is retried after a
-// timeout or a retriable status whatever its method (a POST through
-// client.Client.Execute, say). Use it only for requests the platform
-// applies at most once, such as a POST with an idempotency key.
+// WithIdempotent marks a call safe to repeat, so that it is retried
+// whatever its method: only for requests the platform applies at most once,
+// such as a POST through client.Client.Execute with an idempotency key.
 //
 // Scope: both. Default: the operation's rule; the four operations are
 // idempotent (for Execute, see client.Client.Execute).
@@ -170,11 +166,11 @@ func WithRetryBackoff(base, max time.Duration) RequestOption {
 	})
 }
 
-// WithMaxRetryAfter caps the wait a 429 or 503 asks for with Retry-After
-// or Retry-After-Ms, and a wait for a slot of the adaptive rate limit. A
-// longer one fails the call at once with the rate-limited error, whose
-// RetryAfter holds the asked duration. 0 allows no wait at all; for no
-// cap, pass time.Duration(math.MaxInt64) and bound calls with a deadline.
+// WithMaxRetryAfter caps the wait a 429 or 503 asks for (Retry-After or
+// Retry-After-Ms) and a wait for the adaptive rate limit: a longer one fails
+// the call at once with the rate-limited error, its RetryAfter the asked
+// wait. 0 allows none; for no cap, pass time.Duration(math.MaxInt64) and
+// bound calls with a deadline.
 //
 // Scope: both. Default: 20s.
 func WithMaxRetryAfter(d time.Duration) RequestOption {

@@ -10,13 +10,12 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/core"
 )
 
-// WithBaseURL sets the platform's base URL, such as
-// "https://api.example.com" or "https://host/api/v2" (a path prefix is
-// kept).
+// WithBaseURL sets the platform's base URL, such as "https://host/api/v2"
+// (a path prefix is kept).
 //
 // Scope: client (a call given a different one fails, so the bearer token
-// never goes to a host the client was not built for). Default:
-// MEMBERPLATFORM_BASE_URL, required without this option.
+// never goes to another host). Default: MEMBERPLATFORM_BASE_URL, required
+// without this option.
 func WithBaseURL(rawURL string) RequestOption {
 	return requestOption{apply: func(s *core.Settings) error {
 		u, err := core.ParseBaseURL(rawURL)
@@ -86,10 +85,9 @@ func WithInsecureBearerOverHTTP() RequestOption {
 	return set(func(s *core.Settings) { s.AllowInsecureBearer = true })
 }
 
-// WithTokenSource sends "Authorization: Bearer <token>" from ts (a
-// client.TokenSource, such as client.StaticToken or a
-// *client.SigV4TokenSource) on every call. WithTokenSource(nil) sends no
-// Authorization header (local development).
+// WithTokenSource sends "Authorization: Bearer <token>" from ts (such as
+// client.StaticToken or a *client.SigV4TokenSource) on every call;
+// WithTokenSource(nil) sends none (local development).
 //
 // Scope: client. Default: chosen from the environment (see client.New).
 func WithTokenSource(ts memberplatform.TokenSource) RequestOption {
@@ -102,12 +100,11 @@ func WithTokenSource(ts memberplatform.TokenSource) RequestOption {
 	}})
 }
 
-// WithSigV4 obtains the bearer token from the platform's POST /auth/token,
-// signed with AWS Signature Version 4 using creds and region (see
-// client.SigV4TokenSource). Each client built with it gets its own token
-// source, so the option may be reused. A nil creds, or an
-// aws.CredentialsCache around one, is refused: the AWS SDK would panic in
-// a goroutine of its own, where nothing can recover it.
+// WithSigV4 obtains the bearer token from POST /auth/token, signed with AWS
+// Signature Version 4 using creds and region (see client.SigV4TokenSource);
+// each client built with it gets its own source. A nil creds, or an
+// aws.CredentialsCache around one, is refused: the AWS SDK would panic in a
+// goroutine of its own.
 //
 // Scope: client. Default: chosen from the environment (see client.New).
 func WithSigV4(creds aws.CredentialsProvider, region string) RequestOption {

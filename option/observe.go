@@ -9,11 +9,11 @@ import (
 	"github.com/memberplatform/memberplatform-go/observe"
 )
 
-// WithLogger logs a Debug record per HTTP attempt (operation, method, path
-// template, status, attempt, duration, request ID) and a Warn record per
-// retry and give-up: never headers, tokens, signatures or bodies. The
-// operation's context reaches the handler. WithLogger(nil) turns logging
-// off, MEMBERPLATFORM_LOG included; a logger without a handler is refused.
+// WithLogger logs, with the operation's context, a Debug record per HTTP
+// attempt (operation, method, path template, status, attempt, duration,
+// request ID) and a Warn record per retry and give-up: never headers,
+// tokens, signatures or bodies. WithLogger(nil) turns logging off,
+// MEMBERPLATFORM_LOG included; a logger without a handler is refused.
 //
 // Scope: both. Default: none, unless MEMBERPLATFORM_LOG names a level (see
 // client.EnvLog).
@@ -55,11 +55,11 @@ func WithMiddleware(mw ...Middleware) RequestOption {
 }
 
 // WithObserver adds an observer (package observe) of every call, attempt,
-// token fetch, retry decision, rate-limit wait and budget refusal, which
-// can also read the budget and the pacer's rate. OpenTelemetry's options,
-// in module github.com/memberplatform/memberplatform-go/otelmemberplatform,
-// are built on it. Observers are called in order, unless an
-// observe.Combiner merges with the one before it; nil changes nothing.
+// token fetch, retry decision, rate-limit wait and budget refusal, as the
+// OpenTelemetry options of module
+// github.com/memberplatform/memberplatform-go/otelmemberplatform do. Observers
+// are called in order, unless an observe.Combiner merges with the one
+// before; nil is ignored.
 //
 // Scope: client. Default: none, at no cost.
 func WithObserver(o observe.Observer) RequestOption {

@@ -21,14 +21,11 @@ import (
 )
 
 // RequestOption configures a client or one call. Build one with the With…
-// functions of this package.
-type RequestOption interface {
-	// Unexported, so that every option is built, and documented, here.
-	isRequestOption()
-}
+// functions of this package, the only place options are built.
+type RequestOption interface{ isRequestOption() }
 
-// requestOption is every RequestOption: a change to the pipeline's
-// settings, and the refusal when given out of its scope ("" for none).
+// requestOption is every RequestOption: a change to the settings, and the
+// refusal when given out of its scope ("" for none).
 type requestOption struct {
 	apply                func(*core.Settings) error
 	clientOnly, callOnly string
@@ -36,8 +33,7 @@ type requestOption struct {
 
 func (requestOption) isRequestOption() {}
 
-// ApplyTo applies the option to s, a call's settings when perCall, else
-// the client's (core.Applier).
+// ApplyTo applies the option to a call's settings when perCall, else the client's.
 func (o requestOption) ApplyTo(s *core.Settings, perCall bool) error {
 	switch {
 	case perCall && o.clientOnly != "":
@@ -51,8 +47,7 @@ func (o requestOption) ApplyTo(s *core.Settings, perCall bool) error {
 // set is an option that applies f.
 func set(f func(*core.Settings)) requestOption { return checked(false, "", f) }
 
-// checked is an option that refuses itself with msg when bad, and
-// otherwise applies f.
+// checked is an option that refuses itself with msg when bad, else applies f.
 func checked(bad bool, msg string, f func(*core.Settings)) requestOption {
 	return requestOption{apply: func(s *core.Settings) error {
 		if bad {
@@ -70,7 +65,7 @@ const (
 	clientWideObserver = "WithObserver and the OpenTelemetry options apply to client.New, not to a single call"
 )
 
-// clientWide restricts o to client.New; refusal says so to a call.
+// clientWide restricts o to client.New.
 func clientWide(refusal string, o requestOption) requestOption {
 	o.clientOnly = refusal
 	return o
