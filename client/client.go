@@ -14,8 +14,8 @@
 // Calls are retried (github.com/hashicorp/go-retryablehttp) after
 // connection errors, 408, 429, 500, 502, 503 and 504, with jittered
 // backoff, Retry-After and X-Retry-Attempt, within the context's deadline,
-// a retry budget and an adaptive rate limit; the options document each
-// default. Every failure is a typed error of package
+// a retry budget and an adaptive rate limit (package option documents each
+// default). Every failure is a typed error of package
 // github.com/memberplatform/memberplatform-go/errors.
 //
 // A bearer token never goes over plain http to a host that is not loopback
@@ -130,7 +130,7 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 			t, err := ts.Token(ctx)
 			return t.Value, t.Expiry, err // the cache trims and checks the value, and ignores both on err
 		})
-		tokens.Logger = s.Logger // warns of a token already expired
+		tokens.Logger = s.Logger
 	}
 	pipeline, err := core.New(s, tokens)
 	if err != nil {
@@ -159,8 +159,7 @@ func (c *Client) CloseIdleConnections() {
 	}
 }
 
-// tokenSourceFromSettings picks the option's source, else the
-// environment's.
+// tokenSourceFromSettings picks the option's source, else the environment's.
 func tokenSourceFromSettings(s *core.Settings) (TokenSource, error) {
 	if s.SigV4 != nil {
 		return NewSigV4TokenSource(SigV4Config{Credentials: s.SigV4.Credentials, Region: s.SigV4.Region})
@@ -175,13 +174,10 @@ func tokenSourceFromSettings(s *core.Settings) (TokenSource, error) {
 	if !ok {
 		return nil, nil
 	}
-	// On an error, the typed nil this returns is never used: newClient
-	// returns first, as for the option's source above.
 	return NewSigV4TokenSource(SigV4Config{Credentials: creds, Region: region, Service: os.Getenv(EnvSigV4Service)})
 }
 
-// loggerFromEnvironment and tokenSourceFromEnvironment are newClient's
-// placeholders; neither is ever used.
+// newClient's placeholders, never used.
 var loggerFromEnvironment = slog.New(slog.DiscardHandler)
 
 type tokenSourceFromEnvironment struct{ TokenSource }
