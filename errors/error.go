@@ -8,10 +8,9 @@ import (
 	"time"
 )
 
-// Error is returned when the platform answers with a non-2xx status, or with
-// a 2xx body the SDK could not decode (then StatusCode is that 2xx status and
-// Err holds the decoding failure). Use errors.As to reach it and errors.Is
-// with the Err* kinds to classify it.
+// Error is returned when the platform answers with a non-2xx status, or
+// with a 2xx body the SDK could not decode (then Err holds the decoding
+// failure).
 type Error struct {
 	Operation  string      // the SDK call, such as "accessmgmt.UpdateUser"
 	Method     string      // the request's HTTP method
@@ -20,18 +19,15 @@ type Error struct {
 	Header     http.Header // the last response's headers
 	RequestID  string      // from X-Request-Id, X-Amzn-RequestId, traceparent or the like
 	Attempts   int         // HTTP attempts the call made, retries included
-	// Body is at most MaxBodySnippet bytes of the raw response body (for a
-	// 2xx refused for its size, at most option.WithMaxResponseBytes), with
-	// the secrets the request carried Redacted; BodyTruncated reports
-	// whether the body was longer, or its reading failed.
+	// Body is at most MaxBodySnippet (for a 2xx too large,
+	// option.WithMaxResponseBytes) bytes of the raw response body, the
+	// request's secrets Redacted; BodyTruncated: it was longer, or unreadable.
 	Body          []byte
 	BodyTruncated bool
 	Problem       *Problem      // the decoded RFC 9457 body, if it was one
 	CodeMessage   *CodeMessage  // the decoded code/message body, if it was one
-	RetryAfter    time.Duration // the wait asked for by Retry-After or Retry-After-Ms, or 0
-	// Err is the cause, if any: the JSON error of an undecodable 2xx body,
-	// or ErrRetryBudgetExhausted.
-	Err error
+	RetryAfter    time.Duration // the wait a 429 or 503 asked for with Retry-After or Retry-After-Ms, or 0
+	Err           error         // the cause, if any: an undecodable 2xx body's JSON error, or ErrRetryBudgetExhausted
 
 	bodyKind      error // classifyBody's answer, kept by Decode: the retry policy, Is and Kind ask
 	bodyKindKnown bool
@@ -92,8 +88,7 @@ func (e *Error) restatesStatus(s string) bool {
 	return n == code || (text != "" && (n == text || n == code+"_"+text))
 }
 
-// GoString describes the error without the raw body or headers, so %#v
-// cannot print a secret a server put in an error body.
+// GoString leaves out the raw body and headers, so %#v cannot print a secret.
 func (e *Error) GoString() string {
 	return "&errors.Error{Operation:" + strconv.Quote(e.Operation) + ", StatusCode:" + strconv.Itoa(e.StatusCode) +
 		", RequestID:" + strconv.Quote(e.RequestID) + ", Body:<" + strconv.Itoa(len(e.Body)) + " bytes>, Message:" + strconv.Quote(e.Error()) + "}"
@@ -134,19 +129,17 @@ func (e *Error) Detail() string { _, d := e.headline(); return d }
 // Unwrap returns Err.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is reports whether target is one of the kinds this error belongs to: the
-// kind of its HTTP status, and the kind its body names, if any (see Kind).
+// Is reports whether target is a kind of e: its status's or its body's.
 func (e *Error) Is(target error) bool {
 	return target != nil && (statusKinds[e.StatusCode] == target ||
 		target == ErrUnexpectedResponseBody && e.undecodable() ||
 		e.textKind() == target || e.nameKind() == target)
 }
 
-// Kind returns the most specific kind of the error: ErrProviderNotConfigured
-// or ErrRateLimited when the body says so; else ErrUnexpectedResponseBody
-// for an undecodable 2xx body; else the kind of the HTTP status, which is
-// authoritative; else the kind the body names when the status has none;
-// else nil.
+// Kind returns the most specific kind of e: ErrProviderNotConfigured or
+// ErrRateLimited when the body's wording says so; else
+// ErrUnexpectedResponseBody for an undecodable 2xx body; else the status's
+// kind; else the kind the body names; else nil.
 func (e *Error) Kind() error {
 	if k := e.textKind(); k != nil {
 		return k
@@ -182,8 +175,7 @@ func (e *Error) classifyBody() error {
 	return classifyText(detail)
 }
 
-// nameKind is the kind named by the last segment of a problem's type URI,
-// its title, or a code (see kindForName).
+// nameKind is the kind named by a problem's type URI's last segment, the title or the code.
 func (e *Error) nameKind() error {
 	typ, title, _ := e.texts()
 	if k := kindForName(lastSegment(typ)); k != nil {
@@ -192,8 +184,7 @@ func (e *Error) nameKind() error {
 	return kindForName(title)
 }
 
-// FieldErrors returns the field-level details of the body, whichever format
-// it was in, or nil.
+// FieldErrors returns the body's field-level details, in either format, or nil.
 func (e *Error) FieldErrors() []FieldError {
 	if e.Problem != nil {
 		return e.Problem.FieldErrors()
@@ -201,9 +192,8 @@ func (e *Error) FieldErrors() []FieldError {
 	return e.CodeMessage.FieldErrors()
 }
 
-// RetryAfterOf returns how long the platform asked the caller to wait
-// (Retry-After or Retry-After-Ms on a 429 or 503), from the *Error found in
-// err's chain. ok is false when no answer in the chain asked for a wait.
+// RetryAfterOf returns the RetryAfter of the *Error in err's chain; ok is
+// false when no answer in the chain asked for a wait.
 func RetryAfterOf(err error) (wait time.Duration, ok bool) {
 	var apiErr *Error
 	if stderrors.As(err, &apiErr) && apiErr.RetryAfter > 0 {

@@ -9,9 +9,8 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/httpx"
 )
 
-// ValidationError is returned, before any request is sent, when the SDK
-// finds the input invalid. Fields lists every offending field, not only the
-// first. It matches ErrInvalidInput with errors.Is.
+// ValidationError is returned, before any request is sent, for invalid
+// input: Fields lists every offending field, not only the first.
 type ValidationError struct {
 	Operation string
 	Fields    []FieldError
@@ -32,16 +31,14 @@ func (e *ValidationError) Is(target error) bool { return target == ErrInvalidInp
 // FieldErrors returns Fields, for symmetry with (*Error).FieldErrors.
 func (e *ValidationError) FieldErrors() []FieldError { return e.Fields }
 
-// TokenError is returned when the bearer token could not be obtained: the
-// token endpoint failed, answered with a body that holds no usable token, or
-// the token source returned an error. No API request is sent without a token.
+// TokenError is returned when the bearer token could not be obtained (the
+// token endpoint failed or answered without a usable token, or the token
+// source failed); no API request is sent without one.
 type TokenError struct {
 	Operation  string // the SDK call that needed the token; "" when the token source was called directly
 	StatusCode int    // the token endpoint's HTTP status, or 0 when there was no response
-	// Body is a bounded snippet of an unusable 2xx token response. It may
-	// hold secrets: neither Error nor GoString includes it.
-	Body   []byte
-	Reason string // what was wrong with a 2xx response ("no token field")
+	Body       []byte // a bounded snippet of an unusable 2xx token response; may hold secrets, so Error and GoString leave it out
+	Reason     string // what was wrong with a 2xx response ("no token field")
 	// Err is the cause: an *Error for a non-2xx token response, a
 	// *TransportError, a context error, or the token source's own error.
 	Err error
@@ -78,10 +75,9 @@ func (e *TokenError) Is(target error) bool { return target == ErrTokenUnavailabl
 
 // TransportError is returned when no HTTP response was received after all
 // attempts (connection refused or reset, a per-attempt timeout, a cancelled
-// or expired context), or when a rate limiter refused to wait for the next
-// send slot: a refusal by the client's adaptive rate limit matches
-// ErrRateLimited, and context.DeadlineExceeded when the deadline was the
-// reason.
+// or expired context), or when a rate limiter refused to wait: a refusal by
+// the adaptive rate limit matches ErrRateLimited, and
+// context.DeadlineExceeded when the deadline was the reason.
 type TransportError struct {
 	Operation  string        // as on *Error
 	Method     string        // as on *Error
@@ -89,17 +85,14 @@ type TransportError struct {
 	Attempts   int           // HTTP attempts made; 0 when the call ended before the first
 	Waited     time.Duration // the total time spent in backoff between attempts
 	LastStatus int           // the status of the last response seen before the failure, or 0
-	// Last is the last error response, retried before the failure, or nil.
-	// It follows Err in the Unwrap list, so errors.Is(err, ErrRateLimited)
-	// holds for a call whose Retry-After wait was cancelled.
+	// Last is the last error response, retried before the failure, or nil;
+	// unwrapped after Err, so errors.Is(err, ErrRateLimited) holds for a
+	// call whose Retry-After wait was cancelled.
 	Last *Error
-	// Err is the last cause (a *url.Error, context.Canceled,
-	// context.DeadlineExceeded...), reachable with errors.Is and errors.As.
-	Err error
+	Err  error // the last cause: a *url.Error, context.Canceled, context.DeadlineExceeded...
 }
 
-// Error returns one line: operation, method and path, cause, last status
-// and attempts.
+// Error returns one line: operation, method and path, cause, last status and attempts.
 func (e *TransportError) Error() string {
 	s := prefix(e.Operation)
 	if e.Method != "" {
@@ -136,8 +129,7 @@ func prefix(operation string) string {
 	return "memberplatform: " + operation + ": "
 }
 
-// unwrapWithLast is the Unwrap list of an error that ended a call without a
-// final response: its cause, then the server's last answer, each if set.
+// unwrapWithLast is the Unwrap list of the cause, then the last answer, each if set.
 func unwrapWithLast(cause error, last *Error) []error {
 	var errs []error
 	if cause != nil {
