@@ -11,15 +11,14 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/jsonscan"
 )
 
-// MaxBodySnippet bounds how much of an error body is read and kept. The rest
-// of a longer body is drained (up to a further bound) and discarded, so a
+// MaxBodySnippet bounds how much of an error body is read and kept, so a
 // huge error page cannot exhaust memory.
 const MaxBodySnippet = 64 << 10
 
-// FromResponse reads at most MaxBodySnippet of resp's body, drains (bounded)
-// and closes the rest so the connection can be reused, and decodes it with
-// Decode. Method and Path come from resp.Request (the path without the
-// query); Operation and Attempts are left for the caller.
+// FromResponse decodes at most MaxBodySnippet of resp's body with Decode,
+// draining (bounded) and closing the rest so the connection is reused.
+// Method and Path come from resp.Request; Operation and Attempts are left
+// for the caller.
 func FromResponse(resp *http.Response) *Error {
 	if resp == nil {
 		return Decode(0, nil, nil)
@@ -88,9 +87,8 @@ func Decode(status int, header http.Header, body []byte) *Error {
 	return e
 }
 
-// mediaTypeOf returns the lower-cased media type of a Content-Type value
-// without parameters, as mime.ParseMediaType reads it, even where that
-// rejects the parameters.
+// mediaTypeOf returns a Content-Type's media type, lower case, as
+// mime.ParseMediaType reads it even where that rejects the parameters.
 func mediaTypeOf(contentType string) string {
 	mt, _, _ := strings.Cut(contentType, ";")
 	return strings.ToLower(strings.TrimSpace(mt))

@@ -37,9 +37,9 @@ func memberOf(name []byte) int {
 	return mOther
 }
 
-// decodeMembers calls set, in order as encoding/json does (a later member of
-// the same name, in any case, wins), with each member a format defines; it
-// returns the other members and those set refused, as generic JSON.
+// decodeMembers calls set with each member a format defines, in order, so
+// a later one wins as in encoding/json; it returns the others, and those set
+// refused, as generic JSON.
 func decodeMembers(members []jsonscan.Member, set func(member int, raw []byte) bool) map[string]any {
 	var ext map[string]any
 	for _, m := range members {
@@ -58,9 +58,9 @@ func decodeMembers(members []jsonscan.Member, set func(member int, raw []byte) b
 }
 
 // decodeItems calls add with each item of an array of objects that has a
-// string member named first or second. It returns false, so that the raw
-// value is also kept in the extensions, when an item was unreadable (not an
-// object, a member of the wrong type, neither member) or raw is no array.
+// string member named first or second. It returns false (the raw value is
+// then kept in the extensions too) when raw is no array or an item was
+// unreadable: no object, a member of the wrong type, or neither member.
 func decodeItems(raw []byte, first, second string, add func(first, second string)) bool {
 	if string(raw) == "null" {
 		return true
@@ -115,8 +115,7 @@ func decodeStringOrNumber(raw []byte, dst *string) bool {
 }
 
 // decodeInt reads an integral JSON number ("422", "4.22e2") or a numeric
-// string ("422"); null leaves dst as it is, as encoding/json does. Atoi
-// comes first: it is exact where a float64 is not, past 2^53.
+// string; null leaves dst as it is. Atoi comes first: exact past 2^53.
 func decodeInt(raw []byte, dst *int) bool {
 	text := string(raw)
 	if raw[0] == '"' {
