@@ -15,10 +15,9 @@ import (
 // String, GoString, Format and LogValue methods redact Value.
 type Token = memberplatform.Token
 
-// TokenSource supplies bearer tokens. The client caches what it returns and
-// calls it again only when the token nears its expiry or is rejected, with
-// at most one call in flight. Implementations must be safe for concurrent
-// use. Pass one to option.WithTokenSource.
+// TokenSource supplies bearer tokens, safe for concurrent use. The client
+// caches each and calls it again, one call at a time, only when the token
+// nears its expiry or is rejected. Pass one to option.WithTokenSource.
 type TokenSource = memberplatform.TokenSource
 
 // TokenSourceFunc adapts a function to a TokenSource.
@@ -37,7 +36,7 @@ type staticToken string
 
 func (s staticToken) Token(context.Context) (Token, error) { return Token{Value: string(s)}, nil }
 
-// Format redacts the token, printed by mistake.
+// Format redacts the token.
 func (s staticToken) Format(f fmt.State, _ rune) {
 	_, _ = io.WriteString(f, "client.StaticToken(<redacted>)")
 }

@@ -13,16 +13,13 @@ import (
 )
 
 const (
-	// maxTokenBodySnippet bounds TokenError.Body.
-	maxTokenBodySnippet = 1024
-	// maxTokenLifetime caps every expiry the SDK believes, keeping
-	// Token.Expiry within the range time arithmetic handles (UnixNano
-	// overflows in 2262).
+	maxTokenBodySnippet = 1024 // bounds TokenError.Body
+	// maxTokenLifetime caps every expiry the SDK believes, within the range
+	// time arithmetic handles (UnixNano overflows in 2262).
 	maxTokenLifetime = 10 * 365 * 24 * time.Hour
 )
 
-// parseTokenResponse reads a token out of the shapes SigV4TokenSource
-// documents.
+// parseTokenResponse reads a token out of the shapes SigV4TokenSource documents.
 func parseTokenResponse(status int, body []byte, now time.Time) (Token, error) {
 	unusable := func(reason string) (Token, error) {
 		snippet := bytes.Clone(body[:min(len(body), maxTokenBodySnippet)]) // not pinning the whole body
