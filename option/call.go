@@ -13,10 +13,10 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/core"
 )
 
-// WithHeader adds a header, such as a correlation ID. A name or value HTTP
-// does not allow is refused, as are the headers the SDK manages:
-// Authorization (use WithTokenSource), User-Agent (use WithAppInfo),
-// Content-Type, Content-Length, Accept, Host, X-Retry-Attempt, X-Amz-Date,
+// WithHeader adds a header, such as a correlation ID. An invalid name or
+// value is refused, as are the headers the SDK manages: Authorization (use
+// WithTokenSource), User-Agent (use WithAppInfo), Content-Type,
+// Content-Length, Accept, Host, X-Retry-Attempt, X-Amz-Date,
 // X-Amz-Security-Token and X-Amz-Content-Sha256.
 //
 // Scope: both (a call's add to the client's). Default: none.
@@ -105,11 +105,10 @@ func WithMaxResponseBytes(n int64) RequestOption {
 	return checked(n <= 0, "WithMaxResponseBytes: need a positive size", func(s *core.Settings) { s.MaxResponseBytes = n })
 }
 
-// WithResponseInto stores the call's final HTTP response in *dst, on
-// success and on an API error, for its status, headers (such as a
-// successful call's request ID) and request. Its body is already read and
-// closed; its request's Authorization and X-Amz-Security-Token read
-// "[REDACTED]". *dst is nil when the call got no response.
+// WithResponseInto stores the call's final HTTP response in *dst (nil
+// without one), on success and on an API error, for its status, headers and
+// request: body already read and closed, the request's Authorization and
+// X-Amz-Security-Token "[REDACTED]".
 //
 // Scope: call. Default: none.
 func WithResponseInto(dst **http.Response) RequestOption {
@@ -125,31 +124,29 @@ func WithResponseInto(dst **http.Response) RequestOption {
 // whatever its method: only for requests the platform applies at most once,
 // such as a POST through client.Client.Execute with an idempotency key.
 //
-// Scope: both. Default: the operation's rule; the four operations are
-// idempotent (for Execute, see client.Client.Execute).
+// Scope: both. Default: the operation's rule (the four operations are
+// idempotent; for Execute, its method's).
 func WithIdempotent() RequestOption {
 	return set(func(s *core.Settings) { s.Idempotent = true })
 }
 
-// WithTimeout bounds a whole call, retries and backoff included; the
-// context's deadline applies too.
+// WithTimeout bounds a whole call, retries and backoff included, as the context's deadline does.
 //
 // Scope: both. Default: none.
 func WithTimeout(d time.Duration) RequestOption {
 	return checked(d < 0, "WithTimeout: negative duration", func(s *core.Settings) { s.Timeout = d })
 }
 
-// WithAttemptTimeout bounds each HTTP attempt (headers and body); a timed
-// out attempt is retried like a connection error. 0 means none.
+// WithAttemptTimeout bounds each HTTP attempt (headers and body), retried
+// like a connection error when it times out; 0 means none.
 //
-// Scope: both. Default: none; the client's own connection pool ends a read
-// that waits 30 s without a byte, so a call without deadline never hangs.
+// Scope: both. Default: none; the client's own pool ends a read idle for
+// 30 s, so a call without deadline never hangs.
 func WithAttemptTimeout(d time.Duration) RequestOption {
 	return checked(d < 0, "WithAttemptTimeout: negative duration", func(s *core.Settings) { s.AttemptTimeout = d })
 }
 
-// WithMaxRetries sets how many times a retriable failure is retried; 0
-// disables retries.
+// WithMaxRetries sets how many times a retriable failure is retried; 0 disables retries.
 //
 // Scope: both. Default: 3 (4 attempts).
 func WithMaxRetries(n int) RequestOption {

@@ -28,8 +28,8 @@ func WithBaseURL(rawURL string) RequestOption {
 }
 
 // WithHTTPClient sends requests with hc's Transport, Jar, CheckRedirect and
-// Timeout (as the per-attempt timeout); see WithTransport. The SDK never
-// calls hc.CloseIdleConnections.
+// Timeout (per attempt); see WithTransport. The SDK never closes its idle
+// connections.
 //
 // Scope: both. Default: a pooled transport of the client's own, following
 // only same-origin redirects.
@@ -49,12 +49,10 @@ func WithHTTPClient(hc *http.Client) RequestOption {
 	}}
 }
 
-// WithTransport sends each attempt, after SigV4 signing, through rt, which
-// wins over WithHTTPClient's transport and whose idle connections the SDK
-// never closes. The SDK never uses http.DefaultTransport: pass
-// httpmock.NewMockTransport() here. For OpenTelemetry spans of each
-// attempt (and of the SigV4 token request), children of the operation
-// context's span:
+// WithTransport sends each attempt, signed, through rt, over
+// WithHTTPClient's transport; the SDK never closes its idle connections,
+// and never uses http.DefaultTransport: pass httpmock.NewMockTransport()
+// here. For OpenTelemetry spans of each attempt, token request included:
 //
 //	base := http.DefaultTransport.(*http.Transport).Clone()
 //	base.MaxIdleConnsPerHost = 32 // the default 2 throttles concurrent calls
