@@ -83,7 +83,7 @@ func Decode(status int, header http.Header, body []byte) *Error {
 			e.CodeMessage = decodeCodeMessage(members)
 		}
 	}
-	e.bodyKind, e.bodyKindKnown = e.classifyBody(), true
+	e.bodyKind, e.bodyKindKnown = e.textKind(), true
 	return e
 }
 

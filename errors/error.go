@@ -29,7 +29,7 @@ type Error struct {
 	RetryAfter    time.Duration // the wait a 429 or 503 asked for with Retry-After or Retry-After-Ms, or 0
 	Err           error         // the cause, if any: an undecodable 2xx body's JSON error, or ErrRetryBudgetExhausted
 
-	bodyKind      error // classifyBody's answer, kept by Decode: the retry policy, Is and Kind ask
+	bodyKind      error // textKind's answer, kept by Decode: the retry policy, Is and Kind ask
 	bodyKindKnown bool
 }
 
@@ -117,9 +117,8 @@ func (e *Error) headline() (title, detail string) {
 	return title, detail
 }
 
-// Title returns the problem's title (or its type when it has none, followed
-// by the service code) or the code/message body's code; "" for a body of
-// neither format.
+// Title returns the problem's title (else its type) and service code, or
+// the code/message body's code; "" for a body of neither format.
 func (e *Error) Title() string { t, _ := e.headline(); return t }
 
 // Detail returns the problem's detail or the code/message body's message;
@@ -155,16 +154,12 @@ func (e *Error) Kind() error {
 
 func (e *Error) undecodable() bool { return e.StatusCode >= 200 && e.StatusCode < 300 && e.Err != nil }
 
-// textKind is the kind the body's wording names (see classifyText):
-// Decode's answer, or worked out now for an Error built by hand.
+// textKind is the kind the body's wording names (see the Err* kinds), kept
+// by Decode, or worked out now for an Error built by hand.
 func (e *Error) textKind() error {
 	if e.bodyKindKnown {
 		return e.bodyKind
 	}
-	return e.classifyBody()
-}
-
-func (e *Error) classifyBody() error {
 	typ, title, detail := e.texts()
 	if k := classifyText(typ); k != nil {
 		return k
@@ -195,8 +190,7 @@ func (e *Error) FieldErrors() []FieldError {
 // RetryAfterOf returns the RetryAfter of the *Error in err's chain; ok is
 // false when no answer in the chain asked for a wait.
 func RetryAfterOf(err error) (wait time.Duration, ok bool) {
-	var apiErr *Error
-	if stderrors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
+	if apiErr, ok := stderrors.AsType[*Error](err); ok && apiErr.RetryAfter > 0 {
 		return apiErr.RetryAfter, true
 	}
 	return 0, false
