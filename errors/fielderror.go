@@ -100,9 +100,8 @@ func oneLine(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// printable turns control characters and line or paragraph separators into
-// spaces and drops bidirectional overrides, so a server's text cannot forge
-// or hide log content.
+// printable blanks control characters and line separators and drops
+// bidirectional overrides, so a server's text cannot forge or hide logs.
 func printable(r rune) rune {
 	switch {
 	case unicode.IsControl(r), r == '\u2028', r == '\u2029':

@@ -37,9 +37,8 @@ func memberOf(name []byte) int {
 	return mOther
 }
 
-// decodeMembers calls set with each member a format defines, in order, so
-// a later one wins as in encoding/json; it returns the others, and those set
-// refused, as generic JSON.
+// decodeMembers calls set with each member a format defines, in order (a
+// later one wins, as in encoding/json); it returns the others as generic JSON.
 func decodeMembers(members []jsonscan.Member, set func(member int, raw []byte) bool) map[string]any {
 	var ext map[string]any
 	for _, m := range members {
@@ -95,8 +94,7 @@ func decodeItems(raw []byte, first, second string, add func(first, second string
 	return all && end >= 0
 }
 
-// decodeString reads a JSON string into dst as json.Unmarshal would: null is
-// accepted and leaves dst as it is, any other type is refused.
+// decodeString reads a JSON string into dst as json.Unmarshal would (null leaves it).
 func decodeString(raw []byte, dst *string) bool {
 	if len(raw) > 0 && raw[0] == '"' {
 		*dst = jsonscan.Unquote(raw)

@@ -28,7 +28,7 @@ func (e *ValidationError) Error() string {
 // Is matches ErrInvalidInput.
 func (e *ValidationError) Is(target error) bool { return target == ErrInvalidInput }
 
-// FieldErrors returns Fields, for symmetry with (*Error).FieldErrors.
+// FieldErrors returns Fields.
 func (e *ValidationError) FieldErrors() []FieldError { return e.Fields }
 
 // TokenError is returned when the bearer token could not be obtained (the
@@ -39,12 +39,8 @@ type TokenError struct {
 	StatusCode int    // the token endpoint's HTTP status, or 0 when there was no response
 	Body       []byte // a bounded snippet of an unusable 2xx token response; may hold secrets, so Error and GoString leave it out
 	Reason     string // what was wrong with a 2xx response ("no token field")
-	// Err is the cause: an *Error for a non-2xx token response, a
-	// *TransportError, a context error, or the token source's own error.
-	Err error
-	// Last is the call's last error response when a token refresh failed
-	// between its retries (after a 429, say), or nil; as on *TransportError.
-	Last *Error
+	Err        error  // the cause: an *Error for a non-2xx, a *TransportError, a context error or the token source's
+	Last       *Error // the call's last error response when a token refresh between its retries failed, or nil
 }
 
 // Error returns one line naming the cause, without the response body.

@@ -12,10 +12,8 @@ import (
 // RetryBudget sizes the retry budget (see WithRetryBudget); a zero field
 // takes its default.
 type RetryBudget struct {
-	Capacity int // the budget when full, and at the start; default 500
-	// ThrottleCost is a retry's cost after a rate-limited answer; default
-	// 0 while the adaptive rate limit is on, else 5. Set, it applies to both.
-	ThrottleCost  int
+	Capacity      int  // the budget when full, and at the start; default 500
+	ThrottleCost  int  // after a rate-limited answer; default 0 with the adaptive rate limit on, else 5; set, it applies to both
 	ErrorCost     int  // after a 408, 500, 502, 503 or 504; default 10
 	TimeoutCost   int  // after a connection failure or timeout; default 15
 	SuccessRefill int  // put back by a call healthy at its first attempt (a healthy retry gets its cost back); default 1

@@ -5,13 +5,12 @@
 //	c, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithMaxRetries(5))
 //	u, err := c.AccessMgmt.UpdateUser(ctx, id, params, option.WithTimeout(2*time.Second))
 //
-// Options apply in order; a per-call option overrides the client's setting
-// for that call only. Each option's documentation ends with its scope
-// (client: client.New only, and a call given it fails; call: one call
-// only; both) and its default. An invalid option, such as an interface
-// holding a nil pointer that would panic later, fails client.New or the
-// call with an *errors.ValidationError before anything is sent. A nil
-// RequestOption is ignored.
+// Options apply in order, a call's over the client's for that call only; a
+// nil one is ignored. Each option's doc ends with its scope (client:
+// client.New only, and a call given it fails; call: one call only; both)
+// and default. An invalid option, such as an interface holding a nil
+// pointer, fails client.New or the call with an *errors.ValidationError
+// before anything is sent.
 package option
 
 import (
