@@ -45,8 +45,8 @@ import (
 	"github.com/memberplatform/memberplatform-go/payments"
 )
 
-// Client calls the member platform. Build it with New, and reuse it: it is
-// safe for concurrent use and holds the connection pool and token cache.
+// Client calls the member platform. Build it with New and reuse it, from
+// any goroutine: it holds the connection pool and token cache.
 type Client struct {
 	AccessMgmt *accessmgmt.Service // users and organization role permissions
 	Payments   *payments.Service   // payment methods
@@ -61,9 +61,7 @@ const (
 	EnvBaseURL      = "MEMBERPLATFORM_BASE_URL"
 	EnvToken        = "MEMBERPLATFORM_TOKEN"
 	EnvSigV4Service = "MEMBERPLATFORM_SIGV4_SERVICE"
-	// EnvLog (debug, info, warn or error) sends log records at that level
-	// and above to stderr, unless option.WithLogger is given.
-	EnvLog = "MEMBERPLATFORM_LOG"
+	EnvLog          = "MEMBERPLATFORM_LOG" // debug, info, warn or error: records from that level go to stderr, unless option.WithLogger
 )
 
 // New returns a Client configured from the environment, then opts. A
@@ -80,8 +78,8 @@ func New(opts ...option.RequestOption) (*Client, error) {
 
 func newClient(opts []option.RequestOption) (*Client, error) {
 	s := core.DefaultSettings()
-	// Placeholders an option replaces (even with nil): the environment is
-	// read only when none did, so an unused bad variable fails nothing.
+	// The environment is read only when no option replaced these (even with
+	// nil), so an unused bad variable fails nothing.
 	s.Logger, s.TokenSource = loggerFromEnvironment, tokenSourceFromEnvironment{}
 	if err := core.Apply(&s, false, opts); err != nil {
 		return nil, err
@@ -150,9 +148,8 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 	}, nil
 }
 
-// CloseIdleConnections closes the idle connections of the pool the client
-// created for itself, never those of a transport you passed in. Call it
-// when you are done with a client, as you would with an http.Client.
+// CloseIdleConnections closes the idle connections of the client's own
+// pool, never of a transport you passed in, when you are done with it.
 func (c *Client) CloseIdleConnections() {
 	if c.owned != nil {
 		c.owned.CloseIdleConnections()

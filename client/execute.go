@@ -32,11 +32,10 @@ import (
 // io.Closer, once before the first attempt, so retries resend its bytes.
 //
 // out receives the decoded 2xx body: a non-nil pointer, a *[]byte for the
-// raw bytes, or nil to discard it. A method that is not an upper-case
-// token, an out that is not a pointer, and a reader that fails or is a nil
-// pointer are refused before sending. The call is retried only when method
-// is idempotent (GET, HEAD, OPTIONS, PUT, DELETE, TRACE), or with
-// option.WithIdempotent.
+// raw bytes, or nil to discard it. A method that is no upper-case token, an
+// out that is no pointer, and a failing or nil-pointer reader are refused
+// before sending. Only idempotent methods (GET, HEAD, OPTIONS, PUT, DELETE,
+// TRACE) are retried, unless option.WithIdempotent.
 func (c *Client) Execute(ctx context.Context, method, path string, body, out any, opts ...option.RequestOption) error {
 	if msg := checkMethod(method); msg != "" {
 		return invalidExecute("method", msg)
