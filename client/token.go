@@ -10,9 +10,8 @@ import (
 	"github.com/memberplatform/memberplatform-go"
 )
 
-// Token is a bearer token and its expiry. A zero Expiry means unknown: the
-// client then uses the token until the platform rejects it with 401. Its
-// String, GoString, Format and LogValue methods redact Value.
+// Token is a bearer token and its expiry; a zero Expiry means unknown (used
+// until a 401). Its String, GoString, Format and LogValue redact Value.
 type Token = memberplatform.Token
 
 // TokenSource supplies bearer tokens, safe for concurrent use. The client

@@ -12,13 +12,12 @@ import (
 // title, or a code, spelling a response name (BAD_REQUEST, NOT_FOUND,
 // MEMBER_NOT_FOUND, VALIDATION_ERROR...), in any case or separator.
 //
-// The contract describes two responses in words only, without a status.
-// Both are recognised by wording ("not configured"; "rate limit", "too many
-// requests", "throttled"): in a problem's type or title, or a code, at any
-// status; in a detail or message only on a 429 or a 5xx, so that a 400
-// saying "rate limit must be positive" is not one. The SDK assumes a 503
-// for provider not configured; such an error is final (Temporary is false,
-// and it is never retried).
+// The contract describes two responses in words only, without a status,
+// so they are recognised by wording ("not configured"; "rate limit", "too
+// many requests", "throttled"): in a problem's type or title, or a code, at
+// any status; in a detail or message only on a 429 or a 5xx (a 400 saying
+// "rate limit must be positive" is not one). Provider not configured is
+// assumed a 503, and final: never retried, Temporary false.
 var (
 	ErrBadRequest             = stderrors.New("memberplatform: bad request")              // 400, or a body code BAD_REQUEST
 	ErrUnauthorized           = stderrors.New("memberplatform: unauthorized")             // 401, or UNAUTHORIZED / UNAUTHENTICATED

@@ -69,11 +69,10 @@ func (e *TokenError) Unwrap() []error { return unwrapWithLast(e.Err, e.Last) }
 // Is matches ErrTokenUnavailable.
 func (e *TokenError) Is(target error) bool { return target == ErrTokenUnavailable }
 
-// TransportError is returned when no HTTP response was received after all
-// attempts (connection refused or reset, a per-attempt timeout, a cancelled
-// or expired context), or when a rate limiter refused to wait: a refusal by
-// the adaptive rate limit matches ErrRateLimited, and
-// context.DeadlineExceeded when the deadline was the reason.
+// TransportError is returned when no HTTP response was received (refused
+// or reset connection, attempt timeout, cancelled or expired context), or a
+// rate limiter refused to wait: the adaptive one's refusal matches
+// ErrRateLimited, and context.DeadlineExceeded when the deadline was why.
 type TransportError struct {
 	Operation  string        // as on *Error
 	Method     string        // as on *Error
