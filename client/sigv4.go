@@ -90,8 +90,7 @@ func NewSigV4TokenSource(cfg SigV4Config) (*SigV4TokenSource, error) {
 	if cfg.BaseURL == "" {
 		return src, nil
 	}
-	// Its own pipeline is built now, so a bad BaseURL or option fails here,
-	// not on the first token request.
+	// Built now, so a bad BaseURL or option fails here, not on first use.
 	settings := core.DefaultSettings()
 	err := core.Apply(&settings, false, append([]option.RequestOption{option.WithBaseURL(cfg.BaseURL)}, cfg.Options...))
 	if err == nil {
@@ -114,9 +113,7 @@ func NewSigV4TokenSource(cfg SigV4Config) (*SigV4TokenSource, error) {
 
 // SigV4CredentialsFromEnv reads static AWS credentials from
 // AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, and the
-// region from AWS_REGION or AWS_DEFAULT_REGION; ok is false when either key
-// is unset. For profiles, SSO or instance roles, use
-// github.com/aws/aws-sdk-go-v2/config's provider.
+// region from AWS_REGION or AWS_DEFAULT_REGION; ok is false without both keys.
 func SigV4CredentialsFromEnv() (creds aws.CredentialsProvider, region string, ok bool) {
 	id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
 	if id == "" || secret == "" {

@@ -69,8 +69,7 @@ func expiryFromResponse(obj map[string]json.RawMessage, now time.Time) (time.Tim
 	return time.Time{}, false
 }
 
-// jwtExpiry reads a JWT's numeric exp claim, unverified: the SDK only needs
-// to know when to refresh.
+// jwtExpiry reads a JWT's exp claim, unverified: it only says when to refresh.
 func jwtExpiry(value string) (exp time.Time, ok bool) {
 	var claims struct {
 		Exp json.Number `json:"exp"`

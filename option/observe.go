@@ -24,20 +24,17 @@ func WithLogger(l *slog.Logger) RequestOption {
 }
 
 // Middleware sees each HTTP request the SDK sends and calls next to send
-// it, or answers itself; an error it returns is retried like a transport
-// error.
+// it, or answers itself; its error is retried like a transport error.
 type Middleware func(req *http.Request, next MiddlewareNext) (*http.Response, error)
 
-// MiddlewareNext sends the request on: to the next middleware, then to the
-// transport.
+// MiddlewareNext sends the request on: to the next middleware, then the transport.
 type MiddlewareNext = func(*http.Request) (*http.Response, error)
 
-// WithMiddleware runs mw, in order, on every HTTP request: once per
-// attempt and per redirect followed, as the request goes out (bearer
-// token, X-Retry-Attempt and SigV4 signature set), above WithTransport.
-// On the SigV4 token request it may add headers, but changing the method,
-// URL, body or a signed header (Host, X-Amz-Date, X-Amz-Security-Token,
-// X-Retry-Attempt) breaks the signature.
+// WithMiddleware runs mw, in order, on every HTTP request (each attempt
+// and redirect) as it goes out, signed, above WithTransport. On the SigV4
+// token request it may add headers; changing the method, URL, body or a
+// signed header (Host, X-Amz-Date, X-Amz-Security-Token, X-Retry-Attempt)
+// breaks the signature.
 //
 // Scope: both (a call's run after the client's). Default: none.
 func WithMiddleware(mw ...Middleware) RequestOption {
