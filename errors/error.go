@@ -47,8 +47,7 @@ func (e *Error) Error() string {
 	if t := http.StatusText(e.StatusCode); t != "" {
 		b.WriteString(" " + t)
 	}
-	title, detail := e.headline()
-	title, detail = oneLine(title, 200), oneLine(detail, 300)
+	title, detail := oneLine(e.Title(), 200), oneLine(e.Detail(), 300)
 	if title != "" && !e.restatesStatus(title) {
 		b.WriteString(": " + title)
 	}
@@ -105,25 +104,22 @@ func (e *Error) texts() (typ, title, detail string) {
 	return "", "", ""
 }
 
-// headline returns Title and Detail.
-func (e *Error) headline() (title, detail string) {
-	typ, title, detail := e.texts()
+// Title returns the problem's title (else its type) and service code, or
+// the code/message body's code; "" for a body of neither format.
+func (e *Error) Title() string {
+	typ, title, _ := e.texts()
 	if title == "" && typ != "about:blank" {
 		title = typ
 	}
 	if e.Problem != nil && e.Problem.ServiceCode != "" {
 		title = strings.TrimSpace(title + " (" + e.Problem.ServiceCode + ")")
 	}
-	return title, detail
+	return title
 }
-
-// Title returns the problem's title (else its type) and service code, or
-// the code/message body's code; "" for a body of neither format.
-func (e *Error) Title() string { t, _ := e.headline(); return t }
 
 // Detail returns the problem's detail or the code/message body's message;
 // "" for a body of neither format (its text is in Body).
-func (e *Error) Detail() string { _, d := e.headline(); return d }
+func (e *Error) Detail() string { _, _, d := e.texts(); return d }
 
 // Unwrap returns Err.
 func (e *Error) Unwrap() error { return e.Err }
