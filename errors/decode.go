@@ -39,20 +39,17 @@ func FromResponse(resp *http.Response) *Error {
 	return e
 }
 
-// Decode builds an *Error from a status, headers and (a snippet of) a body.
-// It never fails and never panics, whatever the body holds; the status given
-// is authoritative over any status in the body.
+// Decode builds an *Error from a status (authoritative over the body's),
+// headers and (a snippet of) a body; it never fails or panics.
 //
-// A JSON object is decoded as a problem document (RFC 9457) when it is served
-// as application/problem+json (any parameters), or, whatever its media type,
-// when it has a title, serviceCode or serviceErrors member, or a type member
-// and neither code nor message. It is decoded as a code/message body when it
-// has a code or message member. Member names match as encoding/json matches
-// them to struct fields: exactly, else in any case ("Detail", "POINTER").
-// Any other body (another JSON shape, an HTML page, plain text, an empty
-// body) is kept only as the status, headers, request ID, Retry-After and
-// Body snippet. A body cut short is decoded as far as it goes: every member
-// read completely is kept. A leading byte order mark is ignored.
+// A JSON object is a problem document (RFC 9457) when served as
+// application/problem+json (any parameters), or, whatever its media type,
+// when it has a title, serviceCode or serviceErrors member, or a type and
+// neither code nor message; else a code/message body when it has a code or
+// message. Member names match as encoding/json's: exactly, else in any case.
+// Any other body (JSON of another shape, HTML, text, none) is kept only as
+// the status, headers, request ID, Retry-After and Body. A body cut short
+// keeps every member read completely; a leading byte order mark is ignored.
 func Decode(status int, header http.Header, body []byte) *Error {
 	if header == nil {
 		header = http.Header{}

@@ -55,11 +55,11 @@ type RateLimiter interface {
 	Wait(ctx context.Context) error
 }
 
-// WithRateLimiter makes every attempt, the SigV4 token call's included,
-// wait on l after the adaptive rate limit: a limit you know, such as
-// rate.NewLimiter(100, 10), or for replicas sharing one, fleet's Redis
-// limiter (module github.com/memberplatform/memberplatform-go/fleet). An
-// error from Wait ends the call with an *errors.TransportError wrapping it.
+// WithRateLimiter makes every attempt, token call included, wait on l after
+// the adaptive rate limit: a limit you know, such as rate.NewLimiter(100,
+// 10), or for replicas sharing one, the Redis limiter of module
+// github.com/memberplatform/memberplatform-go/fleet. Wait's error ends the
+// call in an *errors.TransportError.
 //
 // Scope: client. Default: none.
 func WithRateLimiter(l RateLimiter) RequestOption {
