@@ -52,13 +52,12 @@ func WithHTTPClient(hc *http.Client) RequestOption {
 // WithTransport sends each attempt, signed, through rt, over
 // WithHTTPClient's transport; the SDK never closes its idle connections,
 // and never uses http.DefaultTransport: pass httpmock.NewMockTransport()
-// here. For OpenTelemetry spans of each attempt, token request included:
+// here. For OpenTelemetry spans of each attempt, token request included
+// (name them with otelhttp.WithSpanNameFormatter: URL paths hold IDs):
 //
 //	base := http.DefaultTransport.(*http.Transport).Clone()
 //	base.MaxIdleConnsPerHost = 32 // the default 2 throttles concurrent calls
 //	c, err := client.New(option.WithTransport(otelhttp.NewTransport(base)))
-//
-// URL paths hold IDs: name spans with otelhttp.WithSpanNameFormatter.
 //
 // Scope: both. Default: a pooled transport of the client's own (see
 // client.Client.CloseIdleConnections).
