@@ -51,7 +51,7 @@ func (c *Client) Execute(ctx context.Context, method, path string, body, out any
 		}
 	}
 	op := &core.Operation{Name: "client.Execute", Method: method, Path: clean, Auth: true,
-		Idempotent: slices.Contains(idempotentMethods, method)}
+		Idempotent: slices.Contains([]string{http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete, http.MethodTrace}, method)}
 	call := &core.Call{Op: op, Result: out}
 	if err := setExecuteBody(call, body); err != nil {
 		return err
@@ -99,9 +99,6 @@ func setExecuteBody(call *core.Call, body any) error {
 func invalidExecute(field, msg string) error {
 	return &apierrors.ValidationError{Operation: "client.Execute", Fields: []apierrors.FieldError{{Field: field, Message: msg}}}
 }
-
-// idempotentMethods are those RFC 9110 makes idempotent.
-var idempotentMethods = []string{http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete, http.MethodTrace}
 
 // checkMethod returns why method cannot be sent, or "".
 func checkMethod(method string) string {
