@@ -88,10 +88,7 @@ func WithAppInfo(name, version string) RequestOption {
 		if version != "" {
 			info += "/" + version
 		}
-		if s.AppInfo != "" {
-			info = s.AppInfo + " " + info
-		}
-		s.AppInfo = info
+		s.AppInfo = strings.TrimPrefix(s.AppInfo+" "+info, " ") // after the client's, if any
 		return nil
 	}}
 }
