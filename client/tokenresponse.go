@@ -13,10 +13,8 @@ import (
 )
 
 const (
-	maxTokenBodySnippet = 1024 // bounds TokenError.Body
-	// maxTokenLifetime caps every expiry the SDK believes, within the range
-	// time arithmetic handles (UnixNano overflows in 2262).
-	maxTokenLifetime = 10 * 365 * 24 * time.Hour
+	maxTokenBodySnippet = 1024                      // bounds TokenError.Body
+	maxTokenLifetime    = 10 * 365 * 24 * time.Hour // caps every expiry believed, before UnixNano overflows (2262)
 )
 
 // parseTokenResponse reads a token out of the shapes SigV4TokenSource documents.

@@ -24,10 +24,9 @@ func (f FieldError) String() string {
 	return f.Field + ": " + f.Message
 }
 
-// FieldFromPointer turns a JSON pointer into a readable field path:
-// "/email" → "email", "/permissions/2" → "permissions[2]",
-// "/address/postcode" → "address.postcode", "#/a~1b" → "a/b". A string that
-// is not a pointer is returned unchanged.
+// FieldFromPointer turns a JSON pointer into a readable field path ("/email"
+// → "email", "/permissions/2" → "permissions[2]", "/address/postcode" →
+// "address.postcode", "#/a~1b" → "a/b"); anything else is returned as is.
 func FieldFromPointer(pointer string) string {
 	p := strings.TrimPrefix(pointer, "#")
 	if !strings.HasPrefix(p, "/") {

@@ -56,10 +56,10 @@ func decodeMembers(members []jsonscan.Member, set func(member int, raw []byte) b
 	return ext
 }
 
-// decodeItems calls add with each item of an array of objects that has a
-// string member named first or second. It returns false (the raw value is
-// then kept in the extensions too) when raw is no array or an item was
-// unreadable: no object, a member of the wrong type, or neither member.
+// decodeItems calls add with each object of an array that has a string
+// member first or second; it returns false, keeping raw in the extensions
+// too, for no array or an item that is no object, has neither member, or
+// has one that is no string.
 func decodeItems(raw []byte, first, second string, add func(first, second string)) bool {
 	if string(raw) == "null" {
 		return true

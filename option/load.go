@@ -79,8 +79,8 @@ func WithAdaptiveRateLimit() RequestOption {
 }
 
 // WithoutAdaptiveRateLimit turns off the adaptive rate limit, for when
-// another layer of yours reacts to 429s (beside a fleet limiter, keep it:
-// it stays dormant while that one holds the fleet under the limit).
+// another layer reacts to 429s (keep it beside a fleet limiter, under which
+// it stays dormant).
 //
 // Dormant at no measurable cost, the limit engages on a rate-limited answer
 // at the rate the provider admitted over the last second; then each attempt
