@@ -22,9 +22,8 @@ import (
 	"github.com/memberplatform/memberplatform-go/option"
 )
 
-// DefaultSigV4Service is the signing name when SigV4Config.Service and
-// MEMBERPLATFORM_SIGV4_SERVICE are empty: API Gateway's, assumed (the
-// contract names none).
+// DefaultSigV4Service, API Gateway's signing name, is assumed (the contract
+// names none) when SigV4Config.Service and MEMBERPLATFORM_SIGV4_SERVICE are empty.
 const DefaultSigV4Service = "execute-api"
 
 // SigV4Config configures a SigV4TokenSource.
@@ -127,8 +126,7 @@ func SigV4CredentialsFromEnv() (creds aws.CredentialsProvider, region string, ok
 var tokenOp = core.Operation{Name: "auth.Token", Method: http.MethodPost, Path: "/auth/token", Idempotent: true, Credential: true}
 
 // bind gives a source without its own BaseURL the client's settings, less
-// the bearer token. It serves one client: a second would get its tokens
-// from the first one's platform.
+// the bearer token; a second client would get tokens from the first's platform.
 func (s *SigV4TokenSource) bind(settings core.Settings) (err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -20,10 +20,10 @@ type Error struct {
 	RequestID  string      // from X-Request-Id, X-Amzn-RequestId, traceparent or the like
 	Attempts   int         // HTTP attempts the call made, retries included
 	// Body is at most MaxBodySnippet (for a 2xx too large,
-	// option.WithMaxResponseBytes) bytes of the raw response body, the
-	// request's secrets Redacted; BodyTruncated: it was longer, or unreadable.
+	// option.WithMaxResponseBytes) bytes of the raw body, the request's
+	// secrets Redacted.
 	Body          []byte
-	BodyTruncated bool
+	BodyTruncated bool          // the body was longer, or its reading failed
 	Problem       *Problem      // the decoded RFC 9457 body, if it was one
 	CodeMessage   *CodeMessage  // the decoded code/message body, if it was one
 	RetryAfter    time.Duration // the wait a 429 or 503 asked for with Retry-After or Retry-After-Ms, or 0

@@ -31,9 +31,8 @@ func (e *ValidationError) Is(target error) bool { return target == ErrInvalidInp
 // FieldErrors returns Fields.
 func (e *ValidationError) FieldErrors() []FieldError { return e.Fields }
 
-// TokenError is returned when the bearer token could not be obtained (the
-// token endpoint failed or answered without a usable token, or the token
-// source failed); no API request is sent without one.
+// TokenError is returned when no bearer token could be obtained (the token
+// endpoint or source failed, or gave no usable token); no request is sent.
 type TokenError struct {
 	Operation  string // the SDK call that needed the token; "" when the token source was called directly
 	StatusCode int    // the token endpoint's HTTP status, or 0 when there was no response
