@@ -64,10 +64,10 @@ const (
 	EnvLog          = "MEMBERPLATFORM_LOG" // debug, info, warn or error: records from that level go to stderr, unless option.WithLogger
 )
 
-// New returns a Client configured from the environment, then opts. A
-// missing or invalid base URL, an invalid option, or a bearer token bound
-// for plain http to a host that is not loopback fail it before any network
-// activity, with an *errors.ValidationError whose field "config" says why.
+// New returns a Client configured from the environment, then opts. A missing
+// or invalid base URL or option, or a bearer token bound for plain http to a
+// host that is not loopback, fail it before any network activity with an
+// *errors.ValidationError whose field "config" says why.
 func New(opts ...option.RequestOption) (*Client, error) {
 	c, err := newClient(opts)
 	if err != nil {

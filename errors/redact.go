@@ -10,9 +10,8 @@ const Redacted = "[REDACTED]"
 // spelling the README lists (raw, JSON escapes, HTML character references,
 // percent-encoding, base64 of either alphabet at any alignment), mixed or
 // nested. The SDK calls it with each request's credentials; call it with
-// your own (an API key set with option.WithHeader, say) before logging an
-// error. Secrets under 8 bytes, shorter than any credential, are ignored,
-// so that the rest of the text is not garbled.
+// your own (an API key set with option.WithHeader, say) before logging. It
+// ignores secrets under 8 bytes (no credential is) not to garble the text.
 func (e *Error) Redact(secrets ...string) {
 	set := redact.New(secrets...)
 	if e == nil || set == nil {

@@ -163,8 +163,7 @@ func WithRetryBackoff(base, max time.Duration) RequestOption {
 // WithMaxRetryAfter caps the wait a 429 or 503 asks for (Retry-After or
 // Retry-After-Ms) and a wait for the adaptive rate limit: a longer one fails
 // the call at once with the rate-limited error, its RetryAfter the asked
-// wait. 0 allows none; for no cap, pass time.Duration(math.MaxInt64) and
-// bound calls with a deadline.
+// wait. 0 allows none; for no cap, pass time.Duration(math.MaxInt64), with a deadline.
 //
 // Scope: both. Default: 20s.
 func WithMaxRetryAfter(d time.Duration) RequestOption {

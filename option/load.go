@@ -9,8 +9,7 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/pacer"
 )
 
-// RetryBudget sizes the retry budget (see WithRetryBudget); a zero field
-// takes its default.
+// RetryBudget sizes the retry budget (see WithRetryBudget); a zero field takes its default.
 type RetryBudget struct {
 	Capacity      int  // the budget when full, and at the start; default 500
 	ThrottleCost  int  // after a rate-limited answer; default 0 with the adaptive rate limit on, else 5; set, it applies to both
