@@ -14,8 +14,8 @@
 // Calls are retried (github.com/hashicorp/go-retryablehttp) after
 // connection errors, 408, 429, 500, 502, 503 and 504, with jittered
 // backoff, Retry-After and X-Retry-Attempt, within the context's deadline,
-// a retry budget and an adaptive rate limit; the options document each
-// default. Every failure is a typed error of package
+// a retry budget and an adaptive rate limit (package option documents each
+// default). Every failure is a typed error of package
 // github.com/memberplatform/memberplatform-go/errors.
 //
 // A bearer token never goes over plain http to a host that is not loopback
@@ -45,8 +45,8 @@ import (
 	"github.com/memberplatform/memberplatform-go/payments"
 )
 
-// Client calls the member platform. Build it with New, and reuse it: it is
-// safe for concurrent use and holds the connection pool and token cache.
+// Client calls the member platform. Build it with New and reuse it, from
+// any goroutine: it holds the connection pool and token cache.
 type Client struct {
 	AccessMgmt *accessmgmt.Service // users and organization role permissions
 	Payments   *payments.Service   // payment methods
@@ -61,15 +61,13 @@ const (
 	EnvBaseURL      = "MEMBERPLATFORM_BASE_URL"
 	EnvToken        = "MEMBERPLATFORM_TOKEN"
 	EnvSigV4Service = "MEMBERPLATFORM_SIGV4_SERVICE"
-	// EnvLog (debug, info, warn or error) sends log records at that level
-	// and above to stderr, unless option.WithLogger is given.
-	EnvLog = "MEMBERPLATFORM_LOG"
+	EnvLog          = "MEMBERPLATFORM_LOG" // debug, info, warn or error: records from that level go to stderr, unless option.WithLogger
 )
 
-// New returns a Client configured from the environment, then opts. A
-// missing or invalid base URL, an invalid option, or a bearer token bound
-// for plain http to a host that is not loopback fail it before any network
-// activity, with an *errors.ValidationError whose field "config" says why.
+// New returns a Client configured from the environment, then opts. A missing
+// or invalid base URL or option, or a bearer token bound for plain http to a
+// host that is not loopback, fail it before any network activity with an
+// *errors.ValidationError whose field "config" says why.
 func New(opts ...option.RequestOption) (*Client, error) {
 	c, err := newClient(opts)
 	if err != nil {
@@ -80,8 +78,8 @@ func New(opts ...option.RequestOption) (*Client, error) {
 
 func newClient(opts []option.RequestOption) (*Client, error) {
 	s := core.DefaultSettings()
-	// Placeholders an option replaces (even with nil): the environment is
-	// read only when none did, so an unused bad variable fails nothing.
+	// The environment is read only when no option replaced these (even with
+	// nil), so an unused bad variable fails nothing.
 	s.Logger, s.TokenSource = loggerFromEnvironment, tokenSourceFromEnvironment{}
 	if err := core.Apply(&s, false, opts); err != nil {
 		return nil, err
@@ -130,7 +128,7 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 			t, err := ts.Token(ctx)
 			return t.Value, t.Expiry, err // the cache trims and checks the value, and ignores both on err
 		})
-		tokens.Logger = s.Logger // warns of a token already expired
+		tokens.Logger = s.Logger
 	}
 	pipeline, err := core.New(s, tokens)
 	if err != nil {
@@ -150,17 +148,15 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 	}, nil
 }
 
-// CloseIdleConnections closes the idle connections of the pool the client
-// created for itself, never those of a transport you passed in. Call it
-// when you are done with a client, as you would with an http.Client.
+// CloseIdleConnections closes the idle connections of the client's own
+// pool, never of a transport you passed in, when you are done with it.
 func (c *Client) CloseIdleConnections() {
 	if c.owned != nil {
 		c.owned.CloseIdleConnections()
 	}
 }
 
-// tokenSourceFromSettings picks the option's source, else the
-// environment's.
+// tokenSourceFromSettings picks the option's source, else the environment's.
 func tokenSourceFromSettings(s *core.Settings) (TokenSource, error) {
 	if s.SigV4 != nil {
 		return NewSigV4TokenSource(SigV4Config{Credentials: s.SigV4.Credentials, Region: s.SigV4.Region})
@@ -175,13 +171,10 @@ func tokenSourceFromSettings(s *core.Settings) (TokenSource, error) {
 	if !ok {
 		return nil, nil
 	}
-	// On an error, the typed nil this returns is never used: newClient
-	// returns first, as for the option's source above.
 	return NewSigV4TokenSource(SigV4Config{Credentials: creds, Region: region, Service: os.Getenv(EnvSigV4Service)})
 }
 
-// loggerFromEnvironment and tokenSourceFromEnvironment are newClient's
-// placeholders; neither is ever used.
+// newClient's placeholders, never used.
 var loggerFromEnvironment = slog.New(slog.DiscardHandler)
 
 type tokenSourceFromEnvironment struct{ TokenSource }

@@ -17,28 +17,25 @@ import (
 )
 
 // Execute calls an endpoint the SDK does not wrap, such as the contract's
-// createUser or listUsers, through the same pipeline as the operations:
-// token cache and 401 refresh, retries, body limits, logging, and errors
-// decoded into *errors.Error. Log records name it "client.Execute".
+// createUser or listUsers, through the operations' pipeline (token cache
+// and 401 refresh, retries, body limits, logging as "client.Execute",
+// errors decoded into *errors.Error).
 //
 // path is relative to the base URL, whose path prefix is kept, with each
 // segment escaped by the caller (url.PathEscape); an absolute URL, a query
 // or fragment (use option.WithQuery) and a ".." segment are refused.
 //
 // body is sent as application/json: a []byte, json.RawMessage, string or
-// io.Reader is the JSON text itself, sent unchecked (to send a JSON string,
-// pass json.Marshal's result); anything else is encoded with encoding/json;
-// nil or an empty raw body sends none. A reader is read once, before the
-// first attempt, so that retries resend the same bytes, and closed if it is
-// an io.Closer.
+// io.Reader is the JSON text itself, unchecked (for a JSON string, pass
+// json.Marshal's result); anything else is encoded with encoding/json; nil
+// or an empty raw body sends none. A reader is read, and closed if an
+// io.Closer, once before the first attempt, so retries resend its bytes.
 //
 // out receives the decoded 2xx body: a non-nil pointer, a *[]byte for the
-// raw bytes, or nil to discard it. A method that is not an upper-case
-// token, an out that is not a pointer, and a reader that fails or is a nil
-// pointer are refused before sending.
-//
-// The call is retried only when method is idempotent (GET, HEAD, OPTIONS,
-// PUT, DELETE, TRACE), or with option.WithIdempotent.
+// raw bytes, or nil to discard it. A method that is no upper-case token, an
+// out that is no pointer, and a failing or nil-pointer reader are refused
+// before sending. Only idempotent methods (GET, HEAD, OPTIONS, PUT, DELETE,
+// TRACE) are retried, unless option.WithIdempotent.
 func (c *Client) Execute(ctx context.Context, method, path string, body, out any, opts ...option.RequestOption) error {
 	if msg := checkMethod(method); msg != "" {
 		return invalidExecute("method", msg)
@@ -54,7 +51,7 @@ func (c *Client) Execute(ctx context.Context, method, path string, body, out any
 		}
 	}
 	op := &core.Operation{Name: "client.Execute", Method: method, Path: clean, Auth: true,
-		Idempotent: slices.Contains(idempotentMethods, method)}
+		Idempotent: slices.Contains([]string{http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete, http.MethodTrace}, method)}
 	call := &core.Call{Op: op, Result: out}
 	if err := setExecuteBody(call, body); err != nil {
 		return err
@@ -66,8 +63,7 @@ func (c *Client) Execute(ctx context.Context, method, path string, body, out any
 	return core.Do(ctx, pipeline, call, opts)
 }
 
-// setExecuteBody puts the raw kinds on call as EncodedBody, anything else
-// as Body, for the pipeline to encode.
+// setExecuteBody puts raw JSON on call as EncodedBody, anything else as Body.
 func setExecuteBody(call *core.Call, body any) error {
 	var raw []byte
 	switch b := body.(type) { // nil goes to Body, which it leaves nil
@@ -104,9 +100,6 @@ func invalidExecute(field, msg string) error {
 	return &apierrors.ValidationError{Operation: "client.Execute", Fields: []apierrors.FieldError{{Field: field, Message: msg}}}
 }
 
-// idempotentMethods are those RFC 9110 makes idempotent.
-var idempotentMethods = []string{http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete, http.MethodTrace}
-
 // checkMethod returns why method cannot be sent, or "".
 func checkMethod(method string) string {
 	if method == "" {
@@ -124,10 +117,9 @@ func checkMethod(method string) string {
 	return ""
 }
 
-// checkRelativePath returns path with a leading "/", or why it is refused:
-// it must stay under the base URL, so no scheme or host, no ".." segment
-// (even escaped, or behind an escaped '/' or '\\' a proxy may decode), no
-// query or fragment, and nothing a URL path cannot hold unescaped.
+// checkRelativePath returns path with a leading "/", or why it would leave
+// the base URL (a scheme or host, a ".." segment even escaped or behind an
+// escaped '/' or '\\' a proxy may decode) or is no escaped URL path.
 func checkRelativePath(path string) (string, string) {
 	if path == "" {
 		return "", "must not be empty, such as \"/auth/access-management/users\""

@@ -22,31 +22,27 @@ import (
 	"github.com/memberplatform/memberplatform-go/option"
 )
 
-// DefaultSigV4Service is the signing name when SigV4Config.Service and
-// MEMBERPLATFORM_SIGV4_SERVICE are empty: an assumption (the contract names
-// none), what API Gateway IAM authorization expects.
+// DefaultSigV4Service, API Gateway's signing name, is assumed (the contract
+// names none) when SigV4Config.Service and MEMBERPLATFORM_SIGV4_SERVICE are empty.
 const DefaultSigV4Service = "execute-api"
 
 // SigV4Config configures a SigV4TokenSource.
 type SigV4Config struct {
-	// Credentials signs the token request (any provider: static keys,
-	// profiles, SSO, IMDS, SigV4CredentialsFromEnv), through an
-	// aws.CredentialsCache. Required.
+	// Credentials signs the token request, through an aws.CredentialsCache:
+	// any provider (static keys, profiles, SSO, IMDS). Required.
 	Credentials aws.CredentialsProvider
 	Region      string // the signing region, such as "ap-southeast-2"; required
 	Service     string // the signing name; DefaultSigV4Service when empty
-	// BaseURL is where POST /auth/token goes (not plain http to a host that
-	// is not loopback); empty, a source given to option.WithTokenSource
-	// uses the client's base URL and transport.
+	// BaseURL is where POST /auth/token goes (no plain http to a host that
+	// is not loopback); empty, the source uses its client's base URL and
+	// transport. Options apply to the token requests of its own BaseURL.
 	BaseURL string
-	// Options apply to the token requests of a source with its own BaseURL.
 	Options []option.RequestOption
 }
 
 // SigV4TokenSource obtains the service JWT from POST /auth/token (no body),
-// signed with AWS Signature Version 4 after every other header is set,
-// again on every retry, with the session token, if any, as
-// X-Amz-Security-Token.
+// signed with AWS Signature Version 4 last, on every attempt, with any
+// session token as X-Amz-Security-Token.
 //
 // The contract does not show the token response. Accepted: any 2xx with a
 // JSON object holding the token in accessToken, access_token or token, and
@@ -60,7 +56,6 @@ type SigV4TokenSource struct {
 	service string
 	signer  *v4.Signer
 	now     func() time.Time
-
 	baseURL string
 
 	mu       sync.Mutex
@@ -91,26 +86,33 @@ func NewSigV4TokenSource(cfg SigV4Config) (*SigV4TokenSource, error) {
 	}
 	src := &SigV4TokenSource{creds: creds, region: cfg.Region, service: cmp.Or(cfg.Service, DefaultSigV4Service), signer: v4.NewSigner(),
 		now: time.Now, baseURL: cfg.BaseURL}
-	if cfg.BaseURL != "" { // checked now, not on the first token request
-		var err error
-		if src.pipeline, err = ownTokenPipeline(cfg); err != nil {
-			msg := strings.TrimPrefix(err.Error(), "memberplatform: ")
-			field := "BaseURL"
-			if strings.Contains(msg, "option.With") { // one of cfg.Options refused itself
-				field = "Options"
-			}
-			v.Add(field, msg)
-			return nil, v.Err()
+	if cfg.BaseURL == "" {
+		return src, nil
+	}
+	// Built now, so a bad BaseURL or option fails here, not on first use.
+	settings := core.DefaultSettings()
+	err := core.Apply(&settings, false, append([]option.RequestOption{option.WithBaseURL(cfg.BaseURL)}, cfg.Options...))
+	if err == nil {
+		err = core.CheckBearerTransport(&settings) // the response carries the bearer token
+	}
+	if err == nil {
+		src.pipeline, err = core.New(settings, nil)
+	}
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), "memberplatform: ")
+		field := "BaseURL"
+		if strings.Contains(msg, "option.With") { // one of cfg.Options refused itself
+			field = "Options"
 		}
+		v.Add(field, msg)
+		return nil, v.Err()
 	}
 	return src, nil
 }
 
 // SigV4CredentialsFromEnv reads static AWS credentials from
 // AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, and the
-// region from AWS_REGION or AWS_DEFAULT_REGION; ok is false when either key
-// is unset. For profiles, SSO or instance roles, give SigV4Config any
-// aws.CredentialsProvider, such as github.com/aws/aws-sdk-go-v2/config's.
+// region from AWS_REGION or AWS_DEFAULT_REGION; ok is false without both keys.
 func SigV4CredentialsFromEnv() (creds aws.CredentialsProvider, region string, ok bool) {
 	id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
 	if id == "" || secret == "" {
@@ -124,8 +126,7 @@ func SigV4CredentialsFromEnv() (creds aws.CredentialsProvider, region string, ok
 var tokenOp = core.Operation{Name: "auth.Token", Method: http.MethodPost, Path: "/auth/token", Idempotent: true, Credential: true}
 
 // bind gives a source without its own BaseURL the client's settings, less
-// the bearer token, for its token requests. Such a source serves one
-// client: a second one would get its tokens from the first one's platform.
+// the bearer token; a second client would get tokens from the first's platform.
 func (s *SigV4TokenSource) bind(settings core.Settings) (err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -140,20 +141,7 @@ func (s *SigV4TokenSource) bind(settings core.Settings) (err error) {
 	return err
 }
 
-// ownTokenPipeline is the token pipeline of a source with its own BaseURL.
-func ownTokenPipeline(cfg SigV4Config) (*core.Client, error) {
-	settings := core.DefaultSettings()
-	if err := core.Apply(&settings, false, append([]option.RequestOption{option.WithBaseURL(cfg.BaseURL)}, cfg.Options...)); err != nil {
-		return nil, err
-	}
-	// The response carries the bearer token: it must not travel in clear.
-	if err := core.CheckBearerTransport(&settings); err != nil {
-		return nil, err
-	}
-	return core.New(settings, nil)
-}
-
-// Token requests a fresh token. The client's cache decides when to call it.
+// Token requests a fresh token; the client's cache decides when.
 func (s *SigV4TokenSource) Token(ctx context.Context) (Token, error) {
 	s.mu.Lock()
 	pipeline := s.pipeline
@@ -177,7 +165,7 @@ func (s *SigV4TokenSource) Token(ctx context.Context) (Token, error) {
 	return parseTokenResponse(status, body, s.now())
 }
 
-// sign signs req; it runs before every attempt, last.
+// sign runs last before every attempt.
 func (s *SigV4TokenSource) sign(req *http.Request, body []byte) error {
 	creds, err := s.creds.Retrieve(req.Context())
 	if err != nil {

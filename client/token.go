@@ -10,15 +10,13 @@ import (
 	"github.com/memberplatform/memberplatform-go"
 )
 
-// Token is a bearer token and its expiry. A zero Expiry means unknown: the
-// client then uses the token until the platform rejects it with 401. Its
-// String, GoString, Format and LogValue methods redact Value.
+// Token is a bearer token and its expiry; a zero Expiry means unknown (used
+// until a 401). Its String, GoString, Format and LogValue redact Value.
 type Token = memberplatform.Token
 
-// TokenSource supplies bearer tokens. The client caches what it returns and
-// calls it again only when the token nears its expiry or is rejected, with
-// at most one call in flight. Implementations must be safe for concurrent
-// use. Pass one to option.WithTokenSource.
+// TokenSource supplies bearer tokens, safe for concurrent use. The client
+// caches each and calls it again, one call at a time, only when the token
+// nears its expiry or is rejected. Pass one to option.WithTokenSource.
 type TokenSource = memberplatform.TokenSource
 
 // TokenSourceFunc adapts a function to a TokenSource.
@@ -37,7 +35,7 @@ type staticToken string
 
 func (s staticToken) Token(context.Context) (Token, error) { return Token{Value: string(s)}, nil }
 
-// Format redacts the token, printed by mistake.
+// Format redacts the token.
 func (s staticToken) Format(f fmt.State, _ rune) {
 	_, _ = io.WriteString(f, "client.StaticToken(<redacted>)")
 }

@@ -13,16 +13,11 @@ import (
 )
 
 const (
-	// maxTokenBodySnippet bounds TokenError.Body.
-	maxTokenBodySnippet = 1024
-	// maxTokenLifetime caps every expiry the SDK believes, keeping
-	// Token.Expiry within the range time arithmetic handles (UnixNano
-	// overflows in 2262).
-	maxTokenLifetime = 10 * 365 * 24 * time.Hour
+	maxTokenBodySnippet = 1024                      // bounds TokenError.Body
+	maxTokenLifetime    = 10 * 365 * 24 * time.Hour // caps every expiry believed, before UnixNano overflows (2262)
 )
 
-// parseTokenResponse reads a token out of the shapes SigV4TokenSource
-// documents.
+// parseTokenResponse reads a token out of the shapes SigV4TokenSource documents.
 func parseTokenResponse(status int, body []byte, now time.Time) (Token, error) {
 	unusable := func(reason string) (Token, error) {
 		snippet := bytes.Clone(body[:min(len(body), maxTokenBodySnippet)]) // not pinning the whole body
@@ -72,8 +67,7 @@ func expiryFromResponse(obj map[string]json.RawMessage, now time.Time) (time.Tim
 	return time.Time{}, false
 }
 
-// jwtExpiry reads a JWT's numeric exp claim, unverified: the SDK only needs
-// to know when to refresh.
+// jwtExpiry reads a JWT's exp claim, unverified: it only says when to refresh.
 func jwtExpiry(value string) (exp time.Time, ok bool) {
 	var claims struct {
 		Exp json.Number `json:"exp"`

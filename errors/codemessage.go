@@ -22,8 +22,7 @@ type CodeMessageFieldError struct {
 	Message string `json:"message"`
 }
 
-// FieldErrors returns the body's field-level errors. A field sent as a JSON
-// pointer is also kept in Pointer.
+// FieldErrors returns the errors as FieldErrors; a JSON pointer field is also kept in Pointer.
 func (c *CodeMessage) FieldErrors() []FieldError {
 	if c == nil {
 		return nil

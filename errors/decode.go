@@ -11,15 +11,14 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/jsonscan"
 )
 
-// MaxBodySnippet bounds how much of an error body is read and kept. The rest
-// of a longer body is drained (up to a further bound) and discarded, so a
+// MaxBodySnippet bounds how much of an error body is read and kept, so a
 // huge error page cannot exhaust memory.
 const MaxBodySnippet = 64 << 10
 
-// FromResponse reads at most MaxBodySnippet of resp's body, drains (bounded)
-// and closes the rest so the connection can be reused, and decodes it with
-// Decode. Method and Path come from resp.Request (the path without the
-// query); Operation and Attempts are left for the caller.
+// FromResponse decodes at most MaxBodySnippet of resp's body with Decode,
+// draining (bounded) and closing the rest so the connection is reused.
+// Method and Path come from resp.Request; Operation and Attempts are left
+// for the caller.
 func FromResponse(resp *http.Response) *Error {
 	if resp == nil {
 		return Decode(0, nil, nil)
@@ -40,20 +39,17 @@ func FromResponse(resp *http.Response) *Error {
 	return e
 }
 
-// Decode builds an *Error from a status, headers and (a snippet of) a body.
-// It never fails and never panics, whatever the body holds; the status given
-// is authoritative over any status in the body.
+// Decode builds an *Error from a status (authoritative over the body's),
+// headers and (a snippet of) a body; it never fails or panics.
 //
-// A JSON object is decoded as a problem document (RFC 9457) when it is served
-// as application/problem+json (any parameters), or, whatever its media type,
-// when it has a title, serviceCode or serviceErrors member, or a type member
-// and neither code nor message. It is decoded as a code/message body when it
-// has a code or message member. Member names match as encoding/json matches
-// them to struct fields: exactly, else in any case ("Detail", "POINTER").
-// Any other body (another JSON shape, an HTML page, plain text, an empty
-// body) is kept only as the status, headers, request ID, Retry-After and
-// Body snippet. A body cut short is decoded as far as it goes: every member
-// read completely is kept. A leading byte order mark is ignored.
+// A JSON object is a problem document (RFC 9457) when served as
+// application/problem+json (any parameters), or, whatever its media type,
+// when it has a title, serviceCode or serviceErrors member, or a type and
+// neither code nor message; else a code/message body when it has a code or
+// message. Member names match as encoding/json's: exactly, else in any case.
+// Any other body (JSON of another shape, HTML, text, none) is kept only as
+// the status, headers, request ID, Retry-After and Body. A body cut short
+// keeps every member read completely; a leading byte order mark is ignored.
 func Decode(status int, header http.Header, body []byte) *Error {
 	if header == nil {
 		header = http.Header{}
@@ -64,38 +60,32 @@ func Decode(status int, header http.Header, body []byte) *Error {
 	}
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(body), []byte("\xEF\xBB\xBF")))
 	if len(trimmed) > 0 && trimmed[0] == '{' {
-		e.Problem, e.CodeMessage = decodeObject(mediaTypeOf(header.Get("Content-Type")), jsonscan.Object(trimmed))
+		members := jsonscan.Object(trimmed)
+		var present [memberCount]bool
+		var typeIsString bool
+		for _, m := range members {
+			if k := memberOf(m.Name); k != mOther {
+				present[k] = true
+				if k == mType { // a later member wins, as in encoding/json
+					typeIsString = m.Value[0] == '"'
+				}
+			}
+		}
+		cm := present[mCode] || present[mMessage]
+		switch {
+		case present[mTitle] || present[mServiceCode] || present[mServiceErrors], !cm && typeIsString,
+			mediaTypeOf(header.Get("Content-Type")) == "application/problem+json" && (!cm || present[mType] || present[mDetail] || present[mStatus] || present[mInstance]):
+			e.Problem = decodeProblem(members)
+		case cm:
+			e.CodeMessage = decodeCodeMessage(members)
+		}
 	}
-	e.bodyKind, e.bodyKindKnown = e.classifyBody(), true
+	e.bodyKind, e.bodyKindKnown = e.textKind(), true
 	return e
 }
 
-// decodeObject decodes members as a problem, a code/message body, or neither.
-func decodeObject(mediaType string, members []jsonscan.Member) (*Problem, *CodeMessage) {
-	var present [memberCount]bool
-	var typeIsString bool
-	for _, m := range members {
-		if k := memberOf(m.Name); k != mOther {
-			present[k] = true
-			if k == mType {
-				typeIsString = m.Value[0] == '"'
-			}
-		}
-	}
-	cm := present[mCode] || present[mMessage]
-	switch {
-	case present[mTitle] || present[mServiceCode] || present[mServiceErrors], !cm && typeIsString,
-		mediaType == "application/problem+json" && (!cm || present[mType] || present[mDetail] || present[mStatus] || present[mInstance]):
-		return decodeProblem(members), nil
-	case cm:
-		return nil, decodeCodeMessage(members)
-	}
-	return nil, nil
-}
-
-// mediaTypeOf returns the lower-cased media type of a Content-Type value
-// without parameters, as mime.ParseMediaType reads it, even where that
-// rejects the parameters.
+// mediaTypeOf returns a Content-Type's media type, lower case, as
+// mime.ParseMediaType reads it even where that rejects the parameters.
 func mediaTypeOf(contentType string) string {
 	mt, _, _ := strings.Cut(contentType, ";")
 	return strings.ToLower(strings.TrimSpace(mt))

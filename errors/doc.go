@@ -4,11 +4,10 @@
 //
 //	import apierrors "github.com/memberplatform/memberplatform-go/errors"
 //
-// Every failure is one of four types: *Error (the platform answered with a
-// non-2xx status, or with a 2xx body that could not be decoded),
-// *ValidationError (the input was refused before sending), *TokenError (no
-// bearer token) and *TransportError (no response). The Err* kinds classify
-// them with errors.Is, and errors.As reaches the details:
+// Every failure is an *Error (the platform's answer), *ValidationError
+// (input refused before sending), *TokenError (no bearer token) or
+// *TransportError (no response). The Err* kinds classify them with
+// errors.Is, and errors.As reaches the details:
 //
 //	if errors.Is(err, apierrors.ErrNotFound) { ... }
 //	var apiErr *apierrors.Error

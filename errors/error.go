@@ -8,10 +8,9 @@ import (
 	"time"
 )
 
-// Error is returned when the platform answers with a non-2xx status, or with
-// a 2xx body the SDK could not decode (then StatusCode is that 2xx status and
-// Err holds the decoding failure). Use errors.As to reach it and errors.Is
-// with the Err* kinds to classify it.
+// Error is returned when the platform answers with a non-2xx status, or
+// with a 2xx body the SDK could not decode (then Err holds the decoding
+// failure).
 type Error struct {
 	Operation  string      // the SDK call, such as "accessmgmt.UpdateUser"
 	Method     string      // the request's HTTP method
@@ -20,28 +19,24 @@ type Error struct {
 	Header     http.Header // the last response's headers
 	RequestID  string      // from X-Request-Id, X-Amzn-RequestId, traceparent or the like
 	Attempts   int         // HTTP attempts the call made, retries included
-	// Body is at most MaxBodySnippet bytes of the raw response body (for a
-	// 2xx refused for its size, at most option.WithMaxResponseBytes), with
-	// the secrets the request carried Redacted; BodyTruncated reports
-	// whether the body was longer, or its reading failed.
+	// Body is at most MaxBodySnippet (for a 2xx too large,
+	// option.WithMaxResponseBytes) bytes of the raw body, the request's
+	// secrets Redacted.
 	Body          []byte
-	BodyTruncated bool
+	BodyTruncated bool          // the body was longer, or its reading failed
 	Problem       *Problem      // the decoded RFC 9457 body, if it was one
 	CodeMessage   *CodeMessage  // the decoded code/message body, if it was one
-	RetryAfter    time.Duration // the wait asked for by Retry-After or Retry-After-Ms, or 0
-	// Err is the cause, if any: the JSON error of an undecodable 2xx body,
-	// or ErrRetryBudgetExhausted.
-	Err error
+	RetryAfter    time.Duration // the wait a 429 or 503 asked for with Retry-After or Retry-After-Ms, or 0
+	Err           error         // the cause, if any: an undecodable 2xx body's JSON error, or ErrRetryBudgetExhausted
 
-	bodyKind      error // classifyBody's answer, kept by Decode: the retry policy, Is and Kind all ask
+	bodyKind      error // textKind's answer, kept by Decode: the retry policy, Is and Kind ask
 	bodyKindKnown bool
 }
 
 // Error returns one line: operation (or method and path), status, title or
-// code, detail or message, a summary of the field errors, the Retry-After
-// wait, the attempt count and the request ID. Server text is folded onto one
-// line, stripped of control characters and cut to a bounded length. The line
-// never holds request headers, other body members or the raw body.
+// code, detail or message, field errors, Retry-After wait, attempts and
+// request ID, with server text made printable and bounded; never headers,
+// other body members or the raw body.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(prefix(e.Operation))
@@ -52,8 +47,7 @@ func (e *Error) Error() string {
 	if t := http.StatusText(e.StatusCode); t != "" {
 		b.WriteString(" " + t)
 	}
-	title, detail := e.headline()
-	title, detail = oneLine(title, 200), oneLine(detail, 300)
+	title, detail := oneLine(e.Title(), 200), oneLine(e.Detail(), 300)
 	if title != "" && !e.restatesStatus(title) {
 		b.WriteString(": " + title)
 	}
@@ -85,8 +79,7 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// restatesStatus reports whether s only repeats the status line, as in
-// "404 Not Found: Not Found" or an nginx page titled "502 Bad Gateway".
+// restatesStatus reports whether s only repeats the status line ("Not Found", "502 Bad Gateway").
 func (e *Error) restatesStatus(s string) bool {
 	n := normalizeName(s)
 	code := strconv.Itoa(e.StatusCode)
@@ -94,15 +87,13 @@ func (e *Error) restatesStatus(s string) bool {
 	return n == code || (text != "" && (n == text || n == code+"_"+text))
 }
 
-// GoString describes the error without the raw body or headers, so %#v
-// cannot print a secret a server put in an error body.
+// GoString leaves out the raw body and headers, so %#v cannot print a secret.
 func (e *Error) GoString() string {
 	return "&errors.Error{Operation:" + strconv.Quote(e.Operation) + ", StatusCode:" + strconv.Itoa(e.StatusCode) +
 		", RequestID:" + strconv.Quote(e.RequestID) + ", Body:<" + strconv.Itoa(len(e.Body)) + " bytes>, Message:" + strconv.Quote(e.Error()) + "}"
 }
 
-// texts returns the body's type (a problem's only), its title or code, and
-// its detail or message.
+// texts returns a problem's type, the title or code, and the detail or message.
 func (e *Error) texts() (typ, title, detail string) {
 	switch {
 	case e.Problem != nil:
@@ -113,50 +104,37 @@ func (e *Error) texts() (typ, title, detail string) {
 	return "", "", ""
 }
 
-// headline returns the title (or code, or a problem's type, with the
-// service code) and the detail (or message).
-func (e *Error) headline() (title, detail string) {
-	typ, title, detail := e.texts()
+// Title returns the problem's title (else its type) and service code, or
+// the code/message body's code; "" for a body of neither format.
+func (e *Error) Title() string {
+	typ, title, _ := e.texts()
 	if title == "" && typ != "about:blank" {
 		title = typ
 	}
 	if e.Problem != nil && e.Problem.ServiceCode != "" {
 		title = strings.TrimSpace(title + " (" + e.Problem.ServiceCode + ")")
 	}
-	return title, detail
-}
-
-// Title returns the problem's title (or its type when it has none, followed
-// by the service code) or the code/message body's code; "" for a body of
-// neither format.
-func (e *Error) Title() string {
-	t, _ := e.headline()
-	return t
+	return title
 }
 
 // Detail returns the problem's detail or the code/message body's message;
 // "" for a body of neither format (its text is in Body).
-func (e *Error) Detail() string {
-	_, d := e.headline()
-	return d
-}
+func (e *Error) Detail() string { _, _, d := e.texts(); return d }
 
 // Unwrap returns Err.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Is reports whether target is one of the kinds this error belongs to: the
-// kind of its HTTP status, and the kind its body names, if any (see Kind).
+// Is reports whether target is a kind of e: its status's or its body's.
 func (e *Error) Is(target error) bool {
 	return target != nil && (statusKinds[e.StatusCode] == target ||
 		target == ErrUnexpectedResponseBody && e.undecodable() ||
 		e.textKind() == target || e.nameKind() == target)
 }
 
-// Kind returns the most specific kind of the error: ErrProviderNotConfigured
-// or ErrRateLimited when the body says so; else ErrUnexpectedResponseBody
-// for an undecodable 2xx body; else the kind of the HTTP status, which is
-// authoritative; else the kind the body names when the status has none;
-// else nil.
+// Kind returns the most specific kind of e: ErrProviderNotConfigured or
+// ErrRateLimited when the body's wording says so; else
+// ErrUnexpectedResponseBody for an undecodable 2xx body; else the status's
+// kind; else the kind the body names; else nil.
 func (e *Error) Kind() error {
 	if k := e.textKind(); k != nil {
 		return k
@@ -172,16 +150,12 @@ func (e *Error) Kind() error {
 
 func (e *Error) undecodable() bool { return e.StatusCode >= 200 && e.StatusCode < 300 && e.Err != nil }
 
-// textKind is the kind the body's wording names (see classifyText).
+// textKind is the kind the body's wording names (see the Err* kinds), kept
+// by Decode, or worked out now for an Error built by hand.
 func (e *Error) textKind() error {
 	if e.bodyKindKnown {
 		return e.bodyKind
 	}
-	return e.classifyBody()
-}
-
-// classifyBody applies the wording rule of the Err* kinds.
-func (e *Error) classifyBody() error {
 	typ, title, detail := e.texts()
 	if k := classifyText(typ); k != nil {
 		return k
@@ -192,8 +166,7 @@ func (e *Error) classifyBody() error {
 	return classifyText(detail)
 }
 
-// nameKind is the kind named by the last segment of a problem's type URI,
-// its title, or a code (see kindForName).
+// nameKind is the kind named by a problem's type URI's last segment, the title or the code.
 func (e *Error) nameKind() error {
 	typ, title, _ := e.texts()
 	if k := kindForName(lastSegment(typ)); k != nil {
@@ -202,8 +175,7 @@ func (e *Error) nameKind() error {
 	return kindForName(title)
 }
 
-// FieldErrors returns the field-level details of the body, whichever format
-// it was in, or nil.
+// FieldErrors returns the body's field-level details, in either format, or nil.
 func (e *Error) FieldErrors() []FieldError {
 	if e.Problem != nil {
 		return e.Problem.FieldErrors()
@@ -211,12 +183,10 @@ func (e *Error) FieldErrors() []FieldError {
 	return e.CodeMessage.FieldErrors()
 }
 
-// RetryAfterOf returns how long the platform asked the caller to wait
-// (Retry-After or Retry-After-Ms on a 429 or 503), from the *Error found in
-// err's chain. ok is false when no answer in the chain asked for a wait.
+// RetryAfterOf returns the RetryAfter of the *Error in err's chain; ok is
+// false when no answer in the chain asked for a wait.
 func RetryAfterOf(err error) (wait time.Duration, ok bool) {
-	var apiErr *Error
-	if stderrors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
+	if apiErr, ok := stderrors.AsType[*Error](err); ok && apiErr.RetryAfter > 0 {
 		return apiErr.RetryAfter, true
 	}
 	return 0, false

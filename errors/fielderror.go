@@ -8,8 +8,8 @@ import (
 	"unicode/utf8"
 )
 
-// FieldError is one field-level detail of a failure, in the same shape for
-// both error formats and for the SDK's own input validation.
+// FieldError is one field-level detail of a failure: of either error
+// format, or of the SDK's own input validation.
 type FieldError struct {
 	Field   string // a readable path: "email", "permissions[2]", "address.postcode"
 	Pointer string // the JSON pointer the server sent ("/permissions/2"), if any
@@ -24,10 +24,9 @@ func (f FieldError) String() string {
 	return f.Field + ": " + f.Message
 }
 
-// FieldFromPointer turns a JSON pointer into a readable field path:
-// "/email" → "email", "/permissions/2" → "permissions[2]",
-// "/address/postcode" → "address.postcode", "#/a~1b" → "a/b". A string that
-// is not a pointer is returned unchanged.
+// FieldFromPointer turns a JSON pointer into a readable field path ("/email"
+// → "email", "/permissions/2" → "permissions[2]", "/address/postcode" →
+// "address.postcode", "#/a~1b" → "a/b"); anything else is returned as is.
 func FieldFromPointer(pointer string) string {
 	p := strings.TrimPrefix(pointer, "#")
 	if !strings.HasPrefix(p, "/") {
@@ -48,9 +47,8 @@ func FieldFromPointer(pointer string) string {
 	return b.String()
 }
 
-// FieldErrorsOf returns the field-level details of the *Error (either
-// format) or *ValidationError found in err's chain, where a *TransportError
-// or *TokenError reaches the server's last answer; nil when there are none.
+// FieldErrorsOf returns the FieldErrors of the *Error or *ValidationError
+// in err's chain (through a *TransportError's or *TokenError's Last), or nil.
 func FieldErrorsOf(err error) []FieldError {
 	var withFields interface{ FieldErrors() []FieldError }
 	if stderrors.As(err, &withFields) {
@@ -59,7 +57,7 @@ func FieldErrorsOf(err error) []FieldError {
 	return nil
 }
 
-// fieldErrors converts the items of either format, or returns nil for none.
+// fieldErrors converts either format's items; nil for none.
 func fieldErrors[T any](items []T, convert func(T) FieldError) []FieldError {
 	if len(items) == 0 {
 		return nil
@@ -88,8 +86,7 @@ func summarizeFields(fs []FieldError) string {
 	return b.String()
 }
 
-// oneLine folds s onto one line and cuts it to at most n bytes (on a rune
-// boundary), so a server's text cannot break a log line.
+// oneLine folds s onto one line of at most n bytes, cut on a rune boundary.
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(strings.Map(printable, strings.ToValidUTF8(s, "\uFFFD"))), " ")
 	if len(s) <= n {
@@ -102,9 +99,8 @@ func oneLine(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// printable turns control characters (a terminal's escape included) and
-// line or paragraph separators into spaces, and drops bidirectional
-// overrides, so a server's text cannot forge or hide log content.
+// printable blanks control characters and line separators and drops
+// bidirectional overrides, so a server's text cannot forge or hide logs.
 func printable(r rune) rune {
 	switch {
 	case unicode.IsControl(r), r == '\u2028', r == '\u2029':

@@ -12,13 +12,12 @@ import (
 // title, or a code, spelling a response name (BAD_REQUEST, NOT_FOUND,
 // MEMBER_NOT_FOUND, VALIDATION_ERROR...), in any case or separator.
 //
-// The contract describes two responses in words only, without a status.
-// Both are recognised by wording ("not configured"; "rate limit", "too many
-// requests", "throttled"): in a problem's type or title, or a code, at any
-// status; in a detail or message only on a 429 or a 5xx, so that a 400
-// saying "rate limit must be positive" is not one. The SDK assumes a 503
-// for provider not configured; such an error is final (Temporary is false,
-// and it is never retried).
+// The contract describes two responses in words only, without a status,
+// so they are recognised by wording ("not configured"; "rate limit", "too
+// many requests", "throttled"): in a problem's type or title, or a code, at
+// any status; in a detail or message only on a 429 or a 5xx (a 400 saying
+// "rate limit must be positive" is not one). Provider not configured is
+// assumed a 503, and final: never retried, Temporary false.
 var (
 	ErrBadRequest             = stderrors.New("memberplatform: bad request")              // 400, or a body code BAD_REQUEST
 	ErrUnauthorized           = stderrors.New("memberplatform: unauthorized")             // 401, or UNAUTHORIZED / UNAUTHENTICATED
@@ -37,11 +36,10 @@ var (
 	ErrUnexpectedResponseBody = stderrors.New("memberplatform: unexpected response body") // a 2xx body that could not be decoded
 )
 
-// ErrRetryBudgetExhausted matches, with errors.Is, a call the client's retry
-// budget (option.WithRetryBudget) kept from a retry the policy would have
-// made. The call returns its last attempt's error, with its own type and
-// kind, and this as a cause: in an *Error's Err (Error() says so), or beside
-// the original cause in a *TransportError's Err; a *TokenError leads to either.
+// ErrRetryBudgetExhausted matches a call the retry budget
+// (option.WithRetryBudget) kept from a retry: it returns its last attempt's
+// error, of its own type and kind, with this as a cause in an *Error's Err
+// or beside a *TransportError's (also through a *TokenError).
 var ErrRetryBudgetExhausted = stderrors.New("memberplatform: retry budget exhausted")
 
 var statusKinds = map[int]error{
@@ -52,8 +50,7 @@ var statusKinds = map[int]error{
 }
 
 // kindForName maps a response name, or a common spelling of it, to a kind,
-// or nil: the contract names its responses but gives neither their statuses
-// nor their code values.
+// or nil: the contract gives no statuses or code values for its names.
 func kindForName(name string) error {
 	if k := classifyText(name); k != nil {
 		return k
@@ -76,8 +73,7 @@ var nameKinds = map[string]error{
 	"NOT_IMPLEMENTED": ErrNotImplemented, "UNIMPLEMENTED": ErrNotImplemented,
 }
 
-// classifyText recognises the wording of the two responses the contract
-// describes in words only (see the Err* kinds).
+// classifyText recognises the two responses described in words only (see the Err* kinds).
 func classifyText(s string) error {
 	n := normalizeName(s)
 	switch {
@@ -90,9 +86,7 @@ func classifyText(s string) error {
 	return nil
 }
 
-// normalizeName upper-cases s, turns every run of non-alphanumerics into a
-// single underscore and splits camel case: "Not Found", "not-found" and
-// "NotFound" all compare as NOT_FOUND.
+// normalizeName makes "Not Found", "not-found" and "NotFound" NOT_FOUND.
 func normalizeName(s string) string {
 	if s == "" {
 		return "" // without Grow's allocation: a code/message body has no type
@@ -115,8 +109,7 @@ func normalizeName(s string) string {
 	return b.String()
 }
 
-// lastSegment returns what follows the last '/', '#' or ':' of a type URI
-// ("https://x/probs/not-found" → "not-found"), or s when there is none.
+// lastSegment returns what follows a type URI's last '/', '#' or ':', or s.
 func lastSegment(s string) string {
 	s = strings.TrimRight(s, "/#:")
 	if i := strings.LastIndexAny(s, "/#:"); i >= 0 {

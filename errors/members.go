@@ -37,9 +37,8 @@ func memberOf(name []byte) int {
 	return mOther
 }
 
-// decodeMembers calls set, in order as encoding/json does (a later member of
-// the same name, in any case, wins), with each member a format defines; it
-// returns the other members and those set refused, as generic JSON.
+// decodeMembers calls set with each member a format defines, in order (a
+// later one wins, as in encoding/json); it returns the others as generic JSON.
 func decodeMembers(members []jsonscan.Member, set func(member int, raw []byte) bool) map[string]any {
 	var ext map[string]any
 	for _, m := range members {
@@ -57,10 +56,10 @@ func decodeMembers(members []jsonscan.Member, set func(member int, raw []byte) b
 	return ext
 }
 
-// decodeItems calls add with each item of an array of objects that has a
-// string member named first or second. It returns false, so that the raw
-// value is also kept in the extensions, when an item was unreadable (not an
-// object, a member of the wrong type, neither member) or raw is no array.
+// decodeItems calls add with each object of an array that has a string
+// member first or second; it returns false, keeping raw in the extensions
+// too, for no array or an item that is no object, has neither member, or
+// has one that is no string.
 func decodeItems(raw []byte, first, second string, add func(first, second string)) bool {
 	if string(raw) == "null" {
 		return true
@@ -95,8 +94,7 @@ func decodeItems(raw []byte, first, second string, add func(first, second string
 	return all && end >= 0
 }
 
-// decodeString reads a JSON string into dst as json.Unmarshal would: null is
-// accepted and leaves dst as it is, any other type is refused.
+// decodeString reads a JSON string into dst as json.Unmarshal would (null leaves it).
 func decodeString(raw []byte, dst *string) bool {
 	if len(raw) > 0 && raw[0] == '"' {
 		*dst = jsonscan.Unquote(raw)
@@ -115,8 +113,7 @@ func decodeStringOrNumber(raw []byte, dst *string) bool {
 }
 
 // decodeInt reads an integral JSON number ("422", "4.22e2") or a numeric
-// string ("422"); null leaves dst as it is, as encoding/json does. Atoi
-// comes first: it is exact where a float64 is not, past 2^53.
+// string; null leaves dst as it is. Atoi comes first: exact past 2^53.
 func decodeInt(raw []byte, dst *int) bool {
 	text := string(raw)
 	if raw[0] == '"' {

@@ -7,9 +7,8 @@ import (
 )
 
 // Problem is an RFC 9457 problem details document, the error format of the
-// access-management and payment-method operations. A member that is missing
-// or has the wrong type is left at its zero value (RFC 9457 §3.1 says to
-// ignore it) and kept, undecoded, in Extensions.
+// access-management and payment-method operations. A member of the wrong
+// type is left at its zero value (RFC 9457 §3.1) and kept in Extensions.
 type Problem struct {
 	Type     string // URI identifying the problem type; "" means about:blank
 	Title    string
@@ -30,7 +29,7 @@ type ServiceError struct {
 	Pointer string `json:"pointer"`
 }
 
-// FieldErrors returns the problem's field-level errors: its serviceErrors.
+// FieldErrors returns the serviceErrors as FieldErrors.
 func (p *Problem) FieldErrors() []FieldError {
 	if p == nil {
 		return nil

@@ -2,20 +2,16 @@ package errors
 
 import "github.com/memberplatform/memberplatform-go/internal/redact"
 
-// Redacted is what Redact puts in place of a secret, the same text as the
-// SDK's own redaction writes.
+// Redacted is what Redact, like all the SDK's redaction, puts in place of a secret.
 const Redacted = "[REDACTED]"
 
 // Redact replaces each secret with Redacted in all the error holds from the
-// response: the raw Body, header names and values, the request ID and every
-// decoded text (problem, code/message, field errors, extensions and service
-// metadata, their keys included). It finds a secret in any spelling the
-// README lists (raw; JSON escapes; HTML character references; percent-
-// encoding; base64, either alphabet, at any alignment), mixed or nested.
-// The SDK calls it with the credentials each request carried; call it with
-// your own secrets (an API key set with option.WithHeader, say) before
-// logging an error. Secrets under 8 bytes, shorter than any credential, are
-// ignored, so that the rest of the text is not garbled.
+// response (Body, headers, request ID, every decoded text and key), in any
+// spelling the README lists (raw, JSON escapes, HTML character references,
+// percent-encoding, base64 of either alphabet at any alignment), mixed or
+// nested. The SDK calls it with each request's credentials; call it with
+// your own (an API key set with option.WithHeader, say) before logging. It
+// ignores secrets under 8 bytes (no credential is) not to garble the text.
 func (e *Error) Redact(secrets ...string) {
 	set := redact.New(secrets...)
 	if e == nil || set == nil {
@@ -47,8 +43,7 @@ func (e *Error) Redact(secrets ...string) {
 	}
 }
 
-// redactValue replaces the secrets in the strings and keys of a decoded
-// JSON value, in place, and returns it.
+// redactValue redacts a decoded JSON value's strings and keys in place.
 func redactValue(set *redact.Set, v any) any {
 	switch t := v.(type) {
 	case string:

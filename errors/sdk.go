@@ -9,9 +9,8 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/httpx"
 )
 
-// ValidationError is returned, before any request is sent, when the SDK
-// finds the input invalid. Fields lists every offending field, not only the
-// first. It matches ErrInvalidInput with errors.Is.
+// ValidationError is returned, before any request is sent, for invalid
+// input: Fields lists every offending field, not only the first.
 type ValidationError struct {
 	Operation string
 	Fields    []FieldError
@@ -29,25 +28,18 @@ func (e *ValidationError) Error() string {
 // Is matches ErrInvalidInput.
 func (e *ValidationError) Is(target error) bool { return target == ErrInvalidInput }
 
-// FieldErrors returns Fields, for symmetry with (*Error).FieldErrors.
+// FieldErrors returns Fields.
 func (e *ValidationError) FieldErrors() []FieldError { return e.Fields }
 
-// TokenError is returned when the bearer token could not be obtained: the
-// token endpoint failed, answered with a body that holds no usable token, or
-// the token source returned an error. No API request is sent without a token.
+// TokenError is returned when no bearer token could be obtained (the token
+// endpoint or source failed, or gave no usable token); no request is sent.
 type TokenError struct {
 	Operation  string // the SDK call that needed the token; "" when the token source was called directly
 	StatusCode int    // the token endpoint's HTTP status, or 0 when there was no response
-	// Body is a bounded snippet of an unusable 2xx token response. It may
-	// hold secrets: neither Error nor GoString includes it.
-	Body   []byte
-	Reason string // what was wrong with a 2xx response ("no token field")
-	// Err is the cause: an *Error for a non-2xx token response, a
-	// *TransportError, a context error, or the token source's own error.
-	Err error
-	// Last is the call's last error response when a token refresh failed
-	// between its retries (after a 429, say), or nil; as on *TransportError.
-	Last *Error
+	Body       []byte // a bounded snippet of an unusable 2xx token response; may hold secrets, so Error and GoString leave it out
+	Reason     string // what was wrong with a 2xx response ("no token field")
+	Err        error  // the cause: an *Error for a non-2xx, a *TransportError, a context error or the token source's
+	Last       *Error // the call's last error response when a token refresh between its retries failed, or nil
 }
 
 // Error returns one line naming the cause, without the response body.
@@ -76,12 +68,10 @@ func (e *TokenError) Unwrap() []error { return unwrapWithLast(e.Err, e.Last) }
 // Is matches ErrTokenUnavailable.
 func (e *TokenError) Is(target error) bool { return target == ErrTokenUnavailable }
 
-// TransportError is returned when no HTTP response was received after all
-// attempts (connection refused or reset, a per-attempt timeout, a cancelled
-// or expired context), or when a rate limiter refused to wait for the next
-// send slot: a refusal by the client's adaptive rate limit matches
-// ErrRateLimited, and context.DeadlineExceeded when the deadline was the
-// reason.
+// TransportError is returned when no HTTP response was received (refused
+// or reset connection, attempt timeout, cancelled or expired context), or a
+// rate limiter refused to wait: the adaptive one's refusal matches
+// ErrRateLimited, and context.DeadlineExceeded when the deadline was why.
 type TransportError struct {
 	Operation  string        // as on *Error
 	Method     string        // as on *Error
@@ -89,17 +79,14 @@ type TransportError struct {
 	Attempts   int           // HTTP attempts made; 0 when the call ended before the first
 	Waited     time.Duration // the total time spent in backoff between attempts
 	LastStatus int           // the status of the last response seen before the failure, or 0
-	// Last is the last error response, retried before the failure, or nil.
-	// It follows Err in the Unwrap list, so errors.Is(err, ErrRateLimited)
-	// holds for a call whose Retry-After wait was cancelled.
+	// Last is the last error response, retried before the failure, or nil;
+	// unwrapped after Err, so errors.Is(err, ErrRateLimited) holds for a
+	// call whose Retry-After wait was cancelled.
 	Last *Error
-	// Err is the last cause (a *url.Error, context.Canceled,
-	// context.DeadlineExceeded...), reachable with errors.Is and errors.As.
-	Err error
+	Err  error // the last cause: a *url.Error, context.Canceled, context.DeadlineExceeded...
 }
 
-// Error returns one line: operation, method and path, cause, last status
-// and attempts.
+// Error returns one line: operation, method and path, cause, last status and attempts.
 func (e *TransportError) Error() string {
 	s := prefix(e.Operation)
 	if e.Method != "" {
@@ -136,8 +123,7 @@ func prefix(operation string) string {
 	return "memberplatform: " + operation + ": "
 }
 
-// unwrapWithLast is the Unwrap list of an error that ended a call without a
-// final response: its cause, then the server's last answer, each if set.
+// unwrapWithLast is the Unwrap list of the cause, then the last answer, each if set.
 func unwrapWithLast(cause error, last *Error) []error {
 	var errs []error
 	if cause != nil {

@@ -13,15 +13,15 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/core"
 )
 
-// WithHeader adds a header, such as a correlation ID. A name or value HTTP
-// does not allow is refused, as are the headers the SDK manages:
-// Authorization (use WithTokenSource), User-Agent (use WithAppInfo),
-// Content-Type, Content-Length, Accept, Host, X-Retry-Attempt, X-Amz-Date,
+// WithHeader adds a header, such as a correlation ID. An invalid name or
+// value is refused, as are the headers the SDK manages: Authorization (use
+// WithTokenSource), User-Agent (use WithAppInfo), Content-Type,
+// Content-Length, Accept, Host, X-Retry-Attempt, X-Amz-Date,
 // X-Amz-Security-Token and X-Amz-Content-Sha256.
 //
 // Scope: both (a call's add to the client's). Default: none.
 func WithHeader(key, value string) RequestOption {
-	return anywhere(func(s *core.Settings) error {
+	return requestOption{apply: func(s *core.Settings) error {
 		ck := http.CanonicalHeaderKey(key)
 		switch ck {
 		case "Authorization":
@@ -42,7 +42,7 @@ func WithHeader(key, value string) RequestOption {
 		}
 		s.MutableHeader().Add(ck, value)
 		return nil
-	})
+	}}
 }
 
 // isToken reports whether s is an RFC 9110 token.
@@ -52,14 +52,13 @@ func isToken(s string) bool {
 	})
 }
 
-// WithQuery adds the query parameters encoded from v: a url.Values, or a
-// struct tagged for github.com/google/go-querystring
-// (`url:"name,omitempty"`). The four operations take none; it is for
-// gateways and endpoints the SDK does not wrap.
+// WithQuery adds the query parameters of v, a url.Values or a struct tagged
+// for github.com/google/go-querystring (`url:"name,omitempty"`), for
+// gateways and endpoints the SDK does not wrap (its operations take none).
 //
 // Scope: both (a call's add to the client's). Default: none.
 func WithQuery(v any) RequestOption {
-	return anywhere(func(s *core.Settings) error {
+	return requestOption{apply: func(s *core.Settings) error {
 		vals, ok := v.(url.Values)
 		if !ok {
 			var err error
@@ -72,17 +71,16 @@ func WithQuery(v any) RequestOption {
 			q[k] = append(q[k], vs...)
 		}
 		return nil
-	})
+	}}
 }
 
-// WithAppInfo appends "name/version" to the User-Agent, so the platform's
-// operators can tell which service is calling. Both must be HTTP tokens
-// (version may be empty).
+// WithAppInfo appends "name/version" (HTTP tokens; version may be empty)
+// to the User-Agent, so the platform's operators can tell who is calling.
 //
 // Scope: both. Default: none; the User-Agent is
 // "memberplatform-go/<version> (<go version>; <os>/<arch>)".
 func WithAppInfo(name, version string) RequestOption {
-	return anywhere(func(s *core.Settings) error {
+	return requestOption{apply: func(s *core.Settings) error {
 		if !isToken(name) || (version != "" && !isToken(version)) {
 			return errors.New("memberplatform: WithAppInfo: name and version must be HTTP tokens: visible ASCII without spaces, control characters or separators such as '/'")
 		}
@@ -90,29 +88,24 @@ func WithAppInfo(name, version string) RequestOption {
 		if version != "" {
 			info += "/" + version
 		}
-		if s.AppInfo != "" {
-			info = s.AppInfo + " " + info
-		}
-		s.AppInfo = info
+		s.AppInfo = strings.TrimPrefix(s.AppInfo+" "+info, " ") // after the client's, if any
 		return nil
-	})
+	}}
 }
 
 // WithMaxResponseBytes bounds the 2xx body the SDK reads: a longer one
-// fails the call, after at most n+1 bytes, with an *errors.Error matching
-// errors.ErrUnexpectedResponseBody. Error bodies are bounded to
-// errors.MaxBodySnippet.
+// fails the call, after n+1 bytes, with an *errors.Error matching
+// errors.ErrUnexpectedResponseBody (error bodies: errors.MaxBodySnippet).
 //
 // Scope: both. Default: 8 MiB, far above any response in the contract.
 func WithMaxResponseBytes(n int64) RequestOption {
 	return checked(n <= 0, "WithMaxResponseBytes: need a positive size", func(s *core.Settings) { s.MaxResponseBytes = n })
 }
 
-// WithResponseInto stores the call's final HTTP response in *dst, on
-// success and on an API error, for its status, headers (such as a
-// successful call's request ID) and request. Its body is already read and
-// closed; its request's Authorization and X-Amz-Security-Token read
-// "[REDACTED]". *dst is nil when the call got no response.
+// WithResponseInto stores the call's final HTTP response in *dst (nil
+// without one), on success and on an API error, for its status, headers and
+// request: body already read and closed, the request's Authorization and
+// X-Amz-Security-Token "[REDACTED]".
 //
 // Scope: call. Default: none.
 func WithResponseInto(dst **http.Response) RequestOption {
@@ -124,36 +117,33 @@ func WithResponseInto(dst **http.Response) RequestOption {
 	return o
 }
 
-// WithIdempotent marks a call safe to repeat, so that it is retried after a
-// timeout or a retriable status whatever its method (a POST through
-// client.Client.Execute, say). Use it only for requests the platform
-// applies at most once, such as a POST with an idempotency key.
+// WithIdempotent marks a call safe to repeat, so that it is retried
+// whatever its method: only for requests the platform applies at most once,
+// such as a POST through client.Client.Execute with an idempotency key.
 //
-// Scope: both. Default: the operation's rule; the four operations are
-// idempotent (for Execute, see client.Client.Execute).
+// Scope: both. Default: the operation's rule (the four operations are
+// idempotent; for Execute, its method's).
 func WithIdempotent() RequestOption {
 	return set(func(s *core.Settings) { s.Idempotent = true })
 }
 
-// WithTimeout bounds a whole call, retries and backoff included; the
-// context's deadline applies too.
+// WithTimeout bounds a whole call, retries and backoff included, as the context's deadline does.
 //
 // Scope: both. Default: none.
 func WithTimeout(d time.Duration) RequestOption {
 	return checked(d < 0, "WithTimeout: negative duration", func(s *core.Settings) { s.Timeout = d })
 }
 
-// WithAttemptTimeout bounds each HTTP attempt (headers and body); a timed
-// out attempt is retried like a connection error. 0 means none.
+// WithAttemptTimeout bounds each HTTP attempt (headers and body), retried
+// like a connection error when it times out; 0 means none.
 //
-// Scope: both. Default: none; the client's own connection pool ends a read
-// that waits 30 s without a byte, so a call without deadline never hangs.
+// Scope: both. Default: none; the client's own pool ends a read idle for
+// 30 s, so a call without deadline never hangs.
 func WithAttemptTimeout(d time.Duration) RequestOption {
 	return checked(d < 0, "WithAttemptTimeout: negative duration", func(s *core.Settings) { s.AttemptTimeout = d })
 }
 
-// WithMaxRetries sets how many times a retriable failure is retried; 0
-// disables retries.
+// WithMaxRetries sets how many times a retriable failure is retried; 0 disables retries.
 //
 // Scope: both. Default: 3 (4 attempts).
 func WithMaxRetries(n int) RequestOption {
@@ -170,11 +160,10 @@ func WithRetryBackoff(base, max time.Duration) RequestOption {
 	})
 }
 
-// WithMaxRetryAfter caps the wait a 429 or 503 asks for with Retry-After
-// or Retry-After-Ms, and a wait for a slot of the adaptive rate limit. A
-// longer one fails the call at once with the rate-limited error, whose
-// RetryAfter holds the asked duration. 0 allows no wait at all; for no
-// cap, pass time.Duration(math.MaxInt64) and bound calls with a deadline.
+// WithMaxRetryAfter caps the wait a 429 or 503 asks for (Retry-After or
+// Retry-After-Ms) and a wait for the adaptive rate limit: a longer one fails
+// the call at once with the rate-limited error, its RetryAfter the asked
+// wait. 0 allows none; for no cap, pass time.Duration(math.MaxInt64), with a deadline.
 //
 // Scope: both. Default: 20s.
 func WithMaxRetryAfter(d time.Duration) RequestOption {

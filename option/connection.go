@@ -10,32 +10,31 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/core"
 )
 
-// WithBaseURL sets the platform's base URL, such as
-// "https://api.example.com" or "https://host/api/v2" (a path prefix is
-// kept).
+// WithBaseURL sets the platform's base URL, such as "https://host/api/v2"
+// (a path prefix is kept).
 //
 // Scope: client (a call given a different one fails, so the bearer token
-// never goes to a host the client was not built for). Default:
-// MEMBERPLATFORM_BASE_URL, required without this option.
+// never goes to another host). Default: MEMBERPLATFORM_BASE_URL, required
+// without this option.
 func WithBaseURL(rawURL string) RequestOption {
-	return anywhere(func(s *core.Settings) error {
+	return requestOption{apply: func(s *core.Settings) error {
 		u, err := core.ParseBaseURL(rawURL)
 		if err != nil {
 			return err
 		}
 		s.BaseURL = u
 		return nil
-	})
+	}}
 }
 
 // WithHTTPClient sends requests with hc's Transport, Jar, CheckRedirect and
-// Timeout (as the per-attempt timeout); see WithTransport. The SDK never
-// calls hc.CloseIdleConnections.
+// Timeout (per attempt); see WithTransport. The SDK never closes its idle
+// connections.
 //
 // Scope: both. Default: a pooled transport of the client's own, following
 // only same-origin redirects.
 func WithHTTPClient(hc *http.Client) RequestOption {
-	return anywhere(func(s *core.Settings) error {
+	return requestOption{apply: func(s *core.Settings) error {
 		if hc == nil {
 			return errors.New("memberplatform: WithHTTPClient: nil *http.Client")
 		}
@@ -47,26 +46,23 @@ func WithHTTPClient(hc *http.Client) RequestOption {
 		}
 		s.HTTPClient = hc
 		return nil
-	})
+	}}
 }
 
-// WithTransport sends each attempt, after SigV4 signing, through rt, which
-// wins over WithHTTPClient's transport and whose idle connections the SDK
-// never closes. The SDK never uses http.DefaultTransport: pass
-// httpmock.NewMockTransport() here. For OpenTelemetry spans of each
-// attempt (and of the SigV4 token request), children of the operation
-// context's span:
+// WithTransport sends each attempt, signed, through rt, over
+// WithHTTPClient's transport; the SDK never closes its idle connections,
+// and never uses http.DefaultTransport: pass httpmock.NewMockTransport()
+// here. For OpenTelemetry spans of each attempt, token request included
+// (name them with otelhttp.WithSpanNameFormatter: URL paths hold IDs):
 //
 //	base := http.DefaultTransport.(*http.Transport).Clone()
 //	base.MaxIdleConnsPerHost = 32 // the default 2 throttles concurrent calls
 //	c, err := client.New(option.WithTransport(otelhttp.NewTransport(base)))
 //
-// URL paths hold IDs: name spans with otelhttp.WithSpanNameFormatter.
-//
 // Scope: both. Default: a pooled transport of the client's own (see
 // client.Client.CloseIdleConnections).
 func WithTransport(rt http.RoundTripper) RequestOption {
-	return anywhere(func(s *core.Settings) error {
+	return requestOption{apply: func(s *core.Settings) error {
 		if rt == nil {
 			return errors.New("memberplatform: WithTransport: nil RoundTripper")
 		}
@@ -75,7 +71,7 @@ func WithTransport(rt http.RoundTripper) RequestOption {
 		}
 		s.Transport = rt
 		return nil
-	})
+	}}
 }
 
 // WithInsecureBearerOverHTTP allows the bearer token over plain http:// to
@@ -86,36 +82,34 @@ func WithInsecureBearerOverHTTP() RequestOption {
 	return set(func(s *core.Settings) { s.AllowInsecureBearer = true })
 }
 
-// WithTokenSource sends "Authorization: Bearer <token>" from ts (a
-// client.TokenSource, such as client.StaticToken or a
-// *client.SigV4TokenSource) on every call. WithTokenSource(nil) sends no
-// Authorization header (local development).
+// WithTokenSource sends "Authorization: Bearer <token>" from ts (such as
+// client.StaticToken or a *client.SigV4TokenSource) on every call;
+// WithTokenSource(nil) sends none (local development).
 //
 // Scope: client. Default: chosen from the environment (see client.New).
 func WithTokenSource(ts memberplatform.TokenSource) RequestOption {
-	return clientWide(clientWideAuth, anywhere(func(s *core.Settings) error {
+	return clientWide(clientWideAuth, requestOption{apply: func(s *core.Settings) error {
 		if core.NilInside(ts) {
 			return core.TypedNilError("WithTokenSource", ts, "pass nil itself to send no token")
 		}
 		s.TokenSource, s.SigV4 = ts, nil
 		return nil
-	}))
+	}})
 }
 
-// WithSigV4 obtains the bearer token from the platform's POST /auth/token,
-// signed with AWS Signature Version 4 using creds and region (see
-// client.SigV4TokenSource). Each client built with it gets its own token
-// source, so the option may be reused. A nil creds, or an
-// aws.CredentialsCache around one, is refused: the AWS SDK would panic in
-// a goroutine of its own, where nothing can recover it.
+// WithSigV4 obtains the bearer token from POST /auth/token, signed with AWS
+// Signature Version 4 using creds and region (see client.SigV4TokenSource);
+// each client built with it gets its own source. A nil creds, or an
+// aws.CredentialsCache around one, is refused: the AWS SDK would panic in a
+// goroutine of its own.
 //
 // Scope: client. Default: chosen from the environment (see client.New).
 func WithSigV4(creds aws.CredentialsProvider, region string) RequestOption {
-	return clientWide(clientWideAuth, anywhere(func(s *core.Settings) error {
+	return clientWide(clientWideAuth, requestOption{apply: func(s *core.Settings) error {
 		if err := core.CheckCredentialsProvider(creds); err != nil {
 			return errors.New("memberplatform: option.WithSigV4: " + err.Error())
 		}
 		s.TokenSource, s.SigV4 = nil, &core.SigV4Settings{Credentials: creds, Region: region}
 		return nil
-	}))
+	}})
 }

@@ -9,11 +9,11 @@ import (
 	"github.com/memberplatform/memberplatform-go/observe"
 )
 
-// WithLogger logs a Debug record per HTTP attempt (operation, method, path
-// template, status, attempt, duration, request ID) and a Warn record per
-// retry and give-up: never headers, tokens, signatures or bodies. The
-// operation's context reaches the handler. WithLogger(nil) turns logging
-// off, MEMBERPLATFORM_LOG included; a logger without a handler is refused.
+// WithLogger logs, with the operation's context, a Debug record per HTTP
+// attempt (operation, method, path template, status, attempt, duration,
+// request ID) and a Warn record per retry and give-up: never headers,
+// tokens, signatures or bodies. WithLogger(nil) turns logging off,
+// MEMBERPLATFORM_LOG included; a logger without a handler is refused.
 //
 // Scope: both. Default: none, unless MEMBERPLATFORM_LOG names a level (see
 // client.EnvLog).
@@ -24,24 +24,21 @@ func WithLogger(l *slog.Logger) RequestOption {
 }
 
 // Middleware sees each HTTP request the SDK sends and calls next to send
-// it, or answers itself; an error it returns is retried like a transport
-// error.
+// it, or answers itself; its error is retried like a transport error.
 type Middleware func(req *http.Request, next MiddlewareNext) (*http.Response, error)
 
-// MiddlewareNext sends the request on: to the next middleware, then to the
-// transport.
+// MiddlewareNext sends the request on: to the next middleware, then the transport.
 type MiddlewareNext = func(*http.Request) (*http.Response, error)
 
-// WithMiddleware runs mw, in order, on every HTTP request: once per
-// attempt and per redirect followed, as the request goes out (bearer
-// token, X-Retry-Attempt and SigV4 signature set), above WithTransport.
-// On the SigV4 token request it may add headers, but changing the method,
-// URL, body or a signed header (Host, X-Amz-Date, X-Amz-Security-Token,
-// X-Retry-Attempt) breaks the signature.
+// WithMiddleware runs mw, in order, on every HTTP request (each attempt
+// and redirect) as it goes out, signed, above WithTransport. On the SigV4
+// token request it may add headers; changing the method, URL, body or a
+// signed header (Host, X-Amz-Date, X-Amz-Security-Token, X-Retry-Attempt)
+// breaks the signature.
 //
 // Scope: both (a call's run after the client's). Default: none.
 func WithMiddleware(mw ...Middleware) RequestOption {
-	return anywhere(func(s *core.Settings) error {
+	return requestOption{apply: func(s *core.Settings) error {
 		chain := s.Middleware[:len(s.Middleware):len(s.Middleware)] // never append into the client's array
 		for _, m := range mw {
 			if m == nil {
@@ -51,17 +48,17 @@ func WithMiddleware(mw ...Middleware) RequestOption {
 		}
 		s.Middleware = chain
 		return nil
-	})
+	}}
 }
 
 // WithObserver adds an observer (package observe) of every call, attempt,
-// token fetch, retry decision, rate-limit wait and budget refusal, which
-// can also read the budget and the pacer's rate. OpenTelemetry's options,
-// in module github.com/memberplatform/memberplatform-go/otelmemberplatform,
-// are built on it. Observers are called in order, unless an
-// observe.Combiner merges with the one before it; nil changes nothing.
+// token fetch, retry decision, rate-limit wait and budget refusal, as the
+// OpenTelemetry options of module
+// github.com/memberplatform/memberplatform-go/otelmemberplatform do. Observers
+// are called in order, unless an observe.Combiner merges with the one
+// before; nil is ignored.
 //
 // Scope: client. Default: none, at no cost.
 func WithObserver(o observe.Observer) RequestOption {
-	return clientWide(clientWideObserver, anywhere(func(s *core.Settings) error { return s.AddObserver(o) }))
+	return clientWide(clientWideObserver, requestOption{apply: func(s *core.Settings) error { return s.AddObserver(o) }})
 }

@@ -5,13 +5,12 @@
 //	c, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithMaxRetries(5))
 //	u, err := c.AccessMgmt.UpdateUser(ctx, id, params, option.WithTimeout(2*time.Second))
 //
-// Options apply in order; a per-call option overrides the client's setting
-// for that call only. Each option's documentation ends with its scope
-// (client: client.New only, and a call given it fails; call: one call
-// only; both) and its default. An invalid option, such as an interface
-// holding a nil pointer that would panic later, fails client.New or the
-// call with an *errors.ValidationError before anything is sent. A nil
-// RequestOption is ignored.
+// Options apply in order, a call's over the client's for that call only; a
+// nil one is ignored. Each option's doc ends with its scope (client:
+// client.New only, and a call given it fails; call: one call only; both)
+// and default. An invalid option, such as an interface holding a nil
+// pointer, fails client.New or the call with an *errors.ValidationError
+// before anything is sent.
 package option
 
 import (
@@ -21,14 +20,11 @@ import (
 )
 
 // RequestOption configures a client or one call. Build one with the With…
-// functions of this package.
-type RequestOption interface {
-	// Unexported, so that every option is built, and documented, here.
-	isRequestOption()
-}
+// functions of this package, the only place options are built.
+type RequestOption interface{ isRequestOption() }
 
-// requestOption is every RequestOption: a change to the pipeline's
-// settings, and the refusal when given out of its scope ("" for none).
+// requestOption is every RequestOption: a change to the settings, and the
+// refusal when given out of its scope ("" for none).
 type requestOption struct {
 	apply                func(*core.Settings) error
 	clientOnly, callOnly string
@@ -36,8 +32,7 @@ type requestOption struct {
 
 func (requestOption) isRequestOption() {}
 
-// ApplyTo applies the option to s, a call's settings when perCall, else
-// the client's (core.Applier).
+// ApplyTo applies the option to a call's settings when perCall, else the client's.
 func (o requestOption) ApplyTo(s *core.Settings, perCall bool) error {
 	switch {
 	case perCall && o.clientOnly != "":
@@ -48,24 +43,18 @@ func (o requestOption) ApplyTo(s *core.Settings, perCall bool) error {
 	return o.apply(s)
 }
 
-// anywhere is an option for client.New and for single calls.
-func anywhere(apply func(*core.Settings) error) requestOption {
-	return requestOption{apply: apply}
-}
-
 // set is an option that applies f.
 func set(f func(*core.Settings)) requestOption { return checked(false, "", f) }
 
-// checked is an option that refuses itself with msg when bad, and
-// otherwise applies f.
+// checked is an option that refuses itself with msg when bad, else applies f.
 func checked(bad bool, msg string, f func(*core.Settings)) requestOption {
-	return anywhere(func(s *core.Settings) error {
+	return requestOption{apply: func(s *core.Settings) error {
 		if bad {
 			return errors.New("memberplatform: " + msg)
 		}
 		f(s)
 		return nil
-	})
+	}}
 }
 
 // Refusals of client-wide options given to a single call.
@@ -75,7 +64,7 @@ const (
 	clientWideObserver = "WithObserver and the OpenTelemetry options apply to client.New, not to a single call"
 )
 
-// clientWide restricts o to client.New; refusal says so to a call.
+// clientWide restricts o to client.New.
 func clientWide(refusal string, o requestOption) requestOption {
 	o.clientOnly = refusal
 	return o
