@@ -30,13 +30,7 @@ func Object(b []byte) []Member {
 		return nil
 	}
 	var out []Member
-	walk(b, 0, 0, func(name []byte, start int) int {
-		end := Value(b, start, 0)
-		if end >= 0 {
-			out = append(out, Member{Name: unquote(name), Value: b[start:end]})
-		}
-		return end
-	})
+	Members(b, 0, func(name, value []byte) { out = append(out, Member{Name: name, Value: value}) })
 	return out
 }
 
@@ -60,11 +54,10 @@ func Elements(b []byte, i int, fn func(start int) int) int {
 	return walk(b, i, 0, func(_ []byte, start int) int { return fn(start) })
 }
 
-// walk reads the object or array whose opening bracket is b[i], calling fn
-// with each member's quoted name (nil in an array) and the start of its
-// value; fn returns the end of the value, or -1. A nil fn checks each value
-// with Value at depth, without an indirect call per value. walk returns the
-// end of the object or array, or -1 at the first syntax error.
+// walk reads the object or array opened at b[i], calling fn with each
+// quoted member name (nil in an array) and value start; fn returns the
+// value's end or -1. A nil fn checks values with Value at depth (no indirect
+// call). walk returns the end, or -1 at the first syntax error.
 func walk(b []byte, i, depth int, fn func(name []byte, start int) int) int {
 	object, closing := b[i] == '{', byte(']')
 	if object {
