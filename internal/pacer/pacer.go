@@ -12,30 +12,21 @@ import (
 
 // Rates are in attempts per second.
 const (
-	beta = 0.7 // the multiplicative cut (AWS adaptive mode's and CUBIC's β)
-	// regain is CUBIC's K, the seconds of sending back to the plateau: AWS
-	// derives it from the rate (5 s at 200/s); fixed, it is as fast at any.
-	regain = 2.0
-	// slowStartStep is what each admitted answer adds in slow start: while
-	// the pacer is the bottleneck, the rate doubles every 150 ms.
-	slowStartStep = math.Ln2 / 0.150
+	beta          = 0.7              // the multiplicative cut (CUBIC's β)
+	regain        = 2.0              // CUBIC's K: seconds of sending back to the plateau
+	slowStartStep = math.Ln2 / 0.150 // per admitted answer: doubles every 150 ms while paced
 	// MinRate is the floor of the rate: one attempt every 2 s.
-	MinRate = 0.5
-	// firstRate is the least a first throttle naming no wait engages at
-	// (AWS's 2026 base delay for throttles).
-	firstRate = 1.0
+	MinRate   = 0.5
+	firstRate = 1.0 // the least a first throttle naming no wait engages at
 	// growthCap and cutCap bound growth and the rate a cut starts from to
-	// multiples of the admitted rate, so that a client sending less than
-	// its allowance builds up none it has not tested.
+	// multiples of the admitted rate: no allowance builds up untested.
 	growthCap = 2.0
 	cutCap    = 4.0
 	release   = 4.0 // the multiple of its plateau at which the curve lets go
 )
 
 // Pacer paces a client's attempts at a rate it learns from the provider's
-// answers (see the package doc). Pacing allows a burst of at most 2 (a slot
-// made up after a late wake-up). A Pacer is safe for concurrent use; a
-// client shares one among all its calls and the token call.
+// answers; pacing allows a burst of at most 2. It is safe for concurrent use.
 type Pacer struct {
 	now func() time.Time
 
@@ -123,8 +114,7 @@ func (p *Pacer) Wait(ctx context.Context, maxWait time.Duration) (uint64, error)
 	return p.waitEngaged(ctx, maxWait)
 }
 
-// waitEngaged is a function of its own so that the dormant path has no
-// defer: a deferred call in a loop makes every return run deferreturn.
+// waitEngaged is apart from Wait so that the dormant path has no defer.
 func (p *Pacer) waitEngaged(ctx context.Context, maxWait time.Duration) (uint64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, fmt.Errorf("waiting on the adaptive rate limit: %w", err)
@@ -197,8 +187,7 @@ func (p *Pacer) leave(ctx context.Context, w chan struct{}) error {
 // epoch. The caller holds p.mu.
 func (p *Pacer) take(now time.Time) uint64 {
 	if p.engaged.Load() {
-		// A slot taken late is not lost: the next is timed from the slot,
-		// up to one interval back, not from now.
+		// Timed from the slot (up to one interval back), not from now.
 		iv := p.interval()
 		p.next = later(p.next, now.Add(-iv)).Add(iv)
 	}
@@ -253,8 +242,7 @@ func (p *Pacer) Admitted() {
 		return
 	}
 	if p.slowStart {
-		// Never below what the provider admitted over the last second: the
-		// first throttle may come before the rest of its burst's answers.
+		// The first throttle may come before the rest of its burst's answers.
 		p.rate = max(p.rate+slowStartStep, p.meter.rate(now))
 		return
 	}
@@ -281,8 +269,7 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	now := p.now()
 	measured := p.meter.rate(now)
 	if !p.engaged.Load() {
-		// A slot every Retry-After at least: a lone call's retry, which
-		// waits out its Retry-After, then finds its slot free.
+		// A slot every Retry-After at least, so a lone call's retry finds its slot free.
 		floor := firstRate
 		if retryAfter > 0 {
 			floor = float64(time.Second) / float64(retryAfter)
@@ -294,9 +281,9 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 			throttledAt = min(throttledAt, cutCap*measured)
 		}
 		p.rate = max(MinRate, beta*throttledAt)
-		// The throttled rate overshoots the limit by the provider's burst;
-		// after a second of pacing, the admitted rate is closer, but never
-		// below halfway, so that an idle second cannot sink the curve.
+		// The throttled rate overshoots by the provider's burst; after a
+		// second of pacing the admitted rate is closer (but an idle second
+		// must not sink the curve below halfway).
 		p.plateau = throttledAt
 		if now.Sub(p.lastCut) >= time.Second && measured > 0 && measured < throttledAt {
 			p.plateau = max(measured, (p.rate+throttledAt)/2)
