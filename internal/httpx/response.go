@@ -15,9 +15,6 @@ import (
 // time.Duration is math.MaxInt64 (RFC 9111 §1.2.2), never a negative
 // overflow. ok is false when no usable header is present.
 func RetryAfter(h http.Header, now time.Time) (d time.Duration, ok bool) {
-	if h == nil {
-		return 0, false
-	}
 	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
 		if d, ok := parseMillis(v); ok {
 			return d, true
