@@ -47,13 +47,11 @@ type Pacer struct {
 	lastCut   time.Time
 }
 
-// New returns a dormant pacer: it lets every attempt through at once until
-// the first rate-limited answer.
+// New returns a dormant pacer: unpaced until the first rate-limited answer.
 func New() *Pacer { return &Pacer{now: time.Now} }
 
-// Engage engages p at rate with its next slot free now, and keeps it there
-// until the next throttle (a flat curve). For tests of code that waits on a
-// pacer.
+// Engage engages p at rate, next slot free, flat until the next throttle.
+// For tests of code that waits on a pacer.
 func (p *Pacer) Engage(rate float64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -62,8 +60,7 @@ func (p *Pacer) Engage(rate float64) {
 	p.engaged.Store(true)
 }
 
-// Rate returns the current rate, and whether the pacer is engaged (when it
-// is not, attempts are not paced and rate is 0).
+// Rate returns the current rate and whether the pacer is engaged (else 0).
 func (p *Pacer) Rate() (rate float64, engaged bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -74,8 +71,7 @@ func (p *Pacer) Rate() (rate float64, engaged bool) {
 }
 
 // Refusal is Wait's error for a wait it would not start: the next slot is
-// after the context's deadline (Deadline set: it then unwraps to
-// context.DeadlineExceeded), or further away than the longest wait allowed.
+// after the context's deadline, or further away than MaxWait.
 type Refusal struct {
 	Wait     time.Duration // how far away the slot was
 	Deadline bool          // the context's deadline was the reason
@@ -183,8 +179,7 @@ func (p *Pacer) leave(ctx context.Context, w chan struct{}) error {
 	return fmt.Errorf("waiting on the adaptive rate limit: %w", ctx.Err())
 }
 
-// take hands out the slot at now (or at p.next, if later) and returns the
-// epoch. The caller holds p.mu.
+// take hands out the slot at now and returns the epoch. The caller holds p.mu.
 func (p *Pacer) take(now time.Time) uint64 {
 	if p.engaged.Load() {
 		// Timed from the slot (up to one interval back), not from now.
@@ -194,9 +189,8 @@ func (p *Pacer) take(now time.Time) uint64 {
 	return p.epoch.Load()
 }
 
-// refuse returns a *Refusal when a waiter that started at start, with ahead
-// waiters before it, would get its slot after ctx's deadline or more than
-// maxWait after start. The caller holds p.mu.
+// refuse returns a *Refusal when a waiter that started at start, behind
+// ahead others, would be let through too late. The caller holds p.mu.
 func (p *Pacer) refuse(ctx context.Context, start, now time.Time, ahead int, maxWait time.Duration) error {
 	slot := later(p.next, now).Add(time.Duration(ahead) * p.interval())
 	if dl, ok := ctx.Deadline(); ok && slot.After(dl) {
@@ -208,8 +202,7 @@ func (p *Pacer) refuse(ctx context.Context, start, now time.Time, ahead int, max
 	return nil
 }
 
-// remove takes w out of the queue and, when w was the head, makes the next
-// waiter the head. The caller holds p.mu.
+// remove takes w out of the queue, waking the next head. The caller holds p.mu.
 func (p *Pacer) remove(w chan struct{}) {
 	if i := slices.Index(p.queue, w); i >= 0 {
 		p.queue = slices.Delete(p.queue, i, i+1)
@@ -258,8 +251,7 @@ func (p *Pacer) Admitted() {
 }
 
 // Throttled records a rate-limited answer to an attempt let through in
-// epoch (Wait's result). retryAfter is the wait the answer asked for, 0
-// when it named none.
+// epoch (Wait's result); retryAfter is the wait it asked for, or 0.
 func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -295,9 +287,8 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	p.engaged.Store(true)
 }
 
-// meter counts admitted answers lock-free in one-second buckets, for the
-// rate admitted over the last second. Each bucket holds the Unix second it
-// counts (low 32 bits) above the count; bucket s%2 holds second s.
+// meter counts admitted answers lock-free in one-second buckets: bucket s%2
+// holds second s's low 32 bits above its count.
 type meter struct{ buckets [2]atomic.Uint64 }
 
 func (m *meter) add(now time.Time) {
@@ -324,8 +315,7 @@ func (m *meter) count(s int64) float64 {
 	return 0
 }
 
-// rate estimates the answers admitted in the second before now: all of the
-// current second's, and the share of the previous one's within it.
+// rate estimates the answers admitted in the second before now.
 func (m *meter) rate(now time.Time) float64 {
 	return m.count(now.Unix()) + m.count(now.Unix()-1)*(1-float64(now.Nanosecond())/1e9)
 }
