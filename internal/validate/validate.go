@@ -53,8 +53,9 @@ func Email(s string) bool {
 		return false
 	}
 	domain := s[at+1:]
-	if strings.HasPrefix(domain, "[") {
-		return domainLiteral(domain)
+	if literal, ok := strings.CutPrefix(domain, "["); ok { // "[ip]" without a zone, net/mail's only literal
+		ip, err := netip.ParseAddr(strings.TrimSuffix(literal, "]"))
+		return strings.HasSuffix(literal, "]") && err == nil && ip.Zone() == ""
 	}
 	return dotAtom(domain)
 }
@@ -72,16 +73,6 @@ func dotAtom(s string) bool {
 		}
 	}
 	return true
-}
-
-// domainLiteral reports whether s is "[ip]" without a zone, the only
-// domain literal net/mail accepts.
-func domainLiteral(s string) bool {
-	if len(s) < 2 || s[len(s)-1] != ']' {
-		return false
-	}
-	ip, err := netip.ParseAddr(s[1 : len(s)-1])
-	return err == nil && ip.Zone() == ""
 }
 
 // UUID reports whether s is a UUID in its 8-4-4-4-12 hexadecimal form.
