@@ -19,8 +19,7 @@ import (
 	"github.com/memberplatform/memberplatform-go/option"
 )
 
-// BaseURL is the base URL of the clients Mock.Client builds, and Token the
-// static bearer token they send.
+// BaseURL and Token are those of the clients Mock.Client builds.
 const (
 	BaseURL = "https://api.example.com"
 	Token   = "test-token"
@@ -36,8 +35,8 @@ type Request struct {
 	HasDeadline bool
 }
 
-// Mock is a transport that records every request and answers it with the
-// responder On registered; any other request fails the test.
+// Mock is a transport that records requests and answers those On registered;
+// any other fails the test.
 type Mock struct {
 	t    *testing.T
 	mt   *httpmock.MockTransport
@@ -100,8 +99,8 @@ func (m *Mock) Only() Request {
 	return reqs[0]
 }
 
-// Client returns a client of the Mock with the static Token and no retries,
-// then opts; every setting is explicit, so the environment cannot leak in.
+// Client returns a client of the Mock with Token, no retries, then opts;
+// every setting explicit, so the environment cannot leak in.
 func (m *Mock) Client(opts ...option.RequestOption) *client.Client {
 	m.t.Helper()
 	c, err := client.New(append([]option.RequestOption{option.WithBaseURL(BaseURL), option.WithTransport(m),
@@ -131,9 +130,8 @@ func Problem(code int, body string) httpmock.Responder {
 	return Respond(code, "application/problem+json", body)
 }
 
-// CheckRequest asserts method, escaped path, no query, the exact body, the
-// SDK's Accept, User-Agent and Content-Type, and auth as the only
-// Authorization value ("" for none).
+// CheckRequest asserts method, escaped path, no query, body, the SDK's
+// headers, and auth as the only Authorization value ("" for none).
 func CheckRequest(t *testing.T, r Request, method, escapedPath, body, auth string) {
 	t.Helper()
 	h := r.Header
@@ -147,10 +145,9 @@ func CheckRequest(t *testing.T, r Request, method, escapedPath, body, auth strin
 	}
 }
 
-// CheckValidation asserts a call of a validation table: with wantFields nil
-// it succeeded with a result (resultNil false) after one request; otherwise
-// it sent nothing, returned no result and an *errors.ValidationError of op
-// listing exactly wantFields, in order, each with a message.
+// CheckValidation asserts a call of a validation table: with wantFields nil,
+// success after one request; else no request, no result, and a
+// *errors.ValidationError of op listing exactly wantFields, with messages.
 func (m *Mock) CheckValidation(op string, err error, resultNil bool, wantFields []string) {
 	m.t.Helper()
 	if wantFields == nil {

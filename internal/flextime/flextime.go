@@ -42,9 +42,8 @@ func Parse(s string) (time.Time, error) {
 	return time.Time{}, errors.New("unrecognised date-time " + strconv.Quote(s))
 }
 
-// fromEpoch reads seconds, or milliseconds when the number is too large to
-// be seconds (after the year 5138). It refuses NaN, infinities and numbers
-// that overflow an int64: converted, they would name an arbitrary instant.
+// fromEpoch reads seconds, or milliseconds past 1e11 (the year 5138). It
+// refuses NaN and numbers that overflow an int64 (an arbitrary instant).
 func fromEpoch(n float64) (time.Time, bool) {
 	if math.IsNaN(n) || math.Abs(n) >= math.MaxInt64 {
 		return time.Time{}, false
@@ -94,10 +93,9 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// parseRFC3339 reads the JSON string b, without copying it, when it has the
-// shape servers overwhelmingly send, 2006-01-02T15:04:05[.fraction](Z|±hh:mm),
-// where time's strict parser accepts what Parse does
-// (FuzzUnmarshalJSONMatchesParse); anything else is left to Parse.
+// parseRFC3339 reads the JSON string b without copying when it has the
+// common shape 2006-01-02T15:04:05[.fraction](Z|±hh:mm), where time's strict
+// parser agrees with Parse (FuzzUnmarshalJSONMatchesParse).
 func parseRFC3339(b []byte) (time.Time, bool) {
 	if len(b) < 2 || b[len(b)-1] != '"' {
 		return time.Time{}, false
@@ -139,9 +137,8 @@ func parseRFC3339(b []byte) (time.Time, bool) {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// unquote returns the text of the JSON string b: the bytes between the
-// quotes when they need no decoding (a date-time's never do), else what
-// encoding/json makes of it.
+// unquote returns the text of the JSON string b, through encoding/json only
+// when the bytes between the quotes need decoding.
 func unquote(b []byte) (string, error) {
 	if len(b) >= 2 && b[len(b)-1] == '"' {
 		if s := b[1 : len(b)-1]; utf8.Valid(s) && !bytes.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == '\\' || r == '"' }) {

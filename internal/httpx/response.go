@@ -9,15 +9,10 @@ import (
 	"time"
 )
 
-// RetryAfter reads how long the server asked the client to wait, from
-// Retry-After-Ms (milliseconds) or Retry-After (delta-seconds or an
-// HTTP-date relative to now; a past date is 0). A wait too long for a
-// time.Duration is math.MaxInt64 (RFC 9111 §1.2.2), never a negative
-// overflow. ok is false when no usable header is present.
+// RetryAfter reads the wait asked for in Retry-After-Ms or Retry-After
+// (seconds, or an HTTP-date; a past one is 0), math.MaxInt64 when too long
+// (RFC 9111 §1.2.2). ok is false when no usable header is present.
 func RetryAfter(h http.Header, now time.Time) (d time.Duration, ok bool) {
-	if h == nil {
-		return 0, false
-	}
 	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
 		if d, ok := parseMillis(v); ok {
 			return d, true
@@ -63,9 +58,7 @@ func parseMillis(v string) (time.Duration, bool) {
 	return math.MaxInt64, true
 }
 
-// RequestID returns the first request-correlation header present on a
-// response, in this order: X-Request-Id, X-Amzn-RequestId, X-Amz-Request-Id,
-// X-Correlation-Id, Request-Id, X-Amzn-Trace-Id, Traceparent.
+// RequestID returns the first of requestIDHeaders present on a response.
 func RequestID(h http.Header) string {
 	for _, k := range requestIDHeaders {
 		if v := h.Get(k); v != "" {

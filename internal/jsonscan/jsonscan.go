@@ -1,8 +1,7 @@
-// Package jsonscan reads JSON error bodies without decoding them whole: it
-// finds where values end, so members stay sub-slices of the body, decoded
-// only when wanted, and it matches member names as encoding/json matches
-// them to struct fields. It accepts exactly what encoding/json accepts; the
-// tests hold it to encoding/json as the oracle.
+// Package jsonscan reads JSON error bodies without decoding them whole:
+// members stay sub-slices of the body, names match as encoding/json matches
+// struct fields, and it accepts exactly what encoding/json does (the oracle
+// of its tests).
 package jsonscan
 
 import (
@@ -23,26 +22,18 @@ type Member struct {
 }
 
 // Object returns the members of the JSON object b starts with, in order,
-// repeated names included, up to the first syntax error or the end of the
-// input, as encoding/json's Decoder reads the object token by token.
+// repeated names included, up to the first syntax error.
 func Object(b []byte) []Member {
 	if len(b) == 0 || b[0] != '{' {
 		return nil
 	}
 	var out []Member
-	walk(b, 0, 0, func(name []byte, start int) int {
-		end := Value(b, start, 0)
-		if end >= 0 {
-			out = append(out, Member{Name: unquote(name), Value: b[start:end]})
-		}
-		return end
-	})
+	Members(b, 0, func(name, value []byte) { out = append(out, Member{Name: name, Value: value}) })
 	return out
 }
 
-// Members walks the members of the JSON object starting at b[i], calling fn
-// with each name (unquoted) and value, and returns the end of the object,
-// or -1 when it is not valid.
+// Members calls fn with each unquoted name and value of the JSON object at
+// b[i], and returns the end of the object, or -1 when it is not valid.
 func Members(b []byte, i int, fn func(name, value []byte)) int {
 	return walk(b, i, 0, func(name []byte, start int) int {
 		end := Value(b, start, 0)
@@ -53,18 +44,16 @@ func Members(b []byte, i int, fn func(name, value []byte)) int {
 	})
 }
 
-// Elements walks the elements of the JSON array starting at b[i], calling
-// fn with the start of each; fn reads the element and returns its end, or
-// -1. Elements returns the end of the array, or -1 when it is not valid.
+// Elements calls fn with the start of each element of the JSON array at
+// b[i]; fn returns the element's end or -1. Elements returns the array's.
 func Elements(b []byte, i int, fn func(start int) int) int {
 	return walk(b, i, 0, func(_ []byte, start int) int { return fn(start) })
 }
 
-// walk reads the object or array whose opening bracket is b[i], calling fn
-// with each member's quoted name (nil in an array) and the start of its
-// value; fn returns the end of the value, or -1. A nil fn checks each value
-// with Value at depth, without an indirect call per value. walk returns the
-// end of the object or array, or -1 at the first syntax error.
+// walk reads the object or array opened at b[i], calling fn with each
+// quoted member name (nil in an array) and value start; fn returns the
+// value's end or -1. A nil fn checks values with Value at depth (no indirect
+// call). walk returns the end, or -1 at the first syntax error.
 func walk(b []byte, i, depth int, fn func(name []byte, start int) int) int {
 	object, closing := b[i] == '{', byte(']')
 	if object {
@@ -112,9 +101,8 @@ func walk(b []byte, i, depth int, fn func(name []byte, start int) int) int {
 }
 
 // Match reports whether encoding/json would decode a member named name into
-// a struct field whose JSON name is field (which must be ASCII): the same
-// name, or the same after encoding/json's case folding, under which the
-// Kelvin sign matches K and the long s matches S.
+// the struct field of ASCII JSON name field: its case folding lets the
+// Kelvin sign match K and the long s match S.
 func Match(name []byte, field string) bool {
 	if string(name) == field {
 		return true
@@ -176,9 +164,8 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// Value returns the end of the JSON value starting at b[i], or -1 when the
-// input does not hold a complete, valid value there. depth is how many
-// arrays and objects enclose it.
+// Value returns the end of the valid JSON value at b[i], or -1; depth is how
+// many arrays and objects enclose it.
 func Value(b []byte, i, depth int) int {
 	if i >= len(b) {
 		return -1
@@ -278,8 +265,7 @@ func scanString(b []byte, i int) int {
 // decodes it (escapes, surrogates and invalid bytes alike).
 func Unquote(raw []byte) string { return string(unquote(raw)) }
 
-// unquote is Unquote without a copy when raw holds no escape and valid
-// UTF-8: the common case does not go through encoding/json.
+// unquote is Unquote without a copy when raw holds no escape and valid UTF-8.
 func unquote(raw []byte) []byte {
 	if s := raw[1 : len(raw)-1]; bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
 		return s

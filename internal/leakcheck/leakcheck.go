@@ -27,8 +27,7 @@ func VerifyTestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// patience is generous, so that a busy machine (the race detector, other
-// test binaries) does not turn slow shutdowns into failures.
+// patience is generous, for slow shutdowns on a busy machine.
 var patience = 5 * time.Second
 
 // find returns the stacks of the goroutines other than the caller's and the
@@ -72,9 +71,8 @@ func others() []string {
 	return leaked
 }
 
-// ignoredFrames are functions in the stacks of the goroutines that belong
-// to the runtime or the standard library for the life of the process
-// (signal handling, the execution tracer), as goleak's defaults.
+// ignoredFrames mark goroutines the runtime or standard library keep for the
+// life of the process, as goleak's defaults.
 var ignoredFrames = []string{
 	"os/signal.signal_recv(",
 	"os/signal.loop(",

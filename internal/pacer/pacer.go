@@ -12,30 +12,21 @@ import (
 
 // Rates are in attempts per second.
 const (
-	beta = 0.7 // the multiplicative cut (AWS adaptive mode's and CUBIC's β)
-	// regain is CUBIC's K, the seconds of sending back to the plateau: AWS
-	// derives it from the rate (5 s at 200/s); fixed, it is as fast at any.
-	regain = 2.0
-	// slowStartStep is what each admitted answer adds in slow start: while
-	// the pacer is the bottleneck, the rate doubles every 150 ms.
-	slowStartStep = math.Ln2 / 0.150
+	beta          = 0.7              // the multiplicative cut (CUBIC's β)
+	regain        = 2.0              // CUBIC's K: seconds of sending back to the plateau
+	slowStartStep = math.Ln2 / 0.150 // per admitted answer: doubles every 150 ms while paced
 	// MinRate is the floor of the rate: one attempt every 2 s.
-	MinRate = 0.5
-	// firstRate is the least a first throttle naming no wait engages at
-	// (AWS's 2026 base delay for throttles).
-	firstRate = 1.0
+	MinRate   = 0.5
+	firstRate = 1.0 // the least a first throttle naming no wait engages at
 	// growthCap and cutCap bound growth and the rate a cut starts from to
-	// multiples of the admitted rate, so that a client sending less than
-	// its allowance builds up none it has not tested.
+	// multiples of the admitted rate: no allowance builds up untested.
 	growthCap = 2.0
 	cutCap    = 4.0
 	release   = 4.0 // the multiple of its plateau at which the curve lets go
 )
 
 // Pacer paces a client's attempts at a rate it learns from the provider's
-// answers (see the package doc). Pacing allows a burst of at most 2 (a slot
-// made up after a late wake-up). A Pacer is safe for concurrent use; a
-// client shares one among all its calls and the token call.
+// answers; pacing allows a burst of at most 2. It is safe for concurrent use.
 type Pacer struct {
 	now func() time.Time
 
@@ -56,13 +47,11 @@ type Pacer struct {
 	lastCut   time.Time
 }
 
-// New returns a dormant pacer: it lets every attempt through at once until
-// the first rate-limited answer.
+// New returns a dormant pacer: unpaced until the first rate-limited answer.
 func New() *Pacer { return &Pacer{now: time.Now} }
 
-// Engage engages p at rate with its next slot free now, and keeps it there
-// until the next throttle (a flat curve). For tests of code that waits on a
-// pacer.
+// Engage engages p at rate, next slot free, flat until the next throttle.
+// For tests of code that waits on a pacer.
 func (p *Pacer) Engage(rate float64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -71,8 +60,7 @@ func (p *Pacer) Engage(rate float64) {
 	p.engaged.Store(true)
 }
 
-// Rate returns the current rate, and whether the pacer is engaged (when it
-// is not, attempts are not paced and rate is 0).
+// Rate returns the current rate and whether the pacer is engaged (else 0).
 func (p *Pacer) Rate() (rate float64, engaged bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -83,8 +71,7 @@ func (p *Pacer) Rate() (rate float64, engaged bool) {
 }
 
 // Refusal is Wait's error for a wait it would not start: the next slot is
-// after the context's deadline (Deadline set: it then unwraps to
-// context.DeadlineExceeded), or further away than the longest wait allowed.
+// after the context's deadline, or further away than MaxWait.
 type Refusal struct {
 	Wait     time.Duration // how far away the slot was
 	Deadline bool          // the context's deadline was the reason
@@ -123,8 +110,7 @@ func (p *Pacer) Wait(ctx context.Context, maxWait time.Duration) (uint64, error)
 	return p.waitEngaged(ctx, maxWait)
 }
 
-// waitEngaged is a function of its own so that the dormant path has no
-// defer: a deferred call in a loop makes every return run deferreturn.
+// waitEngaged is apart from Wait so that the dormant path has no defer.
 func (p *Pacer) waitEngaged(ctx context.Context, maxWait time.Duration) (uint64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, fmt.Errorf("waiting on the adaptive rate limit: %w", err)
@@ -193,21 +179,18 @@ func (p *Pacer) leave(ctx context.Context, w chan struct{}) error {
 	return fmt.Errorf("waiting on the adaptive rate limit: %w", ctx.Err())
 }
 
-// take hands out the slot at now (or at p.next, if later) and returns the
-// epoch. The caller holds p.mu.
+// take hands out the slot at now and returns the epoch. The caller holds p.mu.
 func (p *Pacer) take(now time.Time) uint64 {
 	if p.engaged.Load() {
-		// A slot taken late is not lost: the next is timed from the slot,
-		// up to one interval back, not from now.
+		// Timed from the slot (up to one interval back), not from now.
 		iv := p.interval()
 		p.next = later(p.next, now.Add(-iv)).Add(iv)
 	}
 	return p.epoch.Load()
 }
 
-// refuse returns a *Refusal when a waiter that started at start, with ahead
-// waiters before it, would get its slot after ctx's deadline or more than
-// maxWait after start. The caller holds p.mu.
+// refuse returns a *Refusal when a waiter that started at start, behind
+// ahead others, would be let through too late. The caller holds p.mu.
 func (p *Pacer) refuse(ctx context.Context, start, now time.Time, ahead int, maxWait time.Duration) error {
 	slot := later(p.next, now).Add(time.Duration(ahead) * p.interval())
 	if dl, ok := ctx.Deadline(); ok && slot.After(dl) {
@@ -219,8 +202,7 @@ func (p *Pacer) refuse(ctx context.Context, start, now time.Time, ahead int, max
 	return nil
 }
 
-// remove takes w out of the queue and, when w was the head, makes the next
-// waiter the head. The caller holds p.mu.
+// remove takes w out of the queue, waking the next head. The caller holds p.mu.
 func (p *Pacer) remove(w chan struct{}) {
 	if i := slices.Index(p.queue, w); i >= 0 {
 		p.queue = slices.Delete(p.queue, i, i+1)
@@ -253,8 +235,7 @@ func (p *Pacer) Admitted() {
 		return
 	}
 	if p.slowStart {
-		// Never below what the provider admitted over the last second: the
-		// first throttle may come before the rest of its burst's answers.
+		// The first throttle may come before the rest of its burst's answers.
 		p.rate = max(p.rate+slowStartStep, p.meter.rate(now))
 		return
 	}
@@ -270,8 +251,7 @@ func (p *Pacer) Admitted() {
 }
 
 // Throttled records a rate-limited answer to an attempt let through in
-// epoch (Wait's result). retryAfter is the wait the answer asked for, 0
-// when it named none.
+// epoch (Wait's result); retryAfter is the wait it asked for, or 0.
 func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -281,8 +261,7 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	now := p.now()
 	measured := p.meter.rate(now)
 	if !p.engaged.Load() {
-		// A slot every Retry-After at least: a lone call's retry, which
-		// waits out its Retry-After, then finds its slot free.
+		// A slot every Retry-After at least, so a lone call's retry finds its slot free.
 		floor := firstRate
 		if retryAfter > 0 {
 			floor = float64(time.Second) / float64(retryAfter)
@@ -294,9 +273,9 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 			throttledAt = min(throttledAt, cutCap*measured)
 		}
 		p.rate = max(MinRate, beta*throttledAt)
-		// The throttled rate overshoots the limit by the provider's burst;
-		// after a second of pacing, the admitted rate is closer, but never
-		// below halfway, so that an idle second cannot sink the curve.
+		// The throttled rate overshoots by the provider's burst; after a
+		// second of pacing the admitted rate is closer (but an idle second
+		// must not sink the curve below halfway).
 		p.plateau = throttledAt
 		if now.Sub(p.lastCut) >= time.Second && measured > 0 && measured < throttledAt {
 			p.plateau = max(measured, (p.rate+throttledAt)/2)
@@ -308,9 +287,8 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	p.engaged.Store(true)
 }
 
-// meter counts admitted answers lock-free in one-second buckets, for the
-// rate admitted over the last second. Each bucket holds the Unix second it
-// counts (low 32 bits) above the count; bucket s%2 holds second s.
+// meter counts admitted answers lock-free in one-second buckets: bucket s%2
+// holds second s's low 32 bits above its count.
 type meter struct{ buckets [2]atomic.Uint64 }
 
 func (m *meter) add(now time.Time) {
@@ -337,8 +315,7 @@ func (m *meter) count(s int64) float64 {
 	return 0
 }
 
-// rate estimates the answers admitted in the second before now: all of the
-// current second's, and the share of the previous one's within it.
+// rate estimates the answers admitted in the second before now.
 func (m *meter) rate(now time.Time) float64 {
 	return m.count(now.Unix()) + m.count(now.Unix()-1)*(1-float64(now.Nanosecond())/1e9)
 }

@@ -1,16 +1,10 @@
-// Package redact finds secrets (a bearer token, a SigV4 signature, a session
-// token) in text a server sent back, whatever its spelling, and replaces
-// them; internal/core and package errors both use it. A secret is found
-// raw; with any character JSON-escaped (\u002F, \/, surrogate pairs),
-// written as an HTML reference (&sol;, &#47;, &#x2F;, the semicolon
-// optional for numeric ones) or percent-encoded, in any case and any mix,
-// up to maxLayers of escaping deep (encoding/json writes "&#47;" as
-// \u0026#47;); in base64 of either alphabet, padded or not, at any
-// alignment inside a longer run, around any of those spellings, up to
-// maxNesting layers deep; and, made of hex digits, in either case.
-// Secrets shorter than MinLen bytes are left alone: no issuer hands out
-// shorter credentials, and replacing a short string everywhere would
-// garble unrelated text.
+// Package redact finds secrets (bearer tokens, SigV4 signatures, session
+// tokens) in text a server sent back and replaces them; internal/core and
+// package errors both use it. A secret is found raw; JSON-escaped, as HTML
+// references or percent-encoded, in any mix, up to maxLayers deep; in
+// base64 of either alphabet at any alignment, up to maxNesting deep; and,
+// if hex, in either case. Secrets shorter than MinLen are left alone: no
+// issuer hands out shorter ones, and replacing them would garble text.
 package redact
 
 import (
@@ -45,10 +39,8 @@ const (
 // Set is a set of secrets to find. The nil *Set holds none and leaves every
 // text as it is. A Set is immutable, so it may be shared.
 type Set struct {
-	in []string // New's arguments, to reuse the set
-	// patterns are the secrets, then from patterns[raw] on their base64
-	// cores (the characters of a secret's bits alone).
-	patterns []string
+	in       []string // New's arguments, to reuse the set
+	patterns []string // the secrets, then from [raw] on their base64 cores
 	raw      int
 	anchors  map[uint64][]anchor
 	filter   [1 << filterBits / 64]uint64
@@ -73,8 +65,7 @@ func New(secrets ...string) *Set {
 	var raw []string
 	for _, s := range secrets {
 		variants := []string{s}
-		// A hex secret (a SigV4 signature, sent in lower case) may be
-		// echoed in the other case: the same bytes to a reader.
+		// A hex secret (a SigV4 signature) may be echoed in the other case.
 		if strings.Trim(s, "0123456789abcdefABCDEF") == "" {
 			variants = append(variants, strings.ToLower(s), strings.ToUpper(s))
 		}
@@ -199,10 +190,9 @@ func replace(s string, spans []span) []byte {
 // span is a range [from, to) of the original text that spells a secret.
 type span struct{ from, to int }
 
-// view is the original text (parent nil), or a decoding of part of its
-// parent, with what maps its positions back: for an unescaped one, the
-// range of the parent each byte was decoded from; for base64, where the
-// run starts (alignment included), ends, and its padding ends.
+// view is the original text (parent nil) or a decoding of part of its
+// parent, with what maps positions back: per byte for an unescaped one;
+// the run's start, end and padding end for base64.
 type view struct {
 	text               string
 	atEnd              bool // text ends where the original does
@@ -211,8 +201,7 @@ type view struct {
 	start, end, padEnd int
 }
 
-// clone copies v for a child to point to: were children to point to v,
-// every view, the original's too, would be moved to the heap.
+// clone copies v for a child to point to, so that v stays on the stack.
 func clone(v *view) *view {
 	c := *v
 	return &c
@@ -226,8 +215,7 @@ func (v *view) origin(i, j int) span {
 	case v.from != nil:
 		return v.parent.origin(int(v.from[i]), int(v.to[j-1]))
 	}
-	// Every character with a bit of v.text[i:j] goes, and the padding
-	// after the run's last one.
+	// Every character with a bit of v.text[i:j] goes, and trailing padding.
 	first, last := v.start+8*i/6, v.start+(8*j+5)/6
 	if last >= v.end {
 		last = v.padEnd
@@ -236,8 +224,7 @@ func (v *view) origin(i, j int) span {
 }
 
 // search is one search of a text: the spans found, and the bytes its
-// base64 runs may still decode to (8 per byte of text: real nesting stays
-// well within it, and a text built to exhaust it costs linear time).
+// base64 runs may still decode to (8 per byte: linear time on any text).
 type search struct {
 	set    *Set
 	spans  []span
@@ -253,9 +240,8 @@ func (set *Set) find(s string, atEnd bool) []span {
 }
 
 // view searches v, its base64 runs, and v with escapes undone. In decoded
-// base64 it unescapes only the stretches of text long enough to hold a
-// spelling: three of a run's four alignments decode to binary noise, where
-// undoing escapes would cost most and find nothing.
+// base64 it unescapes only printable stretches long enough to hold a
+// spelling: most alignments decode to binary noise.
 func (sr *search) view(v *view, nesting int) {
 	sr.match(v, nesting)
 	if v.parent == nil {
@@ -365,9 +351,8 @@ func runsOf(t string, class *[256]bool, minLen int) iter.Seq2[int, int] {
 }
 
 // findIn records where v spells a pattern, reading one 8-byte window in
-// every set.stride: each pattern covers one at an offset below stride,
-// where set.anchors holds it. (strings.Index per pattern would read the
-// text once per pattern, and falls back to Rabin-Karp for long ones.)
+// every set.stride: each pattern has one at an offset below stride, in
+// set.anchors (one pass for all patterns, unlike strings.Index per pattern).
 func (sr *search) findIn(v *view) {
 	set, t := sr.set, v.text
 	b := unsafe.Slice(unsafe.StringData(t), len(t)) // read only
@@ -428,8 +413,8 @@ var base64Chars = func() (class [256]bool) {
 	return class
 }()
 
-// printable holds the bytes an escaped spelling is written with, those
-// beyond ASCII included (a secret's own may stay raw among escaped ones).
+// printable holds the bytes an escaped spelling is written with, non-ASCII
+// included.
 var printable = func() (class [256]bool) {
 	for c := range class {
 		class[c] = c >= ' ' && c != 0x7f || c == '\t' || c == '\n' || c == '\r'
@@ -466,9 +451,8 @@ func escape(t string, buf []byte) (int, []byte) {
 	return 6, utf8.AppendRune(buf, r) // a lone surrogate reads U+FFFD
 }
 
-// htmlReference decodes the HTML character reference t starts with: &name;
-// (any name html.UnescapeString knows), &#digits or &#xhex, the semicolon
-// optional for numeric ones.
+// htmlReference decodes the HTML reference t starts with: &name;, &#digits
+// or &#xhex, the semicolon optional for numeric ones.
 func htmlReference(t string, buf []byte) (int, []byte) {
 	n, digit, limit := 1, isAlnum, 40
 	if strings.HasPrefix(t, "&#x") || strings.HasPrefix(t, "&#X") {

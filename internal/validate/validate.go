@@ -16,9 +16,7 @@ type Errors struct {
 	fields    []apierrors.FieldError
 }
 
-// Add records that field is invalid. It is kept out of line: it runs
-// only for invalid input, and inlined it would spread its append over the
-// instruction cache lines every valid call runs through.
+// Add records that field is invalid. Out of line: only invalid input runs it.
 //
 //go:noinline
 func (v *Errors) Add(field, msg string) {
@@ -34,9 +32,8 @@ func (v *Errors) Err() error {
 	return &apierrors.ValidationError{Operation: v.Operation, Fields: v.fields}
 }
 
-// The contract's patterns are checked byte by byte rather than with regexp
-// (validate_test.go holds the regexps as oracles): a role may carry
-// thousands of permissions.
+// The contract's patterns are checked byte by byte, not with regexp (a role
+// may carry thousands of permissions); validate_test.go holds the regexps.
 
 // E164 reports whether s is an E.164 number (^\+[1-9][0-9]{1,14}$): '+',
 // then 2 to 15 digits, the first not 0.
@@ -56,8 +53,9 @@ func Email(s string) bool {
 		return false
 	}
 	domain := s[at+1:]
-	if strings.HasPrefix(domain, "[") {
-		return domainLiteral(domain)
+	if literal, ok := strings.CutPrefix(domain, "["); ok { // "[ip]" without a zone, net/mail's only literal
+		ip, err := netip.ParseAddr(strings.TrimSuffix(literal, "]"))
+		return strings.HasSuffix(literal, "]") && err == nil && ip.Zone() == ""
 	}
 	return dotAtom(domain)
 }
@@ -69,27 +67,12 @@ func dotAtom(s string) bool {
 		return false
 	}
 	for i := range len(s) {
-		if c := s[i]; c < utf8.RuneSelf && !isAtext(c) {
+		// ASCII must be atext or '.': printable, not one of RFC 5322's specials.
+		if c := s[i]; c < utf8.RuneSelf && (c < '!' || c > '~' || strings.IndexByte(`()<>[]:;@\,"`, c) >= 0) {
 			return false
 		}
 	}
 	return true
-}
-
-// isAtext reports whether c is ASCII atext or '.': printable, and not one
-// of RFC 5322's specials.
-func isAtext(c byte) bool {
-	return '!' <= c && c <= '~' && strings.IndexByte(`()<>[]:;@\,"`, c) < 0
-}
-
-// domainLiteral reports whether s is "[ip]" without a zone, the only
-// domain literal net/mail accepts.
-func domainLiteral(s string) bool {
-	if len(s) < 2 || s[len(s)-1] != ']' {
-		return false
-	}
-	ip, err := netip.ParseAddr(s[1 : len(s)-1])
-	return err == nil && ip.Zone() == ""
 }
 
 // UUID reports whether s is a UUID in its 8-4-4-4-12 hexadecimal form.
@@ -140,9 +123,8 @@ func allIn(s string, set *[256]bool) bool {
 	return true
 }
 
-// Blank reports whether s is empty or only white space. A first byte that
-// is ASCII and not white space settles it without trimming (every white
-// space byte of ASCII is at most ' '; the others are not ASCII).
+// Blank reports whether s is empty or only white space. An ASCII first byte
+// above ' ' settles it without trimming.
 func Blank(s string) bool {
 	if s != "" && s[0] > ' ' && s[0] < utf8.RuneSelf {
 		return false
@@ -150,9 +132,8 @@ func Blank(s string) bool {
 	return strings.TrimSpace(s) == ""
 }
 
-// OpaqueID checks an identifier the SDK does not know the shape of (a
-// provider's user or organization ID): it must be non-blank and must not be
-// "." or "..", which could change the meaning of the path.
+// OpaqueID checks an identifier of unknown shape: non-blank, and not "." or
+// "..", which would change the meaning of the path.
 func OpaqueID(v *Errors, field, s string) {
 	switch {
 	case Blank(s):
