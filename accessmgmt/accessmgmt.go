@@ -91,7 +91,7 @@ func (s *Service) UpdateUser(ctx context.Context, userID string, params UpdateUs
 		return nil, err
 	}
 	var u ProviderUser
-	err := core.Do(ctx, s.pipeline(), &core.Call{Op: &updateUserOp, PathParams: []string{userID}, Body: params, Result: &u}, opts)
+	err := core.Do(ctx, s.pipeline(), &core.Call{Op: &updateUserOp, PathParams: [2]string{userID}, Body: params, Result: &u}, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -167,6 +167,6 @@ func (s *Service) ReplaceRolePermissions(ctx context.Context, organizationID, ro
 	if err := v.Err(); err != nil {
 		return err
 	}
-	return core.Do(ctx, s.pipeline(), &core.Call{Op: &replaceRolePermissionsOp, PathParams: []string{organizationID, roleSlug},
+	return core.Do(ctx, s.pipeline(), &core.Call{Op: &replaceRolePermissionsOp, PathParams: [2]string{organizationID, roleSlug},
 		EncodedBody: rolePermissionsBody(permissions)}, opts)
 }

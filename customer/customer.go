@@ -81,7 +81,8 @@ type UpsertMemberAddressParams struct {
 // upsertMemberAddressBody is UpsertMemberAddressParams as it travels.
 // AddressLineTwo is an any so that its three states need no custom
 // marshaler, which encoding/json would call and then re-scan: nil (unset)
-// is omitted, a nil *string is sent as null, a *string as its value.
+// is omitted, a nil *string is sent as null, a *string (to lineTwo) as its
+// value.
 type upsertMemberAddressBody struct {
 	AddressFull    *string `json:"addressFull,omitempty"`
 	AddressLineOne string  `json:"addressLineOne"`
@@ -90,17 +91,18 @@ type upsertMemberAddressBody struct {
 	Suburb         string  `json:"suburb"`
 	Postcode       string  `json:"postcode"`
 	Country        string  `json:"country"`
+	lineTwo        string
 }
 
-func (p *UpsertMemberAddressParams) wire() upsertMemberAddressBody {
-	body := upsertMemberAddressBody{AddressFull: p.AddressFull, AddressLineOne: p.AddressLineOne,
+func (p *UpsertMemberAddressParams) wire() *upsertMemberAddressBody {
+	body := &upsertMemberAddressBody{AddressFull: p.AddressFull, AddressLineOne: p.AddressLineOne,
 		State: p.State, Suburb: p.Suburb, Postcode: p.Postcode, Country: p.Country}
 	switch {
 	case p.AddressLineTwo.IsNull():
 		body.AddressLineTwo = (*string)(nil)
 	case p.AddressLineTwo.IsSpecified():
-		v, _ := p.AddressLineTwo.Get()
-		body.AddressLineTwo = &v
+		body.lineTwo, _ = p.AddressLineTwo.Get()
+		body.AddressLineTwo = &body.lineTwo
 	}
 	return body
 }
@@ -134,7 +136,7 @@ func (s *Service) UpsertMemberAddress(ctx context.Context, memberID string, para
 		return nil, err
 	}
 	var a MemberAddress
-	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: &upsertMemberAddressOp, PathParams: []string{memberID}, Body: params.wire(), Result: &a}, opts); err != nil {
+	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: &upsertMemberAddressOp, PathParams: [2]string{memberID}, Body: params.wire(), Result: &a}, opts); err != nil {
 		return nil, err
 	}
 	if a == (MemberAddress{}) { // empty (or null) 2xx body

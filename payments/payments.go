@@ -119,7 +119,7 @@ func (s *Service) UpdatePaymentMethod(ctx context.Context, id string, params Upd
 		return nil, err
 	}
 	var decoded paymentMethodJSON
-	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: &updatePaymentMethodOp, PathParams: []string{id}, Body: params, Result: &decoded}, opts); err != nil {
+	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: &updatePaymentMethodOp, PathParams: [2]string{id}, Body: params, Result: &decoded}, opts); err != nil {
 		return nil, err
 	}
 	pm := decoded.paymentMethod()

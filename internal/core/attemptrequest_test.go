@@ -16,26 +16,26 @@ import (
 func TestAttemptRequestURLMatchesParsing(t *testing.T) {
 	tests := []struct {
 		name, base, tmpl string
-		params           []string
+		params           [2]string
 		query            url.Values
 		direct           bool
 	}{
-		{"plain", "http://127.0.0.1:8080", "/auth/access-management/users/{userId}", []string{"user_01E4ZCR3C56J083X43JQXF3JK5"}, nil, true},
-		{"base path and slash", "https://api.example.com/v1/", "/payment-methods/{id}", []string{"6f1c2a4e-8b3d-4f5a-9c7e-2d1b0a9f8e7d"}, nil, true},
-		{"two params", "https://api.example.com", "/orgs/{o}/roles/{r}/permissions", []string{"org_1", "org-admin"}, nil, true},
-		{"sub-delimiters kept", "https://api.example.com", "/x/{id}", []string{"a:b@c$d&e+f=g~h"}, nil, true},
-		{"sub-delimiters escaped", "https://api.example.com", "/x/{id}", []string{"a,b;c"}, nil, false},
-		{"query", "https://api.example.com", "/x/{id}", []string{"a"}, url.Values{"q": {"a b", "é"}, "z": {"1"}}, true},
-		{"empty port", "http://example.com:", "/x/{id}", []string{"a"}, nil, true},
-		{"ipv6", "http://[::1]:9000", "/x/{id}", []string{"a"}, nil, true},
-		{"escaped slash", "https://api.example.com", "/x/{id}", []string{"a/b"}, nil, false},
-		{"escaped space", "https://api.example.com", "/x/{id}", []string{"a b"}, nil, false},
-		{"dot segments", "https://api.example.com", "/x/{id}/{id2}", []string{".", ".."}, nil, false},
-		{"question mark", "https://api.example.com", "/x/{id}", []string{"a?b#c"}, nil, false},
-		{"unicode", "https://api.example.com", "/x/{id}", []string{"é"}, nil, false},
-		{"escaped base path", "https://api.example.com/a%2Fb", "/x/{id}", []string{"a"}, nil, false},
-		{"escaped template", "https://api.example.com", "/x%20y/{id}", []string{"a"}, nil, false},
-		{"ipv6 zone", "http://[fe80::1%25en0]:8080", "/x/{id}", []string{"a"}, nil, false},
+		{"plain", "http://127.0.0.1:8080", "/auth/access-management/users/{userId}", [2]string{"user_01E4ZCR3C56J083X43JQXF3JK5"}, nil, true},
+		{"base path and slash", "https://api.example.com/v1/", "/payment-methods/{id}", [2]string{"6f1c2a4e-8b3d-4f5a-9c7e-2d1b0a9f8e7d"}, nil, true},
+		{"two params", "https://api.example.com", "/orgs/{o}/roles/{r}/permissions", [2]string{"org_1", "org-admin"}, nil, true},
+		{"sub-delimiters kept", "https://api.example.com", "/x/{id}", [2]string{"a:b@c$d&e+f=g~h"}, nil, true},
+		{"sub-delimiters escaped", "https://api.example.com", "/x/{id}", [2]string{"a,b;c"}, nil, false},
+		{"query", "https://api.example.com", "/x/{id}", [2]string{"a"}, url.Values{"q": {"a b", "é"}, "z": {"1"}}, true},
+		{"empty port", "http://example.com:", "/x/{id}", [2]string{"a"}, nil, true},
+		{"ipv6", "http://[::1]:9000", "/x/{id}", [2]string{"a"}, nil, true},
+		{"escaped slash", "https://api.example.com", "/x/{id}", [2]string{"a/b"}, nil, false},
+		{"escaped space", "https://api.example.com", "/x/{id}", [2]string{"a b"}, nil, false},
+		{"dot segments", "https://api.example.com", "/x/{id}/{id2}", [2]string{".", ".."}, nil, false},
+		{"question mark", "https://api.example.com", "/x/{id}", [2]string{"a?b#c"}, nil, false},
+		{"unicode", "https://api.example.com", "/x/{id}", [2]string{"é"}, nil, false},
+		{"escaped base path", "https://api.example.com/a%2Fb", "/x/{id}", [2]string{"a"}, nil, false},
+		{"escaped template", "https://api.example.com", "/x%20y/{id}", [2]string{"a"}, nil, false},
+		{"ipv6 zone", "http://[fe80::1%25en0]:8080", "/x/{id}", [2]string{"a"}, nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -63,10 +63,14 @@ func newAttemptClient(hc *http.Client) *attemptClient {
 
 // callState is one send and what its attempts found.
 type callState struct {
-	client   *Client
-	s        *Settings
-	call     *Call
-	req      *request
+	client *Client
+	s      *Settings
+	// What the attempts read of the Call, copied so that the Call and its
+	// path parameters stay on the caller's stack.
+	op       *Operation
+	result   any
+	sign     func(req *http.Request, body []byte) error
+	req      request
 	tok      *CachedToken // nil when the call carries no bearer token
 	ctx      context.Context
 	prior    int // attempts before this send (a resend after a 401)
@@ -120,12 +124,15 @@ const (
 
 // send makes the attempts of req with token tok (nil for none).
 func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call *Call, req *request, tok *CachedToken, prior int) (*callState, error) {
-	state := &callState{client: c, s: s, call: call, req: req, tok: tok, prior: prior}
+	state := &callState{client: c, s: s, op: call.Op, result: call.Result, sign: call.Sign, req: *req, tok: tok, prior: prior}
 	ctx = context.WithValue(ctx, callStateKey{}, state)
 	state.ctx = ctx
 	var body any
 	if req.body != nil {
-		body = req.body
+		// A *bytes.Reader, which go-retryablehttp copies per attempt, fits
+		// in an interface without the allocation a []byte would cost.
+		state.req.reader.Reset(req.body)
+		body = &state.req.reader
 	}
 	rreq, err := newAttemptRequest(ctx, call.Op.Method, s.BaseURL, req, body)
 	if err != nil {
@@ -267,7 +274,7 @@ func (state *callState) readResponse(resp *http.Response) (*apierrors.Error, err
 		case int64(len(body)) > limit:
 			state.body = body[:limit]
 			state.refused = &bodyTooLong{limit: limit}
-		case state.call.Op.Credential && resp.Request != nil && !sameOrigin(resp.Request, state.client.settings.BaseURL):
+		case state.op.Credential && resp.Request != nil && !sameOrigin(resp.Request, state.client.settings.BaseURL):
 			state.refused = errors.New("the credential response came from another origin than the base URL after a redirect; refused")
 		}
 		return nil, nil
@@ -275,7 +282,7 @@ func (state *callState) readResponse(resp *http.Response) (*apierrors.Error, err
 	body, err := readBody(resp, apierrors.MaxBodySnippet)
 	e := errorFor(resp, body, err != nil, true)
 	state.body = e.Body
-	e.Operation, e.Method, e.Path, e.Attempts = state.call.Op.Name, state.call.Op.Method, state.req.path, state.prior+state.attempts
+	e.Operation, e.Method, e.Path, e.Attempts = state.op.Name, state.op.Method, state.req.path, state.prior+state.attempts
 	state.lastErr = e
 	return e, nil
 }
@@ -346,8 +353,8 @@ func (state *callState) readyAttempt(req *http.Request, retry bool) error {
 	if state.s.Observer != nil {
 		state.startAttempt(req) // before signing, so propagation headers are signed
 	}
-	if state.call.Sign != nil {
-		if err := state.call.Sign(req, state.req.body); err != nil {
+	if state.sign != nil {
+		if err := state.sign(req, state.req.body); err != nil {
 			err := &apierrors.TokenError{Reason: "signing the request", Err: err}
 			if state.s.Observer != nil { // the attempt started and is not sent
 				state.endAttempt(req.Context(), observe.AttemptResult{Err: err})
@@ -459,11 +466,11 @@ func (state *callState) failure(err error) error {
 	var te *apierrors.TokenError
 	if errors.As(err, &te) {
 		if state.lastErr == nil || te.Last != nil {
-			return withOperation(err, state.call.Op.Name)
+			return withOperation(err, state.op.Name)
 		}
 		cp := *te // shared by every caller of the fetch
 		cp.Last = state.lastErr
-		return withOperation(&cp, state.call.Op.Name)
+		return withOperation(&cp, state.op.Name)
 	}
 	var uerr *url.Error
 	if errors.As(err, &uerr) {
@@ -477,7 +484,7 @@ func (state *callState) failure(err error) error {
 	if state.stop == StopBudget {
 		err = budgetStopped(err)
 	}
-	return &apierrors.TransportError{Operation: state.call.Op.Name, Method: state.call.Op.Method, Path: state.req.path,
+	return &apierrors.TransportError{Operation: state.op.Name, Method: state.op.Method, Path: state.req.path,
 		Attempts: attempts, Waited: state.waited, LastStatus: state.lastStatus, Err: err, Last: state.lastErr}
 }
 

@@ -118,6 +118,8 @@ type request struct {
 	path  string // the escaped path alone, for errors
 	query string // the encoded query, "" for none
 	body  []byte // the JSON body, nil for none
+	// reader reads body; an attempt is handed a copy (send).
+	reader bytes.Reader
 	// direct says url.Parse(url) would give back the base URL's scheme and
 	// host, path and query as they are (no byte of the path is or needs
 	// escaping), so an attempt fills its URL from them instead of parsing
@@ -128,7 +130,7 @@ type request struct {
 // newRequest builds the URL and the body, once for all attempts.
 func newRequest(s *Settings, call *Call) (request, error) {
 	r := request{}
-	r.url, r.path, r.query = buildURL(s, call.Op.Path, call.PathParams)
+	r.url, r.path, r.query = buildURL(s, call.Op.Path, call.PathParams[:])
 	r.direct = plainPath(r.path) && strings.IndexByte(s.BaseURL.Host, '%') < 0 // a zone: url.Parse unescapes it
 	if call.EncodedBody != nil {
 		r.body = call.EncodedBody
@@ -256,7 +258,7 @@ func (out *callState) decodeResult() error {
 	if out.refused != nil {
 		return out.undecodable(out.refused)
 	}
-	switch result := out.call.Result.(type) {
+	switch result := out.result.(type) {
 	case nil:
 	case *[]byte:
 		*result = out.body
@@ -283,7 +285,7 @@ func (out *callState) undecodable(err error) error {
 	var tooLong *bodyTooLong
 	head := out.body[:min(len(out.body), apierrors.MaxBodySnippet+1)] // +1: errorFor sees there was more
 	e := errorFor(out.resp, bytes.Clone(head), errors.As(err, &tooLong), false)
-	e.Operation, e.Method, e.Path, e.Attempts, e.Err = out.call.Op.Name, out.call.Op.Method, out.req.path, out.prior+out.attempts, err
+	e.Operation, e.Method, e.Path, e.Attempts, e.Err = out.op.Name, out.op.Method, out.req.path, out.prior+out.attempts, err
 	return e
 }
 

@@ -126,7 +126,7 @@ func rtJSON(w http.ResponseWriter, status int, body string) {
 }
 
 func rtCall(op *Operation, out any) *Call {
-	return &Call{Op: op, PathParams: []string{"t-1"}, Body: rtBody, Result: out}
+	return &Call{Op: op, PathParams: [2]string{"t-1"}, Body: rtBody, Result: out}
 }
 
 func rtWantAPIError(t *testing.T, err error, status, attempts int) *apierrors.Error {
@@ -853,10 +853,10 @@ func TestEveryBodyDrainedAndClosed(t *testing.T) {
 	tr := &rtBodyTracker{rt: rtNewTransport(t)}
 	c := rtNewClient(t, srv.URL, func(s *Settings) { s.Transport = tr })
 	var out struct{ OK bool }
-	if err := c.do(context.Background(), &Call{Op: rtPutOp, PathParams: []string{"ok"}, Result: &out}); err != nil || !out.OK {
+	if err := c.do(context.Background(), &Call{Op: rtPutOp, PathParams: [2]string{"ok"}, Result: &out}); err != nil || !out.OK {
 		t.Fatalf("err %v, out %+v", err, out)
 	}
-	rtWantAPIError(t, c.do(context.Background(), &Call{Op: rtPutOp, PathParams: []string{"missing"}}), 404, 1)
+	rtWantAPIError(t, c.do(context.Background(), &Call{Op: rtPutOp, PathParams: [2]string{"missing"}}), 404, 1)
 	rtWantDrained(t, tr, 3)
 	rtWantReuse(t, srv.conns.Load(), 3)
 }
@@ -897,7 +897,7 @@ func TestThousandCallsOneConnection(t *testing.T) {
 	kinds := []string{"ok", "br", "nf", "ie", "fl"}
 	for i := range 1000 {
 		kind := kinds[i%len(kinds)]
-		call := &Call{Op: rtPutOp, PathParams: []string{kind + strconv.Itoa(i)}, Body: rtBody}
+		call := &Call{Op: rtPutOp, PathParams: [2]string{kind + strconv.Itoa(i)}, Body: rtBody}
 		var out struct{ OK bool }
 		call.Result = &out
 		var err error
@@ -971,20 +971,20 @@ func TestGivingUpKeepsUserIdleConnections(t *testing.T) {
 			}
 		})
 		ctx := context.Background()
-		rtWantTransportError(t, c.do(ctx, &Call{Op: rtPutOp, PathParams: []string{"reset"}}), 4)
-		rtWantAPIError(t, c.do(ctx, &Call{Op: rtPutOp, PathParams: []string{"503"}}), 503, 4)
+		rtWantTransportError(t, c.do(ctx, &Call{Op: rtPutOp, PathParams: [2]string{"reset"}}), 4)
+		rtWantAPIError(t, c.do(ctx, &Call{Op: rtPutOp, PathParams: [2]string{"503"}}), 503, 4)
 		cctx, cancel := context.WithCancel(ctx)
 		slow := func(s *Settings) error {
 			s.Retry.BaseDelay, s.Retry.MaxDelay = time.Minute, time.Minute
 			s.Retry.OnRetry = func(int, time.Duration) { cancel() }
 			return nil
 		}
-		err := c.do(cctx, &Call{Op: rtPutOp, PathParams: []string{"slow"}}, slow)
+		err := c.do(cctx, &Call{Op: rtPutOp, PathParams: [2]string{"slow"}}, slow)
 		if !stderrors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want context.Canceled", err)
 		}
 		signFail := 0
-		call := &Call{Op: rtPutOp, PathParams: []string{"503"}, Sign: func(*http.Request, []byte) error {
+		call := &Call{Op: rtPutOp, PathParams: [2]string{"503"}, Sign: func(*http.Request, []byte) error {
 			if signFail++; signFail > 1 {
 				return stderrors.New("sign")
 			}

@@ -83,7 +83,7 @@ func TestLoadSuccessPathAllocs(t *testing.T) {
 	call := func(c *Client) func() {
 		return func() {
 			var out struct{ OK bool }
-			if err := c.do(context.Background(), &Call{Op: rtPutOp, PathParams: []string{"t-1"}, Result: &out}); err != nil {
+			if err := c.do(context.Background(), &Call{Op: rtPutOp, PathParams: [2]string{"t-1"}, Result: &out}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -102,7 +102,7 @@ func TestLoadSuccessPathAllocs(t *testing.T) {
 func TestLoadErrorPathAllocs(t *testing.T) {
 	call := func(c *Client) func() {
 		return func() {
-			if err := c.do(context.Background(), &Call{Op: rtPutOp, PathParams: []string{"t-1"}}); err == nil {
+			if err := c.do(context.Background(), &Call{Op: rtPutOp, PathParams: [2]string{"t-1"}}); err == nil {
 				t.Fatal("want the 422")
 			}
 		}
@@ -125,7 +125,7 @@ func BenchmarkLoadSuccessPath(b *testing.B) {
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					var out struct{ OK bool }
-					if err := c.do(ctx, &Call{Op: rtPutOp, PathParams: []string{"t-1"}, Result: &out}); err != nil {
+					if err := c.do(ctx, &Call{Op: rtPutOp, PathParams: [2]string{"t-1"}, Result: &out}); err != nil {
 						b.Error(err)
 						return
 					}

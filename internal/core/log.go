@@ -22,9 +22,9 @@ func (state *callState) log(level slog.Level, msg string, resp *http.Response, e
 	}
 	attrs := make([]slog.Attr, 0, 9+len(extra))
 	attrs = append(attrs,
-		slog.String("operation", state.call.Op.Name),
-		slog.String("method", state.call.Op.Method),
-		slog.String("path", state.call.Op.Path),
+		slog.String("operation", state.op.Name),
+		slog.String("method", state.op.Method),
+		slog.String("path", state.op.Path),
 		slog.Int("attempt", state.attempts))
 	if !state.start.IsZero() {
 		attrs = append(attrs, slog.Duration("duration", time.Since(state.start)))

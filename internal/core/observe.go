@@ -85,7 +85,7 @@ func (state *callState) endAttempt(ctx context.Context, result observe.AttemptRe
 // context becomes req's, in place: req is not yet handed to net/http.
 func (state *callState) startAttempt(req *http.Request) {
 	obs := state.s.Observer
-	a := &attemptState{attempt: observe.Attempt{Call: callInfo(state.call.Op), Request: req, Resend: state.prior + state.attempts}, open: true}
+	a := &attemptState{attempt: observe.Attempt{Call: callInfo(state.op), Request: req, Resend: state.prior + state.attempts}, open: true}
 	a.ctx = obs.StartAttempt(state.ctx, a.attempt)
 	if a.ctx == nil || stateOf(a.ctx) != state {
 		// Not derived from the one given: the send's state and deadline

@@ -145,7 +145,7 @@ func TestObserverSeesEveryStage(t *testing.T) {
 	tokens := NewTokenCache(func(context.Context) (string, time.Time, error) { return "tok", time.Time{}, nil })
 	c, tr := observedClient(t, rec, tokens, 503, 503, 200)
 	op := &Operation{Name: "test.Put", Method: http.MethodPut, Path: "/things/{id}", Idempotent: true, Auth: true}
-	if err := c.do(context.Background(), &Call{Op: op, PathParams: []string{"id-1"}}); err != nil {
+	if err := c.do(context.Background(), &Call{Op: op, PathParams: [2]string{"id-1"}}); err != nil {
 		t.Fatal(err)
 	}
 	wantLines(t, rec.lines(), []string{
@@ -345,7 +345,7 @@ func TestFaultyObserverCannotBreakACall(t *testing.T) {
 					t.Fatalf("unrelated=%v: the call panicked: %v", unrelated, p)
 				}
 			}()
-			err = c.do(context.Background(), &Call{Op: op, PathParams: []string{"id-1"}})
+			err = c.do(context.Background(), &Call{Op: op, PathParams: [2]string{"id-1"}})
 		}()
 		if err != nil {
 			t.Fatalf("unrelated=%v: %v", unrelated, err)

@@ -6,7 +6,7 @@ import "net/http"
 type Operation struct {
 	Name   string // "accessmgmt.UpdateUser": used in errors and logs
 	Method string
-	Path   string // with {name} placeholders filled, in order, by Call.PathParams, escaped
+	Path   string // with {name} placeholders (at most two) filled, in order, by Call.PathParams, escaped
 	// Idempotent says the request may be repeated after it reached the server.
 	Idempotent bool
 	Auth       bool // the request carries the bearer token
@@ -17,8 +17,11 @@ type Operation struct {
 
 // Call is one invocation of an Operation.
 type Call struct {
-	Op         *Operation
-	PathParams []string
+	Op *Operation
+	// PathParams is an array, not a slice, so that a Call and its
+	// parameters stay on the caller's stack: the contract's paths have at
+	// most two.
+	PathParams [2]string
 	Body       any // encoded to JSON once; nil sends no body
 	// EncodedBody, when set, is sent as it is instead of Body.
 	EncodedBody []byte

@@ -30,7 +30,7 @@ func TestCachedTokenAddsNoAllocationPerCall(t *testing.T) {
 	call := func(c *Client) func() {
 		return func() {
 			var out struct{ OK bool }
-			if err := c.do(context.Background(), &Call{Op: authOp, PathParams: []string{"t-1"}, Result: &out}); err != nil {
+			if err := c.do(context.Background(), &Call{Op: authOp, PathParams: [2]string{"t-1"}, Result: &out}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -257,7 +257,7 @@ type budgetState struct {
 // decide is the policy's decision, with a retry paid for from the budget:
 // StopBudget when it cannot pay.
 func (state *callState) decide(ctx context.Context, apiErr *apierrors.Error, err error) (Decision, time.Duration) {
-	d, wait := state.s.Retry.Decide(ctx, state.attempts, state.call.Op.Idempotent || state.s.Idempotent, apiErr, err)
+	d, wait := state.s.Retry.Decide(ctx, state.attempts, state.op.Idempotent || state.s.Idempotent, apiErr, err)
 	b := state.s.RetryBudget
 	if d != Retry || b == nil {
 		return d, wait
