@@ -71,6 +71,7 @@ type callState struct {
 	result   any
 	sign     func(req *http.Request, body []byte) error
 	req      request
+	bodyRead bytes.Reader // reads req.body; go-retryablehttp copies it per attempt
 	tok      *CachedToken // nil when the call carries no bearer token
 	ctx      context.Context
 	prior    int // attempts before this send (a resend after a 401)
@@ -129,10 +130,10 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 	state.ctx = ctx
 	var body any
 	if req.body != nil {
-		// A *bytes.Reader, which go-retryablehttp copies per attempt, fits
-		// in an interface without the allocation a []byte would cost.
-		state.req.reader.Reset(req.body)
-		body = &state.req.reader
+		// A pointer fits in an interface without the allocation a []byte
+		// would cost.
+		state.bodyRead.Reset(req.body)
+		body = &state.bodyRead
 	}
 	rreq, err := newAttemptRequest(ctx, call.Op.Method, s.BaseURL, req, body)
 	if err != nil {

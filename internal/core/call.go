@@ -118,8 +118,6 @@ type request struct {
 	path  string // the escaped path alone, for errors
 	query string // the encoded query, "" for none
 	body  []byte // the JSON body, nil for none
-	// reader reads body; an attempt is handed a copy (send).
-	reader bytes.Reader
 	// direct says url.Parse(url) would give back the base URL's scheme and
 	// host, path and query as they are (no byte of the path is or needs
 	// escaping), so an attempt fills its URL from them instead of parsing
