@@ -19,14 +19,14 @@
 //	go run ./cmd/benchreport -input saved.txt
 //
 // It builds the benchmark test binary once and runs it -count times, one
-// sample of every row per run, rotating the order of the contenders between
-// runs (-rotate), so that the samples of the contenders compared in a row
-// are interleaved in time rather than taken minutes apart. It reports the
-// median of each row's samples. The report is informational: it exits 0
-// whatever the verdicts, unless -strict is given (then 1 on any FAIL); it
-// exits 2 when the benchmarks could not run. Loopback timings move by
-// several percent between runs on a busy machine: rerun before trusting a
-// marginal verdict.
+// sample of every row per run. Within a row the contenders take turns call
+// by call and each reports its median time per call (see run in
+// bench_test.go), so the contenders compared in a row are measured in the
+// same moments; between runs the first contender moves on (-rotate). It
+// reports the median of each row's samples. It also reads older output
+// with one line per contender and ns/op. The report is informational: it
+// exits 0 whatever the verdicts, unless -strict is given (then 1 on any
+// FAIL); it exits 2 when the benchmarks could not run.
 package main
 
 import (
@@ -113,14 +113,33 @@ func parse(r io.Reader) stats {
 		if _, err := strconv.Atoi(f[1]); err != nil {
 			continue
 		}
+		name := procSuffix.ReplaceAllString(f[0], "")
 		var s sample
 		ok := false
+		perCall := map[string]*sample{} // a row's contenders, from "<contender>-ns/call" and the like
 		for i := 2; i+1 < len(f); i += 2 {
 			v, err := strconv.ParseFloat(f[i], 64)
 			if err != nil {
 				break
 			}
-			switch f[i+1] {
+			unit := f[i+1]
+			if who, what, found := strings.Cut(unit, "-"); found && strings.HasSuffix(what, "/call") {
+				c := perCall[who]
+				if c == nil {
+					c = &sample{}
+					perCall[who] = c
+				}
+				switch what {
+				case "ns/call":
+					c.ns = v
+				case "B/call":
+					c.bytes = v
+				case "allocs/call":
+					c.allocs = v
+				}
+				continue
+			}
+			switch unit {
 			case "ns/op":
 				s.ns, ok = v, true
 			case "B/op":
@@ -130,8 +149,10 @@ func parse(r io.Reader) stats {
 			}
 		}
 		if ok {
-			name := procSuffix.ReplaceAllString(f[0], "")
 			st.samples[name] = append(st.samples[name], s)
+		}
+		for who, c := range perCall {
+			st.samples[name+"/"+who] = append(st.samples[name+"/"+who], *c)
 		}
 	}
 	return st

@@ -58,6 +58,25 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestParsePerCallMetrics reads a row as the benchmarks print it: one line
+// whose "<contender>-ns/call", "-allocs/call" and "-B/call" metrics become
+// that contender's sample, two runs making two samples.
+func TestParsePerCallMetrics(t *testing.T) {
+	row := "BenchmarkLoopback/UpdateUser/serial-2 \t 1725\t 137327 ns/op\t 10344 generated-B/call\t 127.0 generated-allocs/call\t 47580 generated-ns/call" +
+		"\t 9124 raw-B/call\t 108.1 raw-allocs/call\t %d raw-ns/call\t 9018 sdk-B/call\t 105.1 sdk-allocs/call\t %d sdk-ns/call\n"
+	st := parse(strings.NewReader(fmt.Sprintf(row, 44000, 45000) + fmt.Sprintf(row, 46000, 47000)))
+	for name, want := range map[string]sample{
+		"BenchmarkLoopback/UpdateUser/serial/sdk":       {ns: 46000, bytes: 9018, allocs: 105.1},
+		"BenchmarkLoopback/UpdateUser/serial/raw":       {ns: 45000, bytes: 9124, allocs: 108.1},
+		"BenchmarkLoopback/UpdateUser/serial/generated": {ns: 47580, bytes: 10344, allocs: 127},
+		"BenchmarkLoopback/UpdateUser/serial":           {ns: 137327},
+	} {
+		if got, ok := st.median(name); !ok || got != want {
+			t.Errorf("%s: median = %+v, %v; want %+v", name, got, ok, want)
+		}
+	}
+}
+
 func TestReport(t *testing.T) {
 	var b strings.Builder
 	fails := report(&b, parse(strings.NewReader(sampleOutput())), "")
