@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/memberplatform/memberplatform-go/internal/core"
+	"github.com/memberplatform/memberplatform-go/internal/jsonbody"
 	"github.com/memberplatform/memberplatform-go/internal/validate"
 	"github.com/memberplatform/memberplatform-go/option"
 )
@@ -42,6 +43,16 @@ type UpdateUserParams struct {
 	Email        *string `json:"email,omitempty"`        // updated directly at the provider
 	FirstName    *string `json:"firstName,omitempty"`
 	LastName     *string `json:"lastName,omitempty"`
+}
+
+// body is json.Marshal(p), written without reflection (package jsonbody).
+func (p *UpdateUserParams) body() []byte {
+	o := jsonbody.Start(64)
+	o.OptionalString("mobileNumber", p.MobileNumber)
+	o.OptionalString("email", p.Email)
+	o.OptionalString("firstName", p.FirstName)
+	o.OptionalString("lastName", p.LastName)
+	return o.End()
 }
 
 // Both operations are PUTs of absolute values: repeating one leaves the same
@@ -91,7 +102,7 @@ func (s *Service) UpdateUser(ctx context.Context, userID string, params UpdateUs
 		return nil, err
 	}
 	var u ProviderUser
-	err := core.Do(ctx, s.pipeline(), &core.Call{Op: &updateUserOp, PathParams: [2]string{userID}, Body: params, Result: &u}, opts)
+	err := core.Do(ctx, s.pipeline(), &core.Call{Op: &updateUserOp, PathParams: [2]string{userID}, EncodedBody: params.body(), Result: &u}, opts)
 	if err != nil {
 		return nil, err
 	}

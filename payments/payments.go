@@ -9,6 +9,7 @@ import (
 
 	"github.com/memberplatform/memberplatform-go/internal/core"
 	"github.com/memberplatform/memberplatform-go/internal/flextime"
+	"github.com/memberplatform/memberplatform-go/internal/jsonbody"
 	"github.com/memberplatform/memberplatform-go/internal/validate"
 	"github.com/memberplatform/memberplatform-go/option"
 )
@@ -91,6 +92,14 @@ type UpdatePaymentMethodParams struct {
 	ExpDate *string `json:"expDate,omitempty"`
 }
 
+// body is json.Marshal(p), written without reflection (package jsonbody).
+func (p *UpdatePaymentMethodParams) body() []byte {
+	o := jsonbody.Start(48)
+	o.OptionalBool("setAsPrimary", p.SetAsPrimary)
+	o.OptionalString("expDate", p.ExpDate)
+	return o.End()
+}
+
 // ExpDate formats a card expiry as MM/YYYY, the format the platform reports.
 func ExpDate(month time.Month, year int) string {
 	return fmt.Sprintf("%02d/%04d", int(month), year)
@@ -119,7 +128,7 @@ func (s *Service) UpdatePaymentMethod(ctx context.Context, id string, params Upd
 		return nil, err
 	}
 	var decoded paymentMethodJSON
-	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: &updatePaymentMethodOp, PathParams: [2]string{id}, Body: params, Result: &decoded}, opts); err != nil {
+	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: &updatePaymentMethodOp, PathParams: [2]string{id}, EncodedBody: params.body(), Result: &decoded}, opts); err != nil {
 		return nil, err
 	}
 	pm := decoded.paymentMethod()
