@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/memberplatform/memberplatform-go/internal/core"
-	"github.com/memberplatform/memberplatform-go/internal/jsonbody"
 	"github.com/memberplatform/memberplatform-go/internal/validate"
 	"github.com/memberplatform/memberplatform-go/option"
 )
@@ -45,14 +44,14 @@ type UpdateUserParams struct {
 	LastName     *string `json:"lastName,omitempty"`
 }
 
-// body is json.Marshal(p), written without reflection (package jsonbody).
+// body is json.Marshal(p), written without reflection (core.JSONBody).
 func (p *UpdateUserParams) body() []byte {
-	o := jsonbody.Start(64)
+	o := core.NewJSONBody(64)
 	o.OptionalString("mobileNumber", p.MobileNumber)
 	o.OptionalString("email", p.Email)
 	o.OptionalString("firstName", p.FirstName)
 	o.OptionalString("lastName", p.LastName)
-	return o.End()
+	return o.Bytes()
 }
 
 // Both operations are PUTs of absolute values: repeating one leaves the same

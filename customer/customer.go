@@ -9,7 +9,6 @@ import (
 
 	"github.com/memberplatform/memberplatform-go/internal/core"
 	"github.com/memberplatform/memberplatform-go/internal/flextime"
-	"github.com/memberplatform/memberplatform-go/internal/jsonbody"
 	"github.com/memberplatform/memberplatform-go/internal/validate"
 	"github.com/memberplatform/memberplatform-go/option"
 )
@@ -79,9 +78,9 @@ type UpsertMemberAddressParams struct {
 	Country        string                    `json:"country"`
 }
 
-// body is json.Marshal(p), written without reflection (package jsonbody).
+// body is json.Marshal(p), written without reflection (core.JSONBody).
 func (p *UpsertMemberAddressParams) body() []byte {
-	o := jsonbody.Start(128 + len(p.AddressLineOne) + len(p.State) + len(p.Suburb) + len(p.Postcode) + len(p.Country))
+	o := core.NewJSONBody(128 + len(p.AddressLineOne) + len(p.State) + len(p.Suburb) + len(p.Postcode) + len(p.Country))
 	o.OptionalString("addressFull", p.AddressFull)
 	o.String("addressLineOne", p.AddressLineOne)
 	if lineTwo, err := p.AddressLineTwo.Get(); err == nil {
@@ -93,7 +92,7 @@ func (p *UpsertMemberAddressParams) body() []byte {
 	o.String("suburb", p.Suburb)
 	o.String("postcode", p.Postcode)
 	o.String("country", p.Country)
-	return o.End()
+	return o.Bytes()
 }
 
 // An upsert stores the same address whether sent once or twice: safe to retry.

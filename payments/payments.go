@@ -9,7 +9,6 @@ import (
 
 	"github.com/memberplatform/memberplatform-go/internal/core"
 	"github.com/memberplatform/memberplatform-go/internal/flextime"
-	"github.com/memberplatform/memberplatform-go/internal/jsonbody"
 	"github.com/memberplatform/memberplatform-go/internal/validate"
 	"github.com/memberplatform/memberplatform-go/option"
 )
@@ -92,12 +91,12 @@ type UpdatePaymentMethodParams struct {
 	ExpDate *string `json:"expDate,omitempty"`
 }
 
-// body is json.Marshal(p), written without reflection (package jsonbody).
+// body is json.Marshal(p), written without reflection (core.JSONBody).
 func (p *UpdatePaymentMethodParams) body() []byte {
-	o := jsonbody.Start(48)
+	o := core.NewJSONBody(48)
 	o.OptionalBool("setAsPrimary", p.SetAsPrimary)
 	o.OptionalString("expDate", p.ExpDate)
-	return o.End()
+	return o.Bytes()
 }
 
 // ExpDate formats a card expiry as MM/YYYY, the format the platform reports.

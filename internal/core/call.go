@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -140,6 +141,71 @@ func newRequest(s *Settings, call *Call) (request, error) {
 		r.body = b
 	}
 	return r, nil
+}
+
+// JSONBody writes an area's request body member by member (Call.EncodedBody),
+// in the very bytes json.Marshal writes for the operation's parameter
+// struct; the areas' tests hold it to json.Marshal. json.Marshal walks the
+// struct by reflection on every call, and on a loopback call, cold in the
+// caches after the round trip, that walk cost 1-2 % of the call. Member
+// names are written as they are: they must need no escaping.
+type JSONBody struct{ buf []byte }
+
+// NewJSONBody starts an object with room for size bytes.
+func NewJSONBody(size int) JSONBody { return JSONBody{append(make([]byte, 0, size), '{')} }
+
+// Bytes closes the object and returns it.
+func (o *JSONBody) Bytes() []byte { return append(o.buf, '}') }
+
+// String writes name with the string v.
+func (o *JSONBody) String(name, v string) {
+	o.name(name)
+	o.buf = appendJSONString(o.buf, v)
+}
+
+// OptionalString writes name with *v, or nothing when v is nil (omitempty).
+func (o *JSONBody) OptionalString(name string, v *string) {
+	if v != nil {
+		o.String(name, *v)
+	}
+}
+
+// OptionalBool writes name with *v, or nothing when v is nil (omitempty).
+func (o *JSONBody) OptionalBool(name string, v *bool) {
+	if v != nil {
+		o.name(name)
+		o.buf = strconv.AppendBool(o.buf, *v)
+	}
+}
+
+// Null writes name with null.
+func (o *JSONBody) Null(name string) {
+	o.name(name)
+	o.buf = append(o.buf, "null"...)
+}
+
+func (o *JSONBody) name(name string) {
+	if len(o.buf) > 1 {
+		o.buf = append(o.buf, ',')
+	}
+	o.buf = append(o.buf, '"')
+	o.buf = append(o.buf, name...)
+	o.buf = append(o.buf, '"', ':')
+}
+
+// appendJSONString appends s quoted as it is when none of its bytes needs
+// escaping (printable ASCII but '"', '\\' and the '<', '>' and '&' that
+// json.Marshal escapes for HTML), else json.Marshal's own encoding of it.
+func appendJSONString(buf []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			quoted, _ := json.Marshal(s) // a string always encodes
+			return append(buf, quoted...)
+		}
+	}
+	buf = append(buf, '"')
+	buf = append(buf, s...)
+	return append(buf, '"')
 }
 
 // buildURL joins the base URL, the path template with its parameters
