@@ -46,11 +46,11 @@ type UpdateUserParams struct {
 
 // body is json.Marshal(p), written without reflection (core.JSONBody).
 func (p *UpdateUserParams) body() []byte {
-	o := core.NewJSONBody(64)
-	o.OptionalString("mobileNumber", p.MobileNumber)
-	o.OptionalString("email", p.Email)
-	o.OptionalString("firstName", p.FirstName)
-	o.OptionalString("lastName", p.LastName)
+	o := make(core.JSONBody, 0, 64)
+	o.AddOptional("mobileNumber", p.MobileNumber)
+	o.AddOptional("email", p.Email)
+	o.AddOptional("firstName", p.FirstName)
+	o.AddOptional("lastName", p.LastName)
 	return o.Bytes()
 }
 

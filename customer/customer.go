@@ -80,18 +80,18 @@ type UpsertMemberAddressParams struct {
 
 // body is json.Marshal(p), written without reflection (core.JSONBody).
 func (p *UpsertMemberAddressParams) body() []byte {
-	o := core.NewJSONBody(128 + len(p.AddressLineOne) + len(p.State) + len(p.Suburb) + len(p.Postcode) + len(p.Country))
-	o.OptionalString("addressFull", p.AddressFull)
-	o.String("addressLineOne", p.AddressLineOne)
+	o := make(core.JSONBody, 0, 128+len(p.AddressLineOne)+len(p.State)+len(p.Suburb)+len(p.Postcode)+len(p.Country))
+	o.AddOptional("addressFull", p.AddressFull)
+	o.Add("addressLineOne", p.AddressLineOne)
 	if lineTwo, err := p.AddressLineTwo.Get(); err == nil {
-		o.String("addressLineTwo", lineTwo)
+		o.Add("addressLineTwo", lineTwo)
 	} else if p.AddressLineTwo.IsNull() {
-		o.Null("addressLineTwo")
+		o.AddNull("addressLineTwo")
 	}
-	o.String("state", p.State)
-	o.String("suburb", p.Suburb)
-	o.String("postcode", p.Postcode)
-	o.String("country", p.Country)
+	o.Add("state", p.State)
+	o.Add("suburb", p.Suburb)
+	o.Add("postcode", p.Postcode)
+	o.Add("country", p.Country)
 	return o.Bytes()
 }
 

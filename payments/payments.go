@@ -93,9 +93,9 @@ type UpdatePaymentMethodParams struct {
 
 // body is json.Marshal(p), written without reflection (core.JSONBody).
 func (p *UpdatePaymentMethodParams) body() []byte {
-	o := core.NewJSONBody(48)
-	o.OptionalBool("setAsPrimary", p.SetAsPrimary)
-	o.OptionalString("expDate", p.ExpDate)
+	o := make(core.JSONBody, 0, 48)
+	o.AddOptionalBool("setAsPrimary", p.SetAsPrimary)
+	o.AddOptional("expDate", p.ExpDate)
 	return o.Bytes()
 }
 

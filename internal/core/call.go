@@ -143,69 +143,64 @@ func newRequest(s *Settings, call *Call) (request, error) {
 	return r, nil
 }
 
-// JSONBody writes an area's request body member by member (Call.EncodedBody),
-// in the very bytes json.Marshal writes for the operation's parameter
+// JSONBody is an area's request body (Call.EncodedBody), written member by
+// member in the bytes json.Marshal writes for the operation's parameter
 // struct; the areas' tests hold it to json.Marshal. json.Marshal walks the
-// struct by reflection on every call, and on a loopback call, cold in the
-// caches after the round trip, that walk cost 1-2 % of the call. Member
-// names are written as they are: they must need no escaping.
-type JSONBody struct{ buf []byte }
+// struct by reflection on every call, which on a loopback call, cold in
+// the caches after the round trip, cost 1-2 % of the call. Names are
+// written as they are: they must need no escaping.
+type JSONBody []byte
 
-// NewJSONBody starts an object with room for size bytes.
-func NewJSONBody(size int) JSONBody { return JSONBody{append(make([]byte, 0, size), '{')} }
-
-// Bytes closes the object and returns it.
-func (o *JSONBody) Bytes() []byte { return append(o.buf, '}') }
-
-// String writes name with the string v.
-func (o *JSONBody) String(name, v string) {
-	o.name(name)
-	o.buf = appendJSONString(o.buf, v)
-}
-
-// OptionalString writes name with *v, or nothing when v is nil (omitempty).
-func (o *JSONBody) OptionalString(name string, v *string) {
-	if v != nil {
-		o.String(name, *v)
+// Bytes returns the object, closed.
+func (b *JSONBody) Bytes() []byte {
+	if len(*b) == 0 {
+		return []byte("{}")
 	}
+	return append(*b, '}')
 }
 
-// OptionalBool writes name with *v, or nothing when v is nil (omitempty).
-func (o *JSONBody) OptionalBool(name string, v *bool) {
-	if v != nil {
-		o.name(name)
-		o.buf = strconv.AppendBool(o.buf, *v)
-	}
-}
-
-// Null writes name with null.
-func (o *JSONBody) Null(name string) {
-	o.name(name)
-	o.buf = append(o.buf, "null"...)
-}
-
-func (o *JSONBody) name(name string) {
-	if len(o.buf) > 1 {
-		o.buf = append(o.buf, ',')
-	}
-	o.buf = append(o.buf, '"')
-	o.buf = append(o.buf, name...)
-	o.buf = append(o.buf, '"', ':')
-}
-
-// appendJSONString appends s quoted as it is when none of its bytes needs
-// escaping (printable ASCII but '"', '\\' and the '<', '>' and '&' that
-// json.Marshal escapes for HTML), else json.Marshal's own encoding of it.
-func appendJSONString(buf []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			quoted, _ := json.Marshal(s) // a string always encodes
-			return append(buf, quoted...)
+// Add adds name with v, escaped as json.Marshal escapes it.
+func (b *JSONBody) Add(name, v string) {
+	b.name(name)
+	for i := 0; i < len(v); i++ {
+		// What json.Marshal escapes ('<', '>' and '&' for HTML), or non-ASCII.
+		if c := v[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			quoted, _ := json.Marshal(v) // a string always encodes
+			*b = append(*b, quoted...)
+			return
 		}
 	}
-	buf = append(buf, '"')
-	buf = append(buf, s...)
-	return append(buf, '"')
+	*b = append(append(append(*b, '"'), v...), '"')
+}
+
+// AddOptional adds name with *v, unless v is nil (omitempty).
+func (b *JSONBody) AddOptional(name string, v *string) {
+	if v != nil {
+		b.Add(name, *v)
+	}
+}
+
+// AddOptionalBool adds name with *v, unless v is nil (omitempty).
+func (b *JSONBody) AddOptionalBool(name string, v *bool) {
+	if v != nil {
+		b.name(name)
+		*b = strconv.AppendBool(*b, *v)
+	}
+}
+
+// AddNull adds name with null.
+func (b *JSONBody) AddNull(name string) {
+	b.name(name)
+	*b = append(*b, "null"...)
+}
+
+// name opens the object or adds a comma, then writes "name":.
+func (b *JSONBody) name(name string) {
+	sep := byte(',')
+	if len(*b) == 0 {
+		sep = '{'
+	}
+	*b = append(append(append(*b, sep, '"'), name...), '"', ':')
 }
 
 // buildURL joins the base URL, the path template with its parameters
