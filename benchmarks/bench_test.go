@@ -20,7 +20,7 @@ import (
 //	BenchmarkErrors/{serviceErrors=1,serviceErrors=100,serviceErrors=1000,fieldErrors=100}
 //	BenchmarkScale/{slugs=1,slugs=100,slugs=10000}
 //
-// Each row reports, per contender (sdk, raw, generated), its mean time per
+// Each row reports, per contender (sdk, raw, generated), its median time per
 // call as "<contender>-ns/call" and its allocations and bytes per call as
 // "<contender>-allocs/call" and "<contender>-B/call"; its ns/op is the time
 // of one turn (below). Loopback rows send over a loopback httptest server,
