@@ -55,9 +55,7 @@ func Decode(status int, header http.Header, body []byte) *Error {
 		header = http.Header{}
 	}
 	e := &Error{StatusCode: status, Header: header, RequestID: httpx.RequestID(header), Body: body}
-	if d, ok := httpx.RetryAfter(header, time.Now()); ok {
-		e.RetryAfter = d
-	}
+	e.RetryAfter, _ = httpx.RetryAfter(header, time.Now()) // 0 when none
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(body), []byte("\xEF\xBB\xBF")))
 	if len(trimmed) > 0 && trimmed[0] == '{' {
 		members := jsonscan.Object(trimmed)

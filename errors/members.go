@@ -2,6 +2,7 @@ package errors
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,14 +28,9 @@ const (
 
 var memberNames = [memberCount]string{"type", "title", "detail", "instance", "status", "serviceCode", "serviceMeta", "serviceErrors", "code", "message", "errors"}
 
-// memberOf returns which of memberNames name matches, or mOther.
+// memberOf returns which of memberNames name matches, or mOther (-1).
 func memberOf(name []byte) int {
-	for i, known := range memberNames {
-		if jsonscan.Match(name, known) {
-			return i
-		}
-	}
-	return mOther
+	return slices.IndexFunc(memberNames[:], func(known string) bool { return jsonscan.Match(name, known) })
 }
 
 // decodeMembers calls set with each member a format defines, in order (a

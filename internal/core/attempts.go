@@ -130,10 +130,8 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 	state.ctx = ctx
 	var body any
 	if req.body != nil {
-		// A pointer fits in an interface without the allocation a []byte
-		// would cost.
 		state.bodyRead.Reset(req.body)
-		body = &state.bodyRead
+		body = &state.bodyRead // a pointer, unlike a []byte, goes in an interface unallocated
 	}
 	rreq, err := newAttemptRequest(ctx, call.Op.Method, s.BaseURL, req, body)
 	if err != nil {
@@ -419,8 +417,7 @@ func (state *callState) observeRate(apiErr *apierrors.Error, err error) {
 const DefaultMaxResponseBytes = 8 << 20
 
 // readBody reads at most limit+1 bytes of resp's body (the extra one tells
-// it is longer), drains and closes it, and leaves http.NoBody. The buffer
-// starts at the announced length (at most 1 MiB) and doubles up to limit.
+// it is longer), drains and closes it, and leaves http.NoBody.
 func readBody(resp *http.Response, limit int64) ([]byte, error) {
 	orig := resp.Body
 	if orig == nil || orig == http.NoBody {

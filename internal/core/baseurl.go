@@ -45,7 +45,6 @@ func redactURL(u *url.URL) string {
 		return ""
 	}
 	r := *u
-	r.User = nil
-	r.RawQuery = ""
+	r.User, r.RawQuery = nil, ""
 	return r.String()
 }

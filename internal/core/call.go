@@ -119,9 +119,8 @@ type request struct {
 	query string // the encoded query, "" for none
 	body  []byte // the JSON body, nil for none
 	// direct says url.Parse(url) would give back the base URL's scheme and
-	// host, path and query as they are (no byte of the path is or needs
-	// escaping), so an attempt fills its URL from them instead of parsing
-	// url again (newAttemptRequest): parsing is most of building a request.
+	// host, path and query unchanged, so an attempt fills its URL from them
+	// (newAttemptRequest): parsing is most of building a request.
 	direct bool
 }
 

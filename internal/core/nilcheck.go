@@ -12,21 +12,14 @@ import (
 // func, map, channel or slice: a "typed nil" options refuse, so the mistake
 // surfaces at client.New rather than as a panic in a later call.
 func NilInside(v any) bool {
-	if v == nil {
-		return false
-	}
-	rv := reflect.ValueOf(v)
+	rv := reflect.ValueOf(v) // of nil: the zero Value, whose Kind is Invalid
 	return nilKind(rv.Kind()) && rv.IsNil()
 }
 
 // TypedNilError is the message for a typed nil given to option name, as
 // "memberplatform: option.WithTransport: a nil *http.Transport; hint".
 func TypedNilError(name string, v any, hint string) error {
-	msg := fmt.Sprintf("memberplatform: option.%s: a nil %T", name, v)
-	if hint != "" {
-		msg += "; " + hint
-	}
-	return errors.New(msg)
+	return fmt.Errorf("memberplatform: option.%s: a nil %T; %s", name, v, hint)
 }
 
 // CheckCredentialsProvider reports why creds cannot sign: nil, a typed nil,
@@ -62,9 +55,5 @@ func checkCached(v reflect.Value) error {
 }
 
 func nilKind(k reflect.Kind) bool {
-	switch k {
-	case reflect.Pointer, reflect.Func, reflect.Map, reflect.Chan, reflect.Slice:
-		return true
-	}
-	return false
+	return k == reflect.Pointer || k == reflect.Func || k == reflect.Map || k == reflect.Chan || k == reflect.Slice
 }

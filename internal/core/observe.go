@@ -88,8 +88,7 @@ func (state *callState) startAttempt(req *http.Request) {
 	a := &attemptState{attempt: observe.Attempt{Call: callInfo(state.op), Request: req, Resend: state.prior + state.attempts}, open: true}
 	a.ctx = obs.StartAttempt(state.ctx, a.attempt)
 	if a.ctx == nil || stateOf(a.ctx) != state {
-		// Not derived from the one given: the send's state and deadline
-		// would be lost.
+		// Not derived from the one given: the send's state and deadline would be lost.
 		a.ctx = state.ctx
 	}
 	a.attempt.Request = nil // not kept past StartAttempt: the observer must not read it later

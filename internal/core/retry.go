@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -57,11 +58,10 @@ func (p *RetryPolicy) Backoff(retry int) time.Duration {
 	if ceil > float64(p.MaxDelay) || math.IsInf(ceil, 0) {
 		ceil = float64(p.MaxDelay)
 	}
-	random := rand.Float64
 	if p.Rand != nil {
-		random = p.Rand
+		return time.Duration(p.Rand() * ceil)
 	}
-	return time.Duration(random() * ceil)
+	return time.Duration(rand.Float64() * ceil)
 }
 
 // Decision is what the policy decided after one attempt.
@@ -144,8 +144,8 @@ func retriableError(idempotent bool, err error) bool {
 	return idempotent && transientError(err)
 }
 
-// transientErrnos are the connection failures worth another attempt.
-var transientErrnos = []error{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.EPIPE}
+// transientErrs are the connection failures worth another attempt.
+var transientErrs = []error{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.EPIPE, io.EOF, io.ErrUnexpectedEOF}
 
 // transientTexts are transient failures net/http reports only as
 // unexported errors.New values.
@@ -157,12 +157,7 @@ var transientTexts = []string{
 
 // transientError reports whether err, or its cause, is known to be transient.
 func transientError(err error) bool {
-	for _, e := range transientErrnos {
-		if stderrors.Is(err, e) {
-			return true
-		}
-	}
-	if stderrors.Is(err, io.EOF) || stderrors.Is(err, io.ErrUnexpectedEOF) {
+	if slices.ContainsFunc(transientErrs, func(e error) bool { return stderrors.Is(err, e) }) {
 		return true
 	}
 	var opErr *net.OpError
@@ -173,12 +168,7 @@ func transientError(err error) bool {
 		return true
 	}
 	msg := err.Error()
-	for _, t := range transientTexts {
-		if strings.Contains(msg, t) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(transientTexts, func(t string) bool { return strings.Contains(msg, t) })
 }
 
 // BudgetConfig sizes a retry budget (option.WithRetryBudget), in tokens.
@@ -290,14 +280,14 @@ func (state *callState) refundRetry() {
 	}
 }
 
-// settleBudget refills the budget after a healthy final answer (apiErr nil
-// for a 2xx).
+// settleBudget refills the budget after a final answer that shows the
+// service working: a 2xx (apiErr nil), or an error response other than
+// 408, 429 or 5xx.
 func (state *callState) settleBudget(apiErr *apierrors.Error) {
-	b := state.s.RetryBudget
-	if b == nil || !healthyAnswer(apiErr) {
-		return
+	if b := state.s.RetryBudget; b != nil &&
+		(apiErr == nil || apiErr.StatusCode < http.StatusInternalServerError && !apiErr.Temporary()) {
+		b.give(cmp.Or(state.retryCost, b.cfg.SuccessRefill))
 	}
-	b.give(cmp.Or(state.retryCost, b.cfg.SuccessRefill))
 }
 
 // rateLimited reports whether an error response says the client sends too
@@ -305,12 +295,6 @@ func (state *callState) settleBudget(apiErr *apierrors.Error) {
 // reads Decode's classification; Is(ErrRateLimited) would cost allocations.
 func rateLimited(apiErr *apierrors.Error) bool {
 	return apiErr != nil && (apiErr.StatusCode == http.StatusTooManyRequests || apiErr.Kind() == apierrors.ErrRateLimited)
-}
-
-// healthyAnswer reports whether an answer shows the service working: not
-// 408, 429 or 5xx.
-func healthyAnswer(apiErr *apierrors.Error) bool {
-	return apiErr == nil || (apiErr.StatusCode < http.StatusInternalServerError && !apiErr.Temporary())
 }
 
 // budgetStopped is the cause of an error whose retry the budget refused,

@@ -190,10 +190,13 @@ func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*Cache
 	})
 	select {
 	case r := <-ch:
-		if r.Err != nil {
-			return nil, asTokenError(r.Err)
+		if r.Err == nil {
+			return r.Val.(*CachedToken), nil
 		}
-		return r.Val.(*CachedToken), nil
+		if _, ok := stderrors.AsType[*apierrors.TokenError](r.Err); ok {
+			return nil, r.Err
+		}
+		return nil, &apierrors.TokenError{Err: r.Err}
 	case <-ctx.Done():
 		return nil, &apierrors.TokenError{Err: ctx.Err()}
 	}
@@ -230,16 +233,4 @@ func CheckTokenValue(v string) error {
 }
 
 // Invalidate drops t if it is still the current token.
-func (c *TokenCache) Invalidate(t *CachedToken) {
-	if t != nil {
-		c.cur.CompareAndSwap(t, nil)
-	}
-}
-
-func asTokenError(err error) error {
-	var te *apierrors.TokenError
-	if stderrors.As(err, &te) {
-		return err
-	}
-	return &apierrors.TokenError{Err: err}
-}
+func (c *TokenCache) Invalidate(t *CachedToken) { c.cur.CompareAndSwap(t, nil) }

@@ -77,8 +77,7 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 		if s == "" {
 			return nil
 		}
-		v, err := Parse(s)
-		t.Time = v
+		t.Time, err = Parse(s)
 		return err
 	}
 	n, err := strconv.ParseFloat(string(b), 64)

@@ -33,10 +33,7 @@ func RetryAfter(h http.Header, now time.Time) (d time.Duration, ok bool) {
 		return time.Duration(secs) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d, true // Sub saturates rather than overflows
-		}
-		return 0, true
+		return max(t.Sub(now), 0), true // Sub saturates rather than overflows
 	}
 	return 0, false
 }

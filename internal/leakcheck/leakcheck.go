@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,13 +63,7 @@ func others() []string {
 	}
 	// The caller's goroutine first, then the others, blank-line separated.
 	blocks := strings.Split(strings.TrimSpace(string(buf)), "\n\n")
-	var leaked []string
-	for _, b := range blocks[1:] {
-		if !ignored(b) {
-			leaked = append(leaked, b)
-		}
-	}
-	return leaked
+	return slices.DeleteFunc(blocks[1:], ignored)
 }
 
 // ignoredFrames mark goroutines the runtime or standard library keep for the
@@ -87,13 +82,6 @@ var ignoredFrames = []string{
 func ignored(stack string) bool {
 	// The test runner's goroutines stand in the testing package.
 	_, frames, _ := strings.Cut(stack, "\n")
-	if strings.HasPrefix(frames, "testing.") {
-		return true
-	}
-	for _, f := range ignoredFrames {
-		if strings.Contains(stack, "\n"+f) {
-			return true
-		}
-	}
-	return false
+	return strings.HasPrefix(frames, "testing.") ||
+		slices.ContainsFunc(ignoredFrames, func(f string) bool { return strings.Contains(stack, "\n"+f) })
 }
