@@ -44,6 +44,16 @@ type UpdateUserParams struct {
 	LastName     *string `json:"lastName,omitempty"`
 }
 
+// body is json.Marshal(p), written without reflection (core.JSONBody).
+func (p *UpdateUserParams) body() []byte {
+	o := make(core.JSONBody, 0, 64)
+	o.AddOptional("mobileNumber", p.MobileNumber)
+	o.AddOptional("email", p.Email)
+	o.AddOptional("firstName", p.FirstName)
+	o.AddOptional("lastName", p.LastName)
+	return o.Bytes()
+}
+
 // Both operations are PUTs of absolute values: repeating one leaves the same
 // state, so they are safe to retry after a timeout or a 5xx.
 var (
@@ -91,7 +101,7 @@ func (s *Service) UpdateUser(ctx context.Context, userID string, params UpdateUs
 		return nil, err
 	}
 	var u ProviderUser
-	err := core.Do(ctx, s.pipeline(), &core.Call{Op: &updateUserOp, PathParams: [2]string{userID}, Body: params, Result: &u}, opts)
+	err := core.Do(ctx, s.pipeline(), &core.Call{Op: &updateUserOp, PathParams: [2]string{userID}, EncodedBody: params.body(), Result: &u}, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -78,33 +78,21 @@ type UpsertMemberAddressParams struct {
 	Country        string                    `json:"country"`
 }
 
-// upsertMemberAddressBody is UpsertMemberAddressParams as it travels.
-// AddressLineTwo is an any so that its three states need no custom
-// marshaler, which encoding/json would call and then re-scan: nil (unset)
-// is omitted, a nil *string is sent as null, a *string (to lineTwo) as its
-// value.
-type upsertMemberAddressBody struct {
-	AddressFull    *string `json:"addressFull,omitempty"`
-	AddressLineOne string  `json:"addressLineOne"`
-	AddressLineTwo any     `json:"addressLineTwo,omitempty"`
-	State          string  `json:"state"`
-	Suburb         string  `json:"suburb"`
-	Postcode       string  `json:"postcode"`
-	Country        string  `json:"country"`
-	lineTwo        string
-}
-
-func (p *UpsertMemberAddressParams) wire() *upsertMemberAddressBody {
-	body := &upsertMemberAddressBody{AddressFull: p.AddressFull, AddressLineOne: p.AddressLineOne,
-		State: p.State, Suburb: p.Suburb, Postcode: p.Postcode, Country: p.Country}
-	switch {
-	case p.AddressLineTwo.IsNull():
-		body.AddressLineTwo = (*string)(nil)
-	case p.AddressLineTwo.IsSpecified():
-		body.lineTwo, _ = p.AddressLineTwo.Get()
-		body.AddressLineTwo = &body.lineTwo
+// body is json.Marshal(p), written without reflection (core.JSONBody).
+func (p *UpsertMemberAddressParams) body() []byte {
+	o := make(core.JSONBody, 0, 128+len(p.AddressLineOne)+len(p.State)+len(p.Suburb)+len(p.Postcode)+len(p.Country))
+	o.AddOptional("addressFull", p.AddressFull)
+	o.Add("addressLineOne", p.AddressLineOne)
+	if lineTwo, err := p.AddressLineTwo.Get(); err == nil {
+		o.Add("addressLineTwo", lineTwo)
+	} else if p.AddressLineTwo.IsNull() {
+		o.AddNull("addressLineTwo")
 	}
-	return body
+	o.Add("state", p.State)
+	o.Add("suburb", p.Suburb)
+	o.Add("postcode", p.Postcode)
+	o.Add("country", p.Country)
+	return o.Bytes()
 }
 
 // An upsert stores the same address whether sent once or twice: safe to retry.
@@ -136,7 +124,7 @@ func (s *Service) UpsertMemberAddress(ctx context.Context, memberID string, para
 		return nil, err
 	}
 	var a MemberAddress
-	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: &upsertMemberAddressOp, PathParams: [2]string{memberID}, Body: params.wire(), Result: &a}, opts); err != nil {
+	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: &upsertMemberAddressOp, PathParams: [2]string{memberID}, EncodedBody: params.body(), Result: &a}, opts); err != nil {
 		return nil, err
 	}
 	if a == (MemberAddress{}) { // empty (or null) 2xx body

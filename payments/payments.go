@@ -91,6 +91,14 @@ type UpdatePaymentMethodParams struct {
 	ExpDate *string `json:"expDate,omitempty"`
 }
 
+// body is json.Marshal(p), written without reflection (core.JSONBody).
+func (p *UpdatePaymentMethodParams) body() []byte {
+	o := make(core.JSONBody, 0, 48)
+	o.AddOptionalBool("setAsPrimary", p.SetAsPrimary)
+	o.AddOptional("expDate", p.ExpDate)
+	return o.Bytes()
+}
+
 // ExpDate formats a card expiry as MM/YYYY, the format the platform reports.
 func ExpDate(month time.Month, year int) string {
 	return fmt.Sprintf("%02d/%04d", int(month), year)
@@ -119,7 +127,7 @@ func (s *Service) UpdatePaymentMethod(ctx context.Context, id string, params Upd
 		return nil, err
 	}
 	var decoded paymentMethodJSON
-	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: &updatePaymentMethodOp, PathParams: [2]string{id}, Body: params, Result: &decoded}, opts); err != nil {
+	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: &updatePaymentMethodOp, PathParams: [2]string{id}, EncodedBody: params.body(), Result: &decoded}, opts); err != nil {
 		return nil, err
 	}
 	pm := decoded.paymentMethod()

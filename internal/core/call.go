@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -139,6 +140,66 @@ func newRequest(s *Settings, call *Call) (request, error) {
 		r.body = b
 	}
 	return r, nil
+}
+
+// JSONBody is an area's request body (Call.EncodedBody), written member by
+// member in the bytes json.Marshal writes for the operation's parameter
+// struct; the areas' tests hold it to json.Marshal. json.Marshal walks the
+// struct by reflection on every call, which on a loopback call, cold in
+// the caches after the round trip, cost 1-2 % of the call. Names are
+// written as they are: they must need no escaping.
+type JSONBody []byte
+
+// Bytes returns the object, closed.
+func (b *JSONBody) Bytes() []byte {
+	if len(*b) == 0 {
+		return []byte("{}")
+	}
+	return append(*b, '}')
+}
+
+// Add adds name with v, escaped as json.Marshal escapes it.
+func (b *JSONBody) Add(name, v string) {
+	b.name(name)
+	for i := 0; i < len(v); i++ {
+		// What json.Marshal escapes ('<', '>' and '&' for HTML), or non-ASCII.
+		if c := v[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			quoted, _ := json.Marshal(v) // a string always encodes
+			*b = append(*b, quoted...)
+			return
+		}
+	}
+	*b = append(append(append(*b, '"'), v...), '"')
+}
+
+// AddOptional adds name with *v, unless v is nil (omitempty).
+func (b *JSONBody) AddOptional(name string, v *string) {
+	if v != nil {
+		b.Add(name, *v)
+	}
+}
+
+// AddOptionalBool adds name with *v, unless v is nil (omitempty).
+func (b *JSONBody) AddOptionalBool(name string, v *bool) {
+	if v != nil {
+		b.name(name)
+		*b = strconv.AppendBool(*b, *v)
+	}
+}
+
+// AddNull adds name with null.
+func (b *JSONBody) AddNull(name string) {
+	b.name(name)
+	*b = append(*b, "null"...)
+}
+
+// name opens the object or adds a comma, then writes "name":.
+func (b *JSONBody) name(name string) {
+	sep := byte(',')
+	if len(*b) == 0 {
+		sep = '{'
+	}
+	*b = append(append(append(*b, sep, '"'), name...), '"', ':')
 }
 
 // buildURL joins the base URL, the path template with its parameters

@@ -5,8 +5,8 @@
 // The files of one call retried once, in the order they first run:
 //
 //	internal/validate  the area checks the parameters before anything is sent
-//	call.go            Do: the call's settings, URL and JSON body; the 401
-//	                   resend; the 2xx result
+//	call.go            the area's JSON body (JSONBody); Do: the call's
+//	                   settings and URL; the 401 resend; the 2xx result
 //	tokens.go          the bearer token, from the token cache
 //	attempts.go        the boundary with go-retryablehttp (its hook order is
 //	                   documented there) and the state of one send: headers,
