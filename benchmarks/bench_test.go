@@ -3,6 +3,8 @@ package benchmarks_test
 import (
 	"context"
 	"flag"
+	"math"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strconv"
@@ -20,18 +22,19 @@ import (
 //	BenchmarkErrors/{serviceErrors=1,serviceErrors=100,serviceErrors=1000,fieldErrors=100}
 //	BenchmarkScale/{slugs=1,slugs=100,slugs=10000}
 //
-// Each row reports, per contender (sdk, raw, generated), its median time per
+// Each row reports, per contender (sdk, raw, generated), its time per
 // call as "<contender>-ns/call" and its allocations and bytes per call as
 // "<contender>-allocs/call" and "<contender>-B/call"; its ns/op is the time
-// of one turn (below). Loopback rows send over a loopback httptest server,
+// of a turn (below). Loopback rows send over a loopback httptest server,
 // parallel ones from b.RunParallel's GOMAXPROCS goroutines; the in-memory,
 // error and scale rows use an http.RoundTripper that answers without a
 // socket, so they measure the clients' own CPU and allocations. Allocation
 // counts are process-wide: on loopback rows they include the server's, the
 // same for every contender.
 
-// rotate shifts the contender each row's first turn starts with.
-var rotate = flag.Int("rotate", 0, "start each row's turns this many contenders further")
+// rotate seeds the order the contenders of a row take in each turn, so
+// that runs of a report draw different orders.
+var rotate = flag.Int("rotate", 0, "seed of the order the contenders take in each turn")
 
 type contender struct {
 	name string
@@ -39,16 +42,16 @@ type contender struct {
 }
 
 // run times the contenders of a row in turns: a turn makes batch calls of
-// each contender, starting one contender further than the turn before, and
-// a contender's time per call is the median over its turns. Turns make a
-// burst of noise on the machine slow every contender alike rather than the
-// one that ran during it, and the median leaves out the rare call that a
-// GC pause or a preempted vCPU stretches tenfold: with 200 ms samples taken
-// one contender after the other and averaged, loopback rows swung by ±20 %
-// between runs on a shared 2-core VM, far more than the budgets they are
-// held to. (What a GC costs shows in the allocations, budgeted apart.) In
-// parallel, GOMAXPROCS goroutines take turns at once, so a call's time is
-// its latency under that load. Allocations are counted after the timed
+// each contender, in an order drawn anew each turn, and a contender's time
+// per call is the mean over its turns with the fastest and the slowest
+// tenth left out. Turns make a burst of noise on the machine slow every
+// contender alike rather than the one that ran during it; the trim drops
+// the rare turn a GC pause or a preempted vCPU stretches tenfold, and keeps
+// the rest: loopback calls take one of two typical times here, and a mean
+// over the middle 80 % counts how often each contender pays the slower
+// one, where a median would report one of the two.
+// In parallel, GOMAXPROCS goroutines take turns at once. ns/op is the
+// timed turns' wall time per turn. Allocations are counted after the timed
 // turns, serially, over allocCalls calls of each contender.
 func run(b *testing.B, parallel bool, batch int, cs ...contender) {
 	ctx := context.Background()
@@ -61,12 +64,12 @@ func run(b *testing.B, parallel bool, batch int, cs ...contender) {
 	}
 	var mu sync.Mutex
 	perCall := make([][]float64, len(cs)) // ns per call, one entry per turn
-	var goroutines atomic.Int64
-	takeTurns := func(next func() bool, first int) {
+	var goroutines atomic.Uint64
+	takeTurns := func(next func() bool) {
 		mine := make([][]float64, len(cs))
-		for i := first; next(); i++ {
-			for j := range cs {
-				k := (i + j) % len(cs)
+		order := rand.New(rand.NewPCG(uint64(*rotate), goroutines.Add(1)))
+		for next() {
+			for _, k := range order.Perm(len(cs)) {
 				start := time.Now()
 				for range batch {
 					if err := cs[k].call(ctx); err != nil {
@@ -83,25 +86,35 @@ func run(b *testing.B, parallel bool, batch int, cs ...contender) {
 			perCall[k] = append(perCall[k], mine[k]...)
 		}
 	}
+	b.ResetTimer()
 	if parallel {
-		b.RunParallel(func(pb *testing.PB) { takeTurns(pb.Next, *rotate+int(goroutines.Add(1))) })
+		b.RunParallel(func(pb *testing.PB) { takeTurns(pb.Next) })
 	} else {
-		takeTurns(b.Loop, *rotate)
+		takeTurns(b.Loop)
 	}
+	b.StopTimer()
 	for k, c := range cs {
 		allocs, bytes := allocsPerCall(ctx, c.call)
-		b.ReportMetric(median(perCall[k]), c.name+"-ns/call")
+		b.ReportMetric(trimmedMean(perCall[k]), c.name+"-ns/call")
 		b.ReportMetric(allocs, c.name+"-allocs/call")
 		b.ReportMetric(bytes, c.name+"-B/call")
 	}
 }
 
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
+// trimmedMean is the mean of xs without its lowest and highest tenth; NaN
+// for none, which benchreport reports as not run.
+func trimmedMean(xs []float64) float64 {
 	slices.Sort(xs)
-	return xs[len(xs)/2]
+	cut := len(xs) / 10
+	xs = xs[cut : len(xs)-cut]
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
 }
 
 // allocCalls is how many calls allocsPerCall averages over.

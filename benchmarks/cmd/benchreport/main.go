@@ -35,6 +35,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,10 +124,10 @@ func parse(r io.Reader) stats {
 				break
 			}
 			unit := f[i+1]
-			if who, what, found := strings.Cut(unit, "-"); found && strings.HasSuffix(what, "/call") {
+			if who, what, found := perCallMetric(unit); found {
 				c := perCall[who]
 				if c == nil {
-					c = &sample{}
+					c = &sample{ns: math.NaN()}
 					perCall[who] = c
 				}
 				switch what {
@@ -152,10 +153,23 @@ func parse(r io.Reader) stats {
 			st.samples[name] = append(st.samples[name], s)
 		}
 		for who, c := range perCall {
-			st.samples[name+"/"+who] = append(st.samples[name+"/"+who], *c)
+			if c.ns > 0 { // a contender without a time was not run
+				st.samples[name+"/"+who] = append(st.samples[name+"/"+who], *c)
+			}
 		}
 	}
 	return st
+}
+
+// perCallMetric splits a unit such as "oapi-codegen-ns/call" into the
+// contender and what it measures.
+func perCallMetric(unit string) (who, what string, ok bool) {
+	for _, what := range []string{"ns/call", "B/call", "allocs/call"} {
+		if who, found := strings.CutSuffix(unit, "-"+what); found && who != "" {
+			return who, what, true
+		}
+	}
+	return "", "", false
 }
 
 // moduleDir is the directory of the benchmarks module's go.mod.
@@ -324,7 +338,7 @@ func report(w io.Writer, st stats, runInfo string) (fails int) {
 		}
 		ratio := s.ns / r.ns
 		var failed []string
-		if maxRatio > 0 && ratio > maxRatio {
+		if maxRatio > 0 && !(ratio <= maxRatio) { // NaN fails too
 			failed = append(failed, "time")
 		}
 		if allocBudget && (s.allocs > r.allocs+maxExtraAllocs || (withGen && s.allocs > g.allocs)) {

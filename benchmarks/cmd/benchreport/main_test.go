@@ -75,6 +75,18 @@ func TestParsePerCallMetrics(t *testing.T) {
 			t.Errorf("%s: median = %+v, %v; want %+v", name, got, ok, want)
 		}
 	}
+	// A contender whose name has a hyphen keeps it; one without a time, or
+	// with NaN (no turn was timed), was not run and leaves no sample.
+	odd := parse(strings.NewReader("BenchmarkInMemory/UpdateUser-2 \t 10\t 5 ns/op\t 7 oapi-codegen-ns/call\t 3 oapi-codegen-allocs/call" +
+		"\t 9 sdk-allocs/call\t NaN raw-ns/call\t 4 raw-allocs/call\n"))
+	if got, ok := odd.median("BenchmarkInMemory/UpdateUser/oapi-codegen"); !ok || got != (sample{ns: 7, allocs: 3}) {
+		t.Errorf("oapi-codegen: median = %+v, %v", got, ok)
+	}
+	for _, who := range []string{"sdk", "raw", "oapi"} {
+		if got, ok := odd.median("BenchmarkInMemory/UpdateUser/" + who); ok {
+			t.Errorf("%s has a sample without a time: %+v", who, got)
+		}
+	}
 }
 
 func TestReport(t *testing.T) {
