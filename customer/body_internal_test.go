@@ -2,6 +2,7 @@ package customer
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/oapi-codegen/nullable"
@@ -11,6 +12,10 @@ import (
 // reflection is the one json.Marshal writes, for AddressLineTwo unset, null
 // and set, AddressFull absent and present, and strings that need escaping.
 func TestUpsertMemberAddressBodyIsMarshal(t *testing.T) {
+	// body() lists the fields by hand: a new one must be added there too.
+	if n := reflect.TypeFor[UpsertMemberAddressParams]().NumField(); n != 7 {
+		t.Fatalf("UpsertMemberAddressParams has %d fields; body() writes 7: add the new one to body() and here", n)
+	}
 	base := UpsertMemberAddressParams{AddressLineOne: "12 Example Street", State: "NSW", Suburb: "Surry Hills", Postcode: "2010", Country: "AU"}
 	for _, edit := range []func(p *UpsertMemberAddressParams){
 		func(p *UpsertMemberAddressParams) {},

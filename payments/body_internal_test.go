@@ -2,6 +2,7 @@ package payments
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -9,6 +10,10 @@ import (
 // reflection is the one json.Marshal writes, for every field present or
 // absent, false included.
 func TestUpdatePaymentMethodBodyIsMarshal(t *testing.T) {
+	// body() lists the fields by hand: a new one must be added there too.
+	if n := reflect.TypeFor[UpdatePaymentMethodParams]().NumField(); n != 2 {
+		t.Fatalf("UpdatePaymentMethodParams has %d fields; body() writes 2: add the new one to body() and here", n)
+	}
 	for _, p := range []UpdatePaymentMethodParams{
 		{},
 		{SetAsPrimary: new(true), ExpDate: new("08/2029")},
