@@ -20,9 +20,9 @@
 //
 // It builds the benchmark test binary once and runs it -count times, one
 // sample of every row per run. Within a row the contenders take turns call
-// by call and each reports its median time per call (see run in
+// by call and each reports its trimmed mean time per call (see run in
 // bench_test.go), so the contenders compared in a row are measured in the
-// same moments; between runs the first contender moves on (-rotate). It
+// same moments; each run seeds the turns' order differently (-rotate). It
 // reports the median of each row's samples. It also reads older output
 // with one line per contender and ns/op. The report is informational: it
 // exits 0 whatever the verdicts, unless -strict is given (then 1 on any
