@@ -28,9 +28,12 @@ const (
 
 var memberNames = [memberCount]string{"type", "title", "detail", "instance", "status", "serviceCode", "serviceMeta", "serviceErrors", "code", "message", "errors"}
 
-// memberOf returns which of memberNames name matches, or mOther (-1).
+// memberOf returns which of memberNames name matches, or mOther.
 func memberOf(name []byte) int {
-	return slices.IndexFunc(memberNames[:], func(known string) bool { return jsonscan.Match(name, known) })
+	if i := slices.IndexFunc(memberNames[:], func(known string) bool { return jsonscan.Match(name, known) }); i >= 0 {
+		return i
+	}
+	return mOther
 }
 
 // decodeMembers calls set with each member a format defines, in order (a
