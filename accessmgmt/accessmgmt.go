@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	memberplatform "github.com/memberplatform/memberplatform-go"
 	"github.com/memberplatform/memberplatform-go/internal/core"
 	"github.com/memberplatform/memberplatform-go/internal/validate"
 	"github.com/memberplatform/memberplatform-go/option"
@@ -59,12 +60,12 @@ func (p *UpdateUserParams) body() []byte {
 var (
 	updateUserOp = core.Operation{
 		Name: "accessmgmt.UpdateUser", Method: http.MethodPut,
-		Path: "/auth/access-management/users/{userId}", Idempotent: true, Auth: true,
+		Path: "/auth/access-management/users/{userId}", Area: memberplatform.AreaAccessMgmt, Idempotent: true, Auth: true,
 	}
 	replaceRolePermissionsOp = core.Operation{
 		Name: "accessmgmt.ReplaceRolePermissions", Method: http.MethodPut,
-		Path:       "/auth/access-management/organizations/{organizationId}/roles/{slug}/permissions",
-		Idempotent: true, Auth: true,
+		Path: "/auth/access-management/organizations/{organizationId}/roles/{slug}/permissions",
+		Area: memberplatform.AreaAccessMgmt, Idempotent: true, Auth: true,
 	}
 )
 

@@ -84,9 +84,6 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 	if err := core.Apply(&s, false, opts); err != nil {
 		return nil, err
 	}
-	if core.NilInside(s.RateLimiter) {
-		return nil, core.TypedNilError("WithRateLimiter", s.RateLimiter, "pass a limiter, or leave the option out for none")
-	}
 	if s.Logger == loggerFromEnvironment {
 		s.Logger = nil
 		if v := strings.TrimSpace(os.Getenv(EnvLog)); v != "" {

@@ -50,7 +50,7 @@ func (c *Client) Execute(ctx context.Context, method, path string, body, out any
 			return invalidExecute("out", "must be nil, a *[]byte, or a non-nil pointer to decode the 2xx body into")
 		}
 	}
-	op := &core.Operation{Name: "client.Execute", Method: method, Path: clean, Auth: true,
+	op := &core.Operation{Name: "client.Execute", Method: method, Path: clean, Area: core.AreaOfPath(clean), Auth: true,
 		Idempotent: slices.Contains([]string{http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete, http.MethodTrace}, method)}
 	call := &core.Call{Op: op, Result: out}
 	if err := setExecuteBody(call, body); err != nil {

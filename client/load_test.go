@@ -12,6 +12,7 @@ import (
 	"time"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/observe"
 	"github.com/memberplatform/memberplatform-go/option"
 )
 
@@ -23,10 +24,19 @@ func (l *recordingLimiter) Wait(context.Context) error {
 	return nil
 }
 
+// stateObserver hands the client's load-control state to the test.
+type stateObserver struct {
+	observe.Nop
+	state *observe.State
+}
+
+func (o *stateObserver) ObserveState(s *observe.State) { o.state = s }
+
 // The SigV4 token call goes through a pipeline of its own, built from the
-// client's settings: it must share the client's budget and limiters, not
-// get copies.
-func TestTokenCallSharesBudgetAndLimiters(t *testing.T) {
+// client's settings: it uses the client's token area (the same budget and
+// limiter, not copies), and no other area's. Its retries cannot empty
+// access management's budget, and each limiter paces only its areas.
+func TestTokenCallHasTheTokenAreasBudgetAndLimiter(t *testing.T) {
 	var mu sync.Mutex
 	tokenOK := false
 	var tokenHits, apiHits atomic.Int32
@@ -44,33 +54,37 @@ func TestTokenCallSharesBudgetAndLimiters(t *testing.T) {
 		apiHits.Add(1)
 		w.WriteHeader(http.StatusServiceUnavailable)
 	})
-	lim := &recordingLimiter{}
+	tokenLim, accessLim := &recordingLimiter{}, &recordingLimiter{}
+	obs := &stateObserver{}
 	c := newClientOpts(t, srv.URL, option.WithSigV4(testCreds(), "ap-southeast-2"),
 		option.WithRetryBudget(option.RetryBudget{Capacity: 20, ErrorCost: 10}),
-		option.WithRateLimiter(lim), option.WithAdaptiveRateLimit())
+		option.WithRateLimiter(tokenLim, option.AreaToken), option.WithRateLimiter(accessLim, option.AreaAccessMgmt),
+		option.WithObserver(obs))
 
-	// The token call spends the 20 tokens on two retries, then the budget
-	// stops it: the client's budget, not a default one of 500.
+	// The token call spends the token area's 20 tokens on two retries,
+	// then its budget stops it: the client's token budget, not a copy.
 	err := updateUser(context.Background(), c)
 	var te *apierrors.TokenError
 	if !errors.As(err, &te) || !errors.Is(err, apierrors.ErrRetryBudgetExhausted) || tokenHits.Load() != 3 {
 		t.Fatalf("err = %v after %d token attempts; want a TokenError stopped by the budget after 3", err, tokenHits.Load())
 	}
-	if lim.waits.Load() != 3 {
-		t.Fatalf("%d limiter waits for 3 token attempts, want 3", lim.waits.Load())
+	if left, _ := obs.state.RetryBudget(option.AreaToken); left != 0 {
+		t.Fatalf("the client's token budget has %d tokens left after the token call's two retries, want 0", left)
+	}
+	if tokenLim.waits.Load() != 3 || accessLim.waits.Load() != 0 {
+		t.Fatalf("limiter waits: token %d, access %d; want 3 and 0", tokenLim.waits.Load(), accessLim.waits.Load())
 	}
 
-	// The API call finds the same budget empty: the token call's healthy
-	// answer put 1 back, not enough for a retry.
+	// The API call has access management's budget, full: two retries.
 	mu.Lock()
 	tokenOK = true
 	mu.Unlock()
 	err = updateUser(context.Background(), c)
-	if !errors.Is(err, apierrors.ErrRetryBudgetExhausted) || apiHits.Load() != 1 {
-		t.Fatalf("err = %v after %d API attempts; want the shared, empty budget to stop it after 1", err, apiHits.Load())
+	if !errors.Is(err, apierrors.ErrRetryBudgetExhausted) || apiHits.Load() != 3 {
+		t.Fatalf("err = %v after %d API attempts; want access management's own budget to allow 2 retries", err, apiHits.Load())
 	}
-	if want := int32(3 + 1 + 1); lim.waits.Load() != want {
-		t.Fatalf("%d limiter waits, want %d (every token and API attempt)", lim.waits.Load(), want)
+	if tokenLim.waits.Load() != 4 || accessLim.waits.Load() != 3 {
+		t.Fatalf("limiter waits: token %d, access %d; want 4 and 3", tokenLim.waits.Load(), accessLim.waits.Load())
 	}
 }
 
@@ -104,10 +118,10 @@ func TestLoadOptionsValidation(t *testing.T) {
 	}
 }
 
-// Once a throttle engages the adaptive rate limit (on by default), the
-// SigV4 token call waits its turn on it too: the token pipeline shares the
-// client's limiter.
-func TestTokenCallWaitsOnTheAdaptiveRateLimit(t *testing.T) {
+// A throttle of access management engages its pacer, not the token
+// area's: the SigV4 token call a 401 asks for right after leaves at once.
+// A throttle of the token endpoint paces the next token call.
+func TestTokenCallIsPacedByItsOwnArea(t *testing.T) {
 	var mu sync.Mutex
 	var tokenAt []time.Time
 	var rejectedAt time.Time
@@ -117,13 +131,18 @@ func TestTokenCallWaitsOnTheAdaptiveRateLimit(t *testing.T) {
 		tokenAt = append(tokenAt, time.Now())
 		n := len(tokenAt)
 		mu.Unlock()
+		if n == 3 { // engages the token area's pacer at one a second
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
 		writeJSON(w, fmt.Sprintf(`{"access_token":"jwt-%d"}`, n)) // a new token, so the 401 is resent
 	}, func(w http.ResponseWriter, r *http.Request) {
 		switch apiHits.Add(1) {
-		case 1: // engages the limiter at one attempt a second (1/Retry-After)
+		case 1: // engages access management's pacer at one attempt a second
 			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(http.StatusTooManyRequests)
-		case 2: // drops the token: the client fetches another and resends
+		case 2, 4: // drops the token: the client fetches another and resends
 			mu.Lock()
 			rejectedAt = time.Now()
 			mu.Unlock()
@@ -140,14 +159,30 @@ func TestTokenCallWaitsOnTheAdaptiveRateLimit(t *testing.T) {
 		t.Fatalf("second call: %v, want success after the 401 and a fresh token", err)
 	}
 	mu.Lock()
-	defer mu.Unlock()
 	if len(tokenAt) != 2 || apiHits.Load() != 3 {
 		t.Fatalf("%d token calls, %d API attempts; want 2 and 3", len(tokenAt), apiHits.Load())
 	}
-	// The fresh token's request waited for its slot, about a second after
-	// the 401's attempt took the previous one; unpaced it would leave at
-	// once. (A lower bound: a busy machine only makes it later.)
-	if gap := tokenAt[1].Sub(rejectedAt); gap < 500*time.Millisecond {
-		t.Fatalf("the token call left %v after the 401, want it paced (≥ 500ms)", gap)
+	if gap := tokenAt[1].Sub(rejectedAt); gap > 500*time.Millisecond {
+		t.Fatalf("the token call left %v after the 401, want at once: access management's throttle is not the token endpoint's", gap)
+	}
+	mu.Unlock()
+
+	// The token endpoint throttles the third fetch; the fourth waits for
+	// the token area's next slot, about a second later.
+	err := updateUser(context.Background(), c) // 401, then the fetch is throttled
+	if !errors.Is(err, apierrors.ErrTokenUnavailable) || !errors.Is(err, apierrors.ErrRateLimited) {
+		t.Fatalf("third call: %v, want the throttled token fetch", err)
+	}
+	if err := updateUser(context.Background(), c); err != nil {
+		t.Fatalf("fourth call: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(tokenAt) != 4 {
+		t.Fatalf("%d token calls, want 4", len(tokenAt))
+	}
+	// A lower bound: a busy machine only makes it later.
+	if gap := tokenAt[3].Sub(tokenAt[2]); gap < 500*time.Millisecond {
+		t.Fatalf("the token call after the token endpoint's 429 left %v after it, want it paced (≥ 500ms)", gap)
 	}
 }

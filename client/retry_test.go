@@ -148,6 +148,29 @@ func TestPublicMaxRetryAfter(t *testing.T) {
 	}
 }
 
+// A 503 asking for a wait longer than WithMaxRetryAfter stops at once, like
+// a 429: the platform is out of capacity for that long. It matches
+// ErrRateLimited beside ErrServiceUnavailable, and RetryAfterOf says how
+// long.
+func TestPublic503OverMaxRetryAfterIsRateLimited(t *testing.T) {
+	srv := newRetryServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		w.Header().Set("Retry-After", "30")
+		retryJSON(w, http.StatusServiceUnavailable, `{"title":"Service Unavailable","status":503,"serviceCode":"50300000"}`)
+	})
+	c := newRetryClient(t, srv.URL)
+	_, err := updatePM(context.Background(), c)
+	var ae *apierrors.Error
+	if !errors.As(err, &ae) || ae.Attempts != 1 || srv.hits() != 1 {
+		t.Fatalf("err = %v after %d hits, want the 503 after 1 attempt", err, srv.hits())
+	}
+	if !errors.Is(err, apierrors.ErrRateLimited) || !errors.Is(err, apierrors.ErrServiceUnavailable) {
+		t.Fatalf("err = %v: want ErrRateLimited and ErrServiceUnavailable", err)
+	}
+	if wait, ok := apierrors.RetryAfterOf(err); !ok || wait != 30*time.Second {
+		t.Fatalf("RetryAfterOf = %v, %v; want 30s", wait, ok)
+	}
+}
+
 // A wait past the WithTimeout deadline is not started. Had it started, the
 // call would end at the deadline with a TransportError wrapping
 // DeadlineExceeded; getting the 503 itself proves it stopped at once,

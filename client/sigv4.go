@@ -16,6 +16,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
+	memberplatform "github.com/memberplatform/memberplatform-go"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/core"
 	"github.com/memberplatform/memberplatform-go/internal/validate"
@@ -123,7 +124,7 @@ func SigV4CredentialsFromEnv() (creds aws.CredentialsProvider, region string, ok
 }
 
 // The token call changes no state a repeat could corrupt: safe to retry.
-var tokenOp = core.Operation{Name: "auth.Token", Method: http.MethodPost, Path: "/auth/token", Idempotent: true, Credential: true}
+var tokenOp = core.Operation{Name: "auth.Token", Method: http.MethodPost, Path: "/auth/token", Area: memberplatform.AreaToken, Idempotent: true, Credential: true}
 
 // bind gives a source without its own BaseURL the client's settings, less
 // the bearer token; a second client would get tokens from the first's platform.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/oapi-codegen/nullable"
 
+	memberplatform "github.com/memberplatform/memberplatform-go"
 	"github.com/memberplatform/memberplatform-go/internal/core"
 	"github.com/memberplatform/memberplatform-go/internal/flextime"
 	"github.com/memberplatform/memberplatform-go/internal/validate"
@@ -98,7 +99,7 @@ func (p *UpsertMemberAddressParams) body() []byte {
 // An upsert stores the same address whether sent once or twice: safe to retry.
 var upsertMemberAddressOp = core.Operation{
 	Name: "customer.UpsertMemberAddress", Method: http.MethodPost,
-	Path: "/customer/members/{memberId}/address", Idempotent: true, Auth: true,
+	Path: "/customer/members/{memberId}/address", Area: memberplatform.AreaCustomer, Idempotent: true, Auth: true,
 }
 
 // UpsertMemberAddress creates or updates the address of member memberID (a

@@ -1,7 +1,6 @@
 package errors
 
 import (
-	stderrors "errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -183,11 +182,38 @@ func (e *Error) FieldErrors() []FieldError {
 	return e.CodeMessage.FieldErrors()
 }
 
-// RetryAfterOf returns the RetryAfter of the *Error in err's chain; ok is
-// false when no answer in the chain asked for a wait.
+// RetryAfterError is an error that knows when to try again: the SDK's
+// adaptive pacer's refusal and fleet's *WaitError implement it, and so may
+// the errors of a limiter of your own (option.WithRateLimiter).
+type RetryAfterError interface {
+	error
+	RetryAfter() time.Duration // how long to wait before trying again; 0 when unknown
+}
+
+// RetryAfterOf returns the first wait err's chain knows, in errors.As order:
+// an *Error's RetryAfter (the platform asked for it) or a RetryAfterError's
+// (a rate limiter's next turn). ok is false when nothing in the chain knows
+// one. Every failure matching ErrRateLimited that a wait would cure has one.
 func RetryAfterOf(err error) (wait time.Duration, ok bool) {
-	if apiErr, ok := stderrors.AsType[*Error](err); ok && apiErr.RetryAfter > 0 {
-		return apiErr.RetryAfter, true
+	switch e := err.(type) {
+	case *Error:
+		if e.RetryAfter > 0 {
+			return e.RetryAfter, true
+		}
+	case RetryAfterError:
+		if d := e.RetryAfter(); d > 0 {
+			return d, true
+		}
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return RetryAfterOf(u.Unwrap())
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if d, ok := RetryAfterOf(e); ok {
+				return d, true
+			}
+		}
 	}
 	return 0, false
 }

@@ -36,12 +36,14 @@ func ExampleNewRedisLimiter() {
 
 	limiter := fleet.NewRedisLimiter(rdb, "access-provider", 200, 20)
 
-	// In production: client.New(option.WithRateLimiter(limiter)), on the
-	// platform named by MEMBERPLATFORM_BASE_URL. Here the platform is fake.
+	// In production: client.New(option.WithRateLimiter(limiter,
+	// option.AreaAccessMgmt)), on the platform named by
+	// MEMBERPLATFORM_BASE_URL: the limit is the access provider's, so only
+	// access management's calls wait on it. Here the platform is fake.
 	platform := sdktest.Start()
 	defer platform.Close()
 	platform.AddUser(sdktest.User{ID: "user_1", Email: "ada@example.com"})
-	c, err := platform.NewClient(option.WithRateLimiter(limiter))
+	c, err := platform.NewClient(option.WithRateLimiter(limiter, option.AreaAccessMgmt))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -81,7 +83,8 @@ func ExampleWithFailClosed() {
 
 	limiter := fleet.NewRedisLimiter(rdb, "access-provider-closed", 200, 20,
 		fleet.WithFailClosed(), fleet.WithLogger(nil))
-	// Pass it to client.New with option.WithRateLimiter(limiter), as usual;
+	// Pass it to client.New with option.WithRateLimiter(limiter,
+	// option.AreaAccessMgmt), as usual;
 	// a call then fails with an *errors.TransportError wrapping the refusal.
 
 	fmt.Println("Redis answers:", limiter.Wait(ctx))

@@ -32,7 +32,7 @@ func TestClientCallsWaitTheirTurn(t *testing.T) {
 	defer srv.Close()
 	srv.AddUser(sdktest.User{ID: "user_1", Email: "ada@example.com"})
 	c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil),
-		option.WithRateLimiter(fleet.NewRedisLimiter(rdb, "provider", 1, 1, fleet.WithLogger(nil))))
+		option.WithRateLimiter(fleet.NewRedisLimiter(rdb, "provider", 1, 1, fleet.WithLogger(nil)), option.AreaAccessMgmt))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"time"
+
+	memberplatform "github.com/memberplatform/memberplatform-go"
 )
 
 // Observer receives a client's events. See the package documentation for
@@ -42,9 +44,9 @@ type Observer interface {
 	// the client waits retry.Delay.
 	Retry(ctx context.Context, retry Retry)
 	// RateLimitWait is called after the client waited its turn to send an
-	// attempt, on the adaptive pacer or the limiter of
+	// attempt, on its area's adaptive pacer or the limiter of
 	// option.WithRateLimiter. It is not called while neither is in play
-	// (no limiter, and the pacer dormant).
+	// (no limiter for the area, and its pacer dormant).
 	RateLimitWait(ctx context.Context, wait Wait)
 	// BudgetRefused is called when the policy would have retried an
 	// attempt but the client's retry budget was too low: the call ends
@@ -67,6 +69,10 @@ type Call struct {
 	// Token says the call fetches the client's bearer token: it runs
 	// inside StartTokenFetch and EndTokenFetch.
 	Token bool
+	// Area is the backend the call reaches, whose load control (pacer,
+	// retry budget, rate limiter) it shares: a bounded value, fit for a
+	// metric attribute.
+	Area memberplatform.Area
 }
 
 // Attempt describes one HTTP attempt of a call.
@@ -110,6 +116,8 @@ type Retry struct {
 type Wait struct {
 	// Duration is the time the attempt waited for its turn.
 	Duration time.Duration
+	// Area is the area whose pacer or limiter the attempt waited on.
+	Area memberplatform.Area
 }
 
 // Refusal is a retry the client's retry budget refused.
@@ -121,18 +129,21 @@ type Refusal struct {
 }
 
 // State reads a client's load-control state, for gauges. The SDK builds
-// one per client and hands it to a StateObserver. Both functions are safe
-// for concurrent use and cheap; neither blocks.
+// one per client and hands it to a StateObserver. A client keeps its load
+// control per area (memberplatform.Area); the functions read one area's,
+// are safe for concurrent use and cheap, and never block.
 type State struct {
-	// RetryBudget returns the tokens left in the client's retry budget;
-	// ok is false when the client has none (option.WithRetryBudget with
-	// Disabled).
-	RetryBudget func() (tokens int, ok bool)
+	// Areas lists the areas the functions below know, in a fixed order.
+	Areas []memberplatform.Area
+	// RetryBudget returns the tokens left in the area's retry budget; ok
+	// is false when it has none (option.WithRetryBudget with Disabled) or
+	// the area is unknown.
+	RetryBudget func(area memberplatform.Area) (tokens int, ok bool)
 	// PacerRate returns the rate, in requests per second, at which the
-	// client's adaptive pacer lets attempts out: 0 while it is dormant
-	// (until the first throttle, and again after a few quiet seconds). ok
-	// is false when the client has no pacer.
-	PacerRate func() (perSecond float64, ok bool)
+	// area's adaptive pacer lets attempts out: 0 while it is dormant
+	// (until the first throttle, and again 3 s after the last). ok is
+	// false when the client has no pacer.
+	PacerRate func(area memberplatform.Area) (perSecond float64, ok bool)
 }
 
 // StateObserver is an Observer that also reads the client's State: client.New

@@ -4,14 +4,35 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 
+	memberplatform "github.com/memberplatform/memberplatform-go"
 	"github.com/memberplatform/memberplatform-go/internal/core"
 	"github.com/memberplatform/memberplatform-go/internal/pacer"
 )
 
+// Area is one backend of the platform: access management (the access
+// provider), payments, customer, the token endpoint, and other paths of
+// client.Client.Execute. A client keeps its load control per area: each
+// has its own adaptive rate limit, retry budget and, with WithRateLimiter,
+// rate limiter, so a throttle or an outage of one never delays, refuses
+// or fails a call of another. Execute's calls take the area of their
+// path's prefix (/auth/access-management, /payment-methods, /customer,
+// /auth/token), else AreaOther.
+type Area = memberplatform.Area
+
+// The areas, for WithRateLimiter.
+const (
+	AreaAccessMgmt = memberplatform.AreaAccessMgmt // accessmgmt: the access provider's rate limit
+	AreaPayments   = memberplatform.AreaPayments   // payments
+	AreaCustomer   = memberplatform.AreaCustomer   // customer
+	AreaToken      = memberplatform.AreaToken      // the SigV4 token call, POST /auth/token
+	AreaOther      = memberplatform.AreaOther      // Execute calls to any other path
+)
+
 // RetryBudget sizes the retry budget (see WithRetryBudget); a zero field takes its default.
 type RetryBudget struct {
-	Capacity      int  // the budget when full, and at the start; default 500
+	Capacity      int  // the budget of each area when full, and at the start; default 500
 	ThrottleCost  int  // after a rate-limited answer; default 0 with the adaptive rate limit on, else 5; set, it applies to both
 	ErrorCost     int  // after a 408, 500, 502, 503 or 504; default 10
 	TimeoutCost   int  // after a connection failure or timeout; default 15
@@ -20,18 +41,15 @@ type RetryBudget struct {
 }
 
 // WithRetryBudget sizes, or with RetryBudget{Disabled: true} turns off, the
-// retry budget (AWS SDK standard mode's retry quota): tokens shared by the
-// client's calls and SigV4 token call, spent by retries, put back by healthy
-// answers. Once spent, calls make one attempt, and its error also matches
-// errors.ErrRetryBudgetExhausted.
+// retry budgets (AWS SDK standard mode's retry quota): one per Area, its
+// tokens shared by the area's calls, spent by retries, put back by healthy
+// answers. Once an area's budget is spent, its calls make one attempt, and
+// the error also matches errors.ErrRetryBudgetExhausted; other areas still
+// retry.
 //
 // Scope: client. Default: on, sized as RetryBudget's defaults.
 func WithRetryBudget(b RetryBudget) RequestOption {
 	return clientWide(clientWideLoad, requestOption{apply: func(s *core.Settings) error {
-		if b.Disabled {
-			s.RetryBudget = nil
-			return nil
-		}
 		if b.Capacity < 0 || b.ThrottleCost < 0 || b.ErrorCost < 0 || b.TimeoutCost < 0 || b.SuccessRefill < 0 {
 			return errors.New("memberplatform: WithRetryBudget: negative size")
 		}
@@ -42,7 +60,12 @@ func WithRetryBudget(b RetryBudget) RequestOption {
 		cfg.SuccessRefill = cmp.Or(b.SuccessRefill, cfg.SuccessRefill)
 		cfg.ThrottleCost = cmp.Or(b.ThrottleCost, cfg.ThrottleCost)
 		cfg.PacedThrottleCost = cmp.Or(b.ThrottleCost, cfg.PacedThrottleCost) // an explicit cost charges paced throttles too
-		s.RetryBudget = core.NewRetryBudget(cfg)
+		for i := range s.Scopes {
+			s.Scopes[i].Budget = nil
+			if !b.Disabled {
+				s.Scopes[i].Budget = core.NewRetryBudget(cfg)
+			}
+		}
 		return nil
 	}})
 }
@@ -50,19 +73,44 @@ func WithRetryBudget(b RetryBudget) RequestOption {
 // RateLimiter paces the client's attempts, safe for concurrent use, as
 // golang.org/x/time/rate's *rate.Limiter: Wait returns when one may be sent,
 // or an error at once when ctx is done or the wait would pass its deadline.
+// An error that knows when to try again (errors.RetryAfterError, as fleet's
+// *WaitError) tells errors.RetryAfterOf.
 type RateLimiter interface {
 	Wait(ctx context.Context) error
 }
 
-// WithRateLimiter makes every attempt, token call included, wait on l after
-// the adaptive rate limit: a limit you know, such as rate.NewLimiter(100,
-// 10), or for replicas sharing one, the Redis limiter of module
-// github.com/memberplatform/memberplatform-go/fleet. Wait's error ends the
-// call in an *errors.TransportError.
+// WithRateLimiter makes every attempt of the given areas (every area when
+// none is given), retries included, wait on l after the area's adaptive
+// rate limit: a limit you know, such as rate.NewLimiter(100, 10), or for
+// replicas sharing the access provider's limit, the Redis limiter of
+// module github.com/memberplatform/memberplatform-go/fleet, given for
+// AreaAccessMgmt. An area has one limiter: a later WithRateLimiter naming
+// it replaces the earlier. Wait's error ends the call in an
+// *errors.TransportError matching errors.ErrRateLimited.
 //
 // Scope: client. Default: none.
-func WithRateLimiter(l RateLimiter) RequestOption {
-	return clientWide(clientWideLoad, checked(l == nil, "WithRateLimiter: nil RateLimiter", func(s *core.Settings) { s.RateLimiter = l }))
+func WithRateLimiter(l RateLimiter, areas ...Area) RequestOption {
+	return clientWide(clientWideLoad, requestOption{apply: func(s *core.Settings) error {
+		switch {
+		case l == nil:
+			return errors.New("memberplatform: WithRateLimiter: nil RateLimiter")
+		case core.NilInside(l):
+			return core.TypedNilError("WithRateLimiter", l, "pass a limiter, or leave the option out for none")
+		}
+		if len(areas) == 0 {
+			for i := range s.Scopes {
+				s.Scopes[i].Limiter = l
+			}
+		}
+		for _, a := range areas {
+			i := core.AreaIndex(a)
+			if core.AreaOf(i) != a {
+				return fmt.Errorf("memberplatform: WithRateLimiter: unknown area %q; use the option.Area constants", string(a))
+			}
+			s.Scopes[i].Limiter = l
+		}
+		return nil
+	}})
 }
 
 // WithAdaptiveRateLimit undoes WithoutAdaptiveRateLimit; it is kept for
@@ -71,25 +119,39 @@ func WithRateLimiter(l RateLimiter) RequestOption {
 // Scope: client. Default: on.
 func WithAdaptiveRateLimit() RequestOption {
 	return clientWide(clientWideLoad, set(func(s *core.Settings) {
-		if s.Adaptive == nil {
-			s.Adaptive = pacer.New()
+		for i := range s.Scopes {
+			if s.Scopes[i].Pacer == nil {
+				s.Scopes[i].Pacer = pacer.New()
+			}
 		}
 	}))
 }
 
-// WithoutAdaptiveRateLimit turns off the adaptive rate limit, for when
-// another layer reacts to 429s (keep it beside a fleet limiter, under which
-// it stays dormant).
+// WithoutAdaptiveRateLimit turns off the adaptive rate limit of every
+// area, for when another layer reacts to 429s (keep it beside a fleet
+// limiter, under which it stays dormant).
 //
-// Dormant at no measurable cost, the limit engages on a rate-limited answer
-// at the rate the provider admitted over the last second; then each attempt
-// waits its turn, each rate-limited answer cuts the rate to 70%, admitted
-// ones regain it in about 2 s (CUBIC) and probe above it, and a few quiet
-// seconds release it. A wait past the deadline or WithMaxRetryAfter fails
-// the call at once with an *errors.TransportError matching
-// errors.ErrRateLimited. Rate-limited retries then cost the budget nothing.
+// The limit is dormant, at no measurable cost, until the area's provider
+// answers 429 or a "rate limited" problem. That answer engages it at the
+// rate the provider admitted over the last second, and at no less than one
+// attempt per Retry-After: so after one 429 with Retry-After: 1, the next
+// call of that area waits for a slot up to 1 s away, even a call that saw
+// no 429 itself. From then on each attempt of the area waits its turn;
+// each rate-limited answer cuts the rate to 70%, admitted answers regain
+// it in about 2 s (CUBIC) and probe above it; while every answer is a
+// throttle it probes once a second. 3 s after the last throttle it is
+// dormant again, whether or not calls flowed. A wait it cannot finish
+// before the context's deadline or within WithMaxRetryAfter fails the call
+// at once with an *errors.TransportError matching errors.ErrRateLimited,
+// whose errors.RetryAfterOf is the slot's distance; a call whose context
+// ends while it waits matches both errors.ErrRateLimited and the context's
+// error. Rate-limited retries cost the retry budget nothing.
 //
 // Scope: client. Default: on.
 func WithoutAdaptiveRateLimit() RequestOption {
-	return clientWide(clientWideLoad, set(func(s *core.Settings) { s.Adaptive = nil }))
+	return clientWide(clientWideLoad, set(func(s *core.Settings) {
+		for i := range s.Scopes {
+			s.Scopes[i].Pacer = nil
+		}
+	}))
 }

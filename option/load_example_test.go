@@ -110,9 +110,10 @@ func (m *memoryBucket) Take(_ context.Context, key string, perSecond float64, bu
 	return start.Sub(now), true, nil
 }
 
-// Two replicas of a service share one provider limit of 50 requests per
-// second: each one's client waits on a fleetLimiter drawing from the same
-// bucket, so together they never exceed it. In production use the Redis
+// Two replicas of a service share one access-provider limit of 50 requests
+// per second: each one's client waits, for access management's calls
+// only, on a fleetLimiter drawing from the same bucket, so together they
+// never exceed it. In production use the Redis
 // limiter of package github.com/memberplatform/memberplatform-go/fleet;
 // the adaptive rate limit stays on beside it, dormant unless 429s come.
 func ExampleWithRateLimiter_fleet() {
@@ -123,7 +124,7 @@ func ExampleWithRateLimiter_fleet() {
 	store := &memoryBucket{next: map[string]time.Time{}} // Redis, in production
 	newReplica := func() *client.Client {
 		c, err := client.New(option.WithBaseURL(srv.URL), option.WithTokenSource(nil),
-			option.WithRateLimiter(&fleetLimiter{store: store, key: "memberplatform:provider", perSecond: 50, burst: 1}))
+			option.WithRateLimiter(&fleetLimiter{store: store, key: "memberplatform:provider", perSecond: 50, burst: 1}, option.AreaAccessMgmt))
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -42,7 +42,7 @@ func TestOptionScope(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s (per call %v): err = %v, want %q", tt.name, tt.perCall, err, tt.want)
 		}
-		if s.RetryBudget != before.RetryBudget || s.Adaptive != before.Adaptive || s.RateLimiter != nil || s.Observer != nil ||
+		if s.Scopes != before.Scopes || s.Observer != nil ||
 			s.SigV4 != nil || s.ResponseInto != nil {
 			t.Errorf("%s: a refused option changed the settings", tt.name)
 		}

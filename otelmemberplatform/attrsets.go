@@ -10,7 +10,7 @@ import (
 // measureKey is the attributes of one metric point; an empty string or a
 // zero leaves its attribute out.
 type measureKey struct {
-	operation, errorType            string
+	operation, area, errorType      string
 	method, urlTemplate, serverHost string
 	serverPort, statusCode          int
 }
@@ -32,7 +32,7 @@ func (m *measureSets) get(k measureKey) metric.MeasurementOption {
 	if ok {
 		return opt
 	}
-	attrs := make([]attribute.KeyValue, 0, 7)
+	attrs := make([]attribute.KeyValue, 0, 8)
 	str := func(key attribute.Key, v string) {
 		if v != "" {
 			attrs = append(attrs, key.String(v))
@@ -44,6 +44,7 @@ func (m *measureSets) get(k measureKey) metric.MeasurementOption {
 		}
 	}
 	str(AttrOperation, k.operation)
+	str(AttrArea, k.area)
 	str(keyErrorType, k.errorType)
 	str(keyMethod, k.method)
 	str(keyURLTemplate, k.urlTemplate)

@@ -42,9 +42,9 @@ func Example() {
 	}
 	printTree(recorder.Ended())
 	// Output:
-	// accessmgmt.UpdateUser (internal) memberplatform.operation=accessmgmt.UpdateUser
+	// accessmgmt.UpdateUser (internal) memberplatform.area=accessmgmt memberplatform.operation=accessmgmt.UpdateUser
 	//   event memberplatform.retry memberplatform.retry.attempt=1 memberplatform.retry.reason=service_unavailable
-	//   auth.Token (internal) memberplatform.operation=auth.Token
+	//   auth.Token (internal) memberplatform.area=token memberplatform.operation=auth.Token
 	//     POST /auth/token (client) http.request.method=POST http.response.status_code=200 url.template=/auth/token
 	//   PUT /auth/access-management/users/{userId} (client) error.type=503 http.request.method=PUT http.response.status_code=503 url.template=/auth/access-management/users/{userId}
 	//   PUT /auth/access-management/users/{userId} (client) http.request.method=PUT http.request.resend_count=1 http.response.status_code=200 url.template=/auth/access-management/users/{userId}

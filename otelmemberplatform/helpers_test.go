@@ -192,26 +192,36 @@ func histogram(t *testing.T, rm metricdata.ResourceMetrics, name string, want ma
 	return count, sum
 }
 
-// gauge returns the last value of a gauge (int64 or float64), and whether
-// it has one.
-func gauge(t *testing.T, rm metricdata.ResourceMetrics, name string) (float64, bool) {
+// gauge returns the value of a gauge (int64 or float64) for area, and
+// whether it has one; it fails unless the gauge has one point per area.
+func gauge(t *testing.T, rm metricdata.ResourceMetrics, name string, area option.Area) (float64, bool) {
 	t.Helper()
 	m, ok := metricNamed(rm, name)
 	if !ok {
 		return 0, false
 	}
+	want := map[string]string{"memberplatform.area": string(area)}
+	var values []float64
 	switch g := m.Data.(type) {
 	case metricdata.Gauge[int64]:
-		if len(g.DataPoints) != 1 {
-			t.Fatalf("%s has %d points, want 1", name, len(g.DataPoints))
+		for _, p := range g.DataPoints {
+			if matches(p.Attributes, want) {
+				values = append(values, float64(p.Value))
+			}
 		}
-		return float64(g.DataPoints[0].Value), true
+		ok = len(g.DataPoints) == 5
 	case metricdata.Gauge[float64]:
-		if len(g.DataPoints) != 1 {
-			t.Fatalf("%s has %d points, want 1", name, len(g.DataPoints))
+		for _, p := range g.DataPoints {
+			if matches(p.Attributes, want) {
+				values = append(values, p.Value)
+			}
 		}
-		return g.DataPoints[0].Value, true
+		ok = len(g.DataPoints) == 5
+	default:
+		t.Fatalf("%s is a %T, want a gauge", name, m.Data)
 	}
-	t.Fatalf("%s is a %T, want a gauge", name, m.Data)
-	return 0, false
+	if !ok || len(values) != 1 {
+		t.Fatalf("%s: %d points for area %s, want one point for each of the 5 areas", name, len(values), area)
+	}
+	return values[0], true
 }

@@ -27,6 +27,7 @@ const ScopeName = "github.com/memberplatform/memberplatform-go/otelmemberplatfor
 // semantic conventions).
 const (
 	AttrOperation    = attribute.Key("memberplatform.operation")
+	AttrArea         = attribute.Key("memberplatform.area") // the backend whose load control the call shares: accessmgmt, payments, customer, token, other
 	AttrRetryAttempt = attribute.Key("memberplatform.retry.attempt")
 	AttrRetryReason  = attribute.Key("memberplatform.retry.reason")
 	AttrRetryDelay   = attribute.Key("memberplatform.retry.delay")             // seconds
@@ -171,10 +172,11 @@ func (in *instrumentation) StartCall(ctx context.Context, call observe.Call) con
 	start := time.Now()
 	if f, ok := ctx.Value(fetchKey{}).(*fetchScope); ok && call.Token && !f.hasCall {
 		f.hasCall = true
+		f.span.SetAttributes(AttrArea.String(string(call.Area)))
 		return context.WithValue(ctx, callKey{}, &callScope{span: f.span, start: start, inFetch: true})
 	}
 	ctx, span := in.tracer.Start(ctx, call.Operation, trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(start),
-		trace.WithAttributes(AttrOperation.String(call.Operation)))
+		trace.WithAttributes(AttrOperation.String(call.Operation), AttrArea.String(string(call.Area))))
 	return context.WithValue(ctx, callKey{}, &callScope{span: span, start: start})
 }
 
@@ -187,7 +189,7 @@ func (in *instrumentation) EndCall(ctx context.Context, call observe.Call, err e
 	}
 	end := time.Now()
 	errType := observe.ErrorType(err)
-	attrs := in.measures.get(measureKey{operation: call.Operation, errorType: errType})
+	attrs := in.measures.get(measureKey{operation: call.Operation, area: string(call.Area), errorType: errType})
 	if errType != "" {
 		in.callErrors.Add(ctx, 1, attrs)
 	}
@@ -256,7 +258,7 @@ func (in *instrumentation) EndAttempt(ctx context.Context, attempt observe.Attem
 	measure := scope.measure
 	measure.statusCode, measure.errorType = result.StatusCode, errType
 	in.attemptDuration.Record(ctx, end.Sub(scope.start).Seconds(), in.measures.get(measure))
-	in.callAttempts.Add(ctx, 1, in.measures.get(measureKey{operation: attempt.Call.Operation}))
+	in.callAttempts.Add(ctx, 1, in.measures.get(measureKey{operation: attempt.Call.Operation, area: string(attempt.Call.Area)}))
 	if result.StatusCode > 0 {
 		scope.span.SetAttributes(keyStatus.Int(result.StatusCode))
 	}
@@ -306,9 +308,9 @@ func (in *instrumentation) Retry(ctx context.Context, retry observe.Retry) {
 
 // RateLimitWait records the wait and adds an event to the call's span.
 func (in *instrumentation) RateLimitWait(ctx context.Context, wait observe.Wait) {
-	in.waitDuration.Record(ctx, wait.Duration.Seconds())
+	in.waitDuration.Record(ctx, wait.Duration.Seconds(), in.measures.get(measureKey{area: string(wait.Area)}))
 	if call, ok := ctx.Value(callKey{}).(*callScope); ok {
-		call.span.AddEvent(EventRateLimitWait, trace.WithAttributes(AttrWaitDuration.Float64(wait.Duration.Seconds())))
+		call.span.AddEvent(EventRateLimitWait, trace.WithAttributes(AttrWaitDuration.Float64(wait.Duration.Seconds()), AttrArea.String(string(wait.Area))))
 	}
 }
 
@@ -320,12 +322,13 @@ func (in *instrumentation) BudgetRefused(ctx context.Context, refusal observe.Re
 	}
 }
 
-// ObserveState registers the gauges' callback for the client's state. The
-// callback holds the state weakly and is unregistered once the client is
-// collected, so clients built and dropped do not pile up callbacks.
+// ObserveState registers the gauges' callback for the client's state, one
+// point per area. The callback holds the state weakly and is unregistered
+// once the client is collected, so clients built and dropped do not pile
+// up callbacks.
 func (in *instrumentation) ObserveState(state *observe.State) {
 	// The client and its SigV4 token pipeline share one instrumentation
-	// and one budget and pacer: the first state is enough.
+	// and the same budgets and pacers: the first state is enough.
 	in.stateOnce.Do(func() {
 		ref := weak.Make(state)
 		budget, rate := in.budgetAvailable, in.pacerRate
@@ -334,11 +337,14 @@ func (in *instrumentation) ObserveState(state *observe.State) {
 			if state == nil {
 				return nil
 			}
-			if tokens, ok := state.RetryBudget(); ok {
-				o.ObserveInt64(budget, int64(tokens))
-			}
-			if perSecond, ok := state.PacerRate(); ok {
-				o.ObserveFloat64(rate, perSecond)
+			for _, area := range state.Areas {
+				attrs := in.measures.get(measureKey{area: string(area)})
+				if tokens, ok := state.RetryBudget(area); ok {
+					o.ObserveInt64(budget, int64(tokens), attrs)
+				}
+				if perSecond, ok := state.PacerRate(area); ok {
+					o.ObserveFloat64(rate, perSecond, attrs)
+				}
 			}
 			return nil
 		}, budget, rate)

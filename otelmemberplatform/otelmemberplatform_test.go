@@ -306,7 +306,7 @@ func TestBudgetRefusal(t *testing.T) {
 		t.Errorf("operation status %v", op.Status())
 	}
 	rm := tel.collect(t)
-	if v, ok := gauge(t, rm, "memberplatform.client.retry_budget.available"); !ok || v != 5 {
+	if v, ok := gauge(t, rm, "memberplatform.client.retry_budget.available", option.AreaAccessMgmt); !ok || v != 5 {
 		t.Errorf("memberplatform.client.retry_budget.available = %v (reported %v), want 5: nothing was spent", v, ok)
 	}
 }
@@ -323,7 +323,7 @@ func TestThrottledCallWaitsOnPacer(t *testing.T) {
 		}
 	}
 	rm := tel.collect(t)
-	if v, ok := gauge(t, rm, "memberplatform.client.ratelimit.rate"); !ok || v != 0 {
+	if v, ok := gauge(t, rm, "memberplatform.client.ratelimit.rate", option.AreaAccessMgmt); !ok || v != 0 {
 		t.Errorf("memberplatform.client.ratelimit.rate = %v (reported %v) before any throttle, want 0", v, ok)
 	}
 	if n, _ := histogram(t, rm, "memberplatform.client.ratelimit.wait.duration", nil); n != 0 {
@@ -354,11 +354,20 @@ func TestThrottledCallWaitsOnPacer(t *testing.T) {
 		t.Errorf("wait of %v s, want > 0: the pacer holds the retry for its slot", v.AsFloat64())
 	}
 	rm = tel.collect(t)
-	if n, sum := histogram(t, rm, "memberplatform.client.ratelimit.wait.duration", nil); n != 1 || sum <= 0 {
-		t.Errorf("ratelimit.wait.duration: %d points summing %v s, want 1 > 0", n, sum)
+	if n, sum := histogram(t, rm, "memberplatform.client.ratelimit.wait.duration", map[string]string{"memberplatform.area": "accessmgmt"}); n != 1 || sum <= 0 {
+		t.Errorf("ratelimit.wait.duration{accessmgmt}: %d points summing %v s, want 1 > 0", n, sum)
 	}
-	if v, ok := gauge(t, rm, "memberplatform.client.ratelimit.rate"); !ok || v <= 0 {
-		t.Errorf("memberplatform.client.ratelimit.rate = %v (reported %v) after a throttle, want > 0", v, ok)
+	if v, _ := eventAttr(waits[0], "memberplatform.area"); v.AsString() != "accessmgmt" {
+		t.Errorf("wait event area %q, want accessmgmt", v.AsString())
+	}
+	if v, ok := gauge(t, rm, "memberplatform.client.ratelimit.rate", option.AreaAccessMgmt); !ok || v <= 0 {
+		t.Errorf("memberplatform.client.ratelimit.rate{accessmgmt} = %v (reported %v) after a throttle, want > 0", v, ok)
+	}
+	// The other areas' pacers stay dormant: their calls are not paced.
+	for _, a := range []option.Area{option.AreaPayments, option.AreaCustomer, option.AreaToken, option.AreaOther} {
+		if v, _ := gauge(t, rm, "memberplatform.client.ratelimit.rate", a); v != 0 {
+			t.Errorf("memberplatform.client.ratelimit.rate{%s} = %v after access management's throttle, want 0", a, v)
+		}
 	}
 }
 

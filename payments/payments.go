@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	memberplatform "github.com/memberplatform/memberplatform-go"
 	"github.com/memberplatform/memberplatform-go/internal/core"
 	"github.com/memberplatform/memberplatform-go/internal/flextime"
 	"github.com/memberplatform/memberplatform-go/internal/validate"
@@ -108,7 +109,7 @@ func ExpDate(month time.Month, year int) string {
 // repeating it leaves the same state: safe to retry.
 var updatePaymentMethodOp = core.Operation{
 	Name: "payments.UpdatePaymentMethod", Method: http.MethodPatch,
-	Path: "/payment-methods/{id}", Idempotent: true, Auth: true,
+	Path: "/payment-methods/{id}", Area: memberplatform.AreaPayments, Idempotent: true, Auth: true,
 }
 
 // UpdatePaymentMethod updates payment method id (a UUID) and returns it.

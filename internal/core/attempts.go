@@ -65,6 +65,7 @@ func newAttemptClient(hc *http.Client) *attemptClient {
 type callState struct {
 	client *Client
 	s      *Settings
+	scope  *Scope // the operation's area's load control, in s
 	// What the attempts read of the Call, copied so that the Call and its
 	// path parameters stay on the caller's stack.
 	op       *Operation
@@ -82,7 +83,7 @@ type callState struct {
 	start    time.Time     // of the current attempt (with a logger)
 	sent     *http.Request // the current attempt, as authorized
 	own      ownedHeaders
-	epoch    uint64 // the adaptive limiter's, when the attempt was let through
+	epoch    uint64 // the area pacer's, when the attempt was let through
 
 	resp       *http.Response // the final response; its body is in body
 	lastStatus int
@@ -125,7 +126,7 @@ const (
 
 // send makes the attempts of req with token tok (nil for none).
 func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call *Call, req *request, tok *CachedToken, prior int) (*callState, error) {
-	state := &callState{client: c, s: s, op: call.Op, result: call.Result, sign: call.Sign, req: *req, tok: tok, prior: prior}
+	state := &callState{client: c, s: s, scope: &s.Scopes[AreaIndex(call.Op.Area)], op: call.Op, result: call.Result, sign: call.Sign, req: *req, tok: tok, prior: prior}
 	ctx = context.WithValue(ctx, callStateKey{}, state)
 	state.ctx = ctx
 	var body any
@@ -363,53 +364,6 @@ func (state *callState) readyAttempt(req *http.Request, retry bool) error {
 	}
 	state.sent = req
 	return nil
-}
-
-// waitTurn waits on the adaptive limiter (never longer than MaxRetryAfter),
-// then the user's. It runs before signing, so no wait stales a signature.
-func (state *callState) waitTurn(ctx context.Context) error {
-	if state.s.Observer != nil && state.s.mayWait() {
-		defer func(start time.Time) {
-			state.s.Observer.RateLimitWait(state.ctx, observe.Wait{Duration: time.Since(start)})
-		}(time.Now())
-	}
-	if a := state.s.Adaptive; a != nil {
-		epoch, err := a.Wait(ctx, state.s.Retry.MaxRetryAfter)
-		if err != nil {
-			return pacedOut(err)
-		}
-		state.epoch = epoch
-	}
-	if l := state.s.RateLimiter; l != nil {
-		if err := l.Wait(ctx); err != nil {
-			return fmt.Errorf("waiting on the rate limiter: %w", err)
-		}
-	}
-	return nil
-}
-
-// mayWait reports whether a limiter could make an attempt wait.
-func (s *Settings) mayWait() bool {
-	if s.Adaptive == nil {
-		return s.RateLimiter != nil
-	}
-	_, engaged := s.Adaptive.Rate()
-	return engaged || s.RateLimiter != nil
-}
-
-// observeRate tells the adaptive limiter how an attempt went; a 5xx or no
-// answer says nothing about the rate.
-func (state *callState) observeRate(apiErr *apierrors.Error, err error) {
-	a := state.s.Adaptive
-	switch {
-	case a == nil || err != nil:
-	case apiErr == nil:
-		a.Admitted()
-	case rateLimited(apiErr):
-		a.Throttled(state.epoch, apiErr.RetryAfter)
-	case apiErr.StatusCode < http.StatusInternalServerError:
-		a.Admitted()
-	}
 }
 
 // DefaultMaxResponseBytes bounds a 2xx body (option.WithMaxResponseBytes):

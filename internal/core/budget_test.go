@@ -68,27 +68,32 @@ func TestRetryBudgetConcurrentTakesNeverOverdraw(t *testing.T) {
 	}
 }
 
-func TestDefaultSettingsHaveAFreshBudgetAndPacer(t *testing.T) {
+func TestDefaultSettingsHaveAFreshBudgetAndPacerPerArea(t *testing.T) {
 	a, b := DefaultSettings(), DefaultSettings()
-	if a.RetryBudget == nil || a.RetryBudget == b.RetryBudget {
-		t.Fatal("DefaultSettings must give each client a budget of its own")
-	}
-	if a.Adaptive == nil || a.Adaptive == b.Adaptive {
-		t.Fatal("DefaultSettings must give each client an adaptive limiter of its own")
-	}
-	if _, engaged := a.Adaptive.Rate(); engaged {
-		t.Fatal("the default adaptive limiter must start dormant")
-	}
 	want := BudgetConfig{Capacity: 500, ThrottleCost: 5, PacedThrottleCost: 0, ErrorCost: 10, TimeoutCost: 15, SuccessRefill: 1}
-	if got := a.RetryBudget.Config(); got != want || a.RetryBudget.Tokens() != 500 {
-		t.Fatalf("default budget %+v with %d tokens, want %+v full", got, a.RetryBudget.Tokens(), want)
+	for i, sc := range a.Scopes {
+		if sc.Budget == nil || sc.Budget == b.Scopes[i].Budget || i > 0 && sc.Budget == a.Scopes[i-1].Budget {
+			t.Fatalf("area %s: DefaultSettings must give each client and each area a budget of its own", areas[i])
+		}
+		if sc.Pacer == nil || sc.Pacer == b.Scopes[i].Pacer || i > 0 && sc.Pacer == a.Scopes[i-1].Pacer {
+			t.Fatalf("area %s: DefaultSettings must give each client and each area a pacer of its own", areas[i])
+		}
+		if _, engaged := sc.Pacer.Rate(); engaged {
+			t.Fatalf("area %s: the default pacer must start dormant", areas[i])
+		}
+		if got := sc.Budget.Config(); got != want || sc.Budget.Tokens() != 500 {
+			t.Fatalf("area %s: default budget %+v with %d tokens, want %+v full", areas[i], got, sc.Budget.Tokens(), want)
+		}
+		if sc.Limiter != nil {
+			t.Fatalf("area %s: a limiter by default", areas[i])
+		}
 	}
 }
 
 // budgetClient is rtNewClient with a budget of cfg and no backoff to speak of.
 func budgetClient(t *testing.T, url string, cfg BudgetConfig) (*Client, *RetryBudget) {
 	b := NewRetryBudget(cfg)
-	return rtNewClient(t, url, func(s *Settings) { s.RetryBudget = b }), b
+	return rtNewClient(t, url, func(s *Settings) { other(s).Budget = b }), b
 }
 
 // Exact token counts through the pipeline: each kind of retry costs its
@@ -196,7 +201,7 @@ func TestRetryBudgetStopIsLogged(t *testing.T) {
 	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 503, `{}`) })
 	var buf bytes.Buffer
 	c := rtNewClient(t, srv.URL, func(s *Settings) {
-		s.RetryBudget = NewRetryBudget(BudgetConfig{ErrorCost: 10})
+		other(s).Budget = NewRetryBudget(BudgetConfig{ErrorCost: 10})
 		s.Logger = slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	})
 	_ = c.do(context.Background(), rtCall(rtPutOp, nil))
@@ -227,7 +232,7 @@ func TestRetryBudgetKeepsTimeout(t *testing.T) {
 	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { <-release })
 	defer close(release)
 	c := rtNewClient(t, srv.URL, func(s *Settings) {
-		s.RetryBudget = NewRetryBudget(BudgetConfig{Capacity: 0, TimeoutCost: 15})
+		other(s).Budget = NewRetryBudget(BudgetConfig{Capacity: 0, TimeoutCost: 15})
 		s.AttemptTimeout = 20 * time.Millisecond
 	})
 	err := c.do(context.Background(), rtCall(rtPutOp, nil))
@@ -240,7 +245,7 @@ func TestRetryBudgetKeepsTimeout(t *testing.T) {
 // With the budget off, every call retries on its own, as before.
 func TestRetryBudgetDisabled(t *testing.T) {
 	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 503, `{}`) })
-	c := rtNewClient(t, srv.URL, func(s *Settings) { s.RetryBudget = nil })
+	c := rtNewClient(t, srv.URL, func(s *Settings) { other(s).Budget = nil })
 	for range 3 {
 		err := c.do(context.Background(), rtCall(rtPutOp, nil))
 		rtWantAPIError(t, err, 503, 4)
@@ -327,7 +332,7 @@ func TestRetryBudgetRefundsARetryThatIsNotSent(t *testing.T) {
 	defer cancel()
 	budget := NewRetryBudget(DefaultBudgetConfig())
 	c := rtNewClient(t, srv.URL, func(s *Settings) {
-		s.RetryBudget = budget
+		other(s).Budget = budget
 		s.Retry.OnRetry = func(int, time.Duration) { cancel() } // the backoff wait is cut short
 	})
 	err := c.do(ctx, rtCall(rtPutOp, nil))

@@ -1,6 +1,10 @@
 package core
 
-import "context"
+import (
+	"context"
+
+	memberplatform "github.com/memberplatform/memberplatform-go"
+)
 
 // settingsOption is an option as a test writes it: a function of the
 // settings, applied through Applier like option.RequestOption.
@@ -16,3 +20,7 @@ func (c *Client) do(ctx context.Context, call *Call, opts ...func(*Settings) err
 	}
 	return Do(ctx, c, call, wrapped)
 }
+
+// other returns the scope of the "other" area, which the tests' operations
+// (declared without an area) use.
+func other(s *Settings) *Scope { return &s.Scopes[AreaIndex(memberplatform.AreaOther)] }

@@ -46,22 +46,22 @@ var loadConfigs = []struct {
 	name string
 	set  func(*Settings)
 }{
-	{"none", func(s *Settings) { s.RetryBudget, s.Adaptive = nil, nil }},
+	{"none", func(s *Settings) { other(s).Budget, other(s).Pacer = nil, nil }},
 	{"defaults", func(s *Settings) {}}, // a full budget and a dormant adaptive limiter
 	{"budget-refilling", func(s *Settings) {
-		s.RetryBudget = NewRetryBudget(DefaultBudgetConfig())
-		s.RetryBudget.take(400) // every success now writes a refill
+		other(s).Budget = NewRetryBudget(DefaultBudgetConfig())
+		other(s).Budget.take(400) // every success now writes a refill
 	}},
-	{"budget-only", func(s *Settings) { s.Adaptive = nil }},
-	{"adaptive-dormant-only", func(s *Settings) { s.RetryBudget = nil }},
+	{"budget-only", func(s *Settings) { other(s).Pacer = nil }},
+	{"adaptive-dormant-only", func(s *Settings) { other(s).Budget = nil }},
 	{"adaptive-engaged-no-wait", func(s *Settings) {
 		// So fast that no attempt waits: it costs the lock and no
 		// allocation. (Admitted answers never let go of it here: the
 		// curve's clock grows by 1/rate per answer.)
-		s.Adaptive = pacer.New()
-		s.Adaptive.Engage(1e12)
+		other(s).Pacer = pacer.New()
+		other(s).Pacer.Engage(1e12)
 	}},
-	{"x-time-rate-limiter", func(s *Settings) { s.RateLimiter = rate.NewLimiter(rate.Inf, 1) }},
+	{"x-time-rate-limiter", func(s *Settings) { other(s).Limiter = rate.NewLimiter(rate.Inf, 1) }},
 }
 
 func loadClient(tb testing.TB, set func(*Settings)) *Client {
@@ -107,7 +107,7 @@ func TestLoadErrorPathAllocs(t *testing.T) {
 			}
 		}
 	}
-	without := loadClient(t, func(s *Settings) { s.Transport, s.Adaptive = problemTransport, nil })
+	without := loadClient(t, func(s *Settings) { s.Transport, other(s).Pacer = problemTransport, nil })
 	dormant := loadClient(t, func(s *Settings) { s.Transport = problemTransport })
 	if a, b := testing.AllocsPerRun(200, call(without)), testing.AllocsPerRun(200, call(dormant)); a != b {
 		t.Fatalf("%v allocs per 422 with the dormant limiter, want %v as without it", b, a)

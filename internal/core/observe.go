@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	memberplatform "github.com/memberplatform/memberplatform-go"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/observe"
 )
@@ -52,7 +53,7 @@ func (s *Settings) AddObserver(o observe.Observer) error {
 
 // callInfo describes op to an observer.
 func callInfo(op *Operation) observe.Call {
-	info := observe.Call{Operation: op.Name, Method: op.Method, URLTemplate: op.Path, Token: op.Credential}
+	info := observe.Call{Operation: op.Name, Method: op.Method, URLTemplate: op.Path, Token: op.Credential, Area: areas[AreaIndex(op.Area)]}
 	if op.Name == executeOperation {
 		info.URLTemplate = "" // the caller's own path, which may hold IDs
 	}
@@ -130,20 +131,25 @@ func observeClient(c *Client) {
 	if !ok {
 		return
 	}
-	budget, pacer := c.settings.RetryBudget, c.settings.Adaptive
+	scopes := &c.settings.Scopes // of the client, which the State keeps alive
+	known := func(a memberplatform.Area) (*Scope, bool) {
+		i := AreaIndex(a)
+		return &scopes[i], areas[i] == a
+	}
 	c.observed = &observe.State{
-		RetryBudget: func() (int, bool) {
-			if budget == nil {
-				return 0, false
+		Areas: areas[:],
+		RetryBudget: func(a memberplatform.Area) (int, bool) {
+			if sc, ok := known(a); ok && sc.Budget != nil {
+				return sc.Budget.Tokens(), true
 			}
-			return budget.Tokens(), true
+			return 0, false
 		},
-		PacerRate: func() (float64, bool) {
-			if pacer == nil {
-				return 0, false
+		PacerRate: func(a memberplatform.Area) (float64, bool) {
+			if sc, ok := known(a); ok && sc.Pacer != nil {
+				rate, _ := sc.Pacer.Rate()
+				return rate, true
 			}
-			rate, _ := pacer.Rate()
-			return rate, true
+			return 0, false
 		},
 	}
 	so.ObserveState(c.observed)

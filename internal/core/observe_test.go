@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	memberplatform "github.com/memberplatform/memberplatform-go"
 	"github.com/memberplatform/memberplatform-go/internal/pacer"
 	"github.com/memberplatform/memberplatform-go/observe"
 )
@@ -170,7 +172,7 @@ func TestObserverSeesEveryStage(t *testing.T) {
 func TestObserverBudgetAndWaits(t *testing.T) {
 	rec := &recorder{}
 	c, _ := observedClient(t, rec, nil, 503)
-	c.settings.RetryBudget = NewRetryBudget(BudgetConfig{Capacity: 1, ErrorCost: 10})
+	other(&c.settings).Budget = NewRetryBudget(BudgetConfig{Capacity: 1, ErrorCost: 10})
 	err := c.do(context.Background(), rtCall(rtPutOp, nil))
 	if observe.ErrorType(err) != observe.ErrorServiceUnavailable {
 		t.Fatalf("err = %v", err)
@@ -185,7 +187,7 @@ func TestObserverBudgetAndWaits(t *testing.T) {
 
 	rec = &recorder{}
 	c, _ = observedClient(t, rec, nil, 200)
-	c.settings.RateLimiter = rate.NewLimiter(rate.Inf, 1)
+	other(&c.settings).Limiter = rate.NewLimiter(rate.Inf, 1)
 	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +196,7 @@ func TestObserverBudgetAndWaits(t *testing.T) {
 	}
 	rec = &recorder{}
 	c, _ = observedClient(t, rec, nil, 200)
-	c.settings.Adaptive = pacer.New() // dormant: nothing to wait for
+	other(&c.settings).Pacer = pacer.New() // dormant: nothing to wait for
 	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
 		t.Fatal(err)
 	}
@@ -270,32 +272,42 @@ type stateRecorder struct {
 
 func (r *stateRecorder) ObserveState(state *observe.State) { r.state = state }
 
-// TestObserverState: a StateObserver reads the client's budget and pacer.
+// TestObserverState: a StateObserver reads each area's budget and pacer.
 func TestObserverState(t *testing.T) {
 	obs := &stateRecorder{}
 	c, _ := observedClient(t, obs, nil, 200)
 	if obs.state == nil {
 		t.Fatal("ObserveState was not called")
 	}
-	if tokens, ok := obs.state.RetryBudget(); !ok || tokens != c.settings.RetryBudget.Tokens() {
-		t.Errorf("RetryBudget() = %d, %v", tokens, ok)
+	if !slices.Equal(obs.state.Areas, areas[:]) {
+		t.Fatalf("Areas = %v, want %v", obs.state.Areas, areas)
 	}
-	if _, ok := obs.state.PacerRate(); ok != (c.settings.Adaptive != nil) {
-		t.Errorf("PacerRate() ok = %v with pacer %v", ok, c.settings.Adaptive)
+	c.settings.Scopes[0].Budget.take(7)
+	c.settings.Scopes[2].Pacer.Engage(42)
+	for i, a := range areas {
+		if tokens, ok := obs.state.RetryBudget(a); !ok || tokens != c.settings.Scopes[i].Budget.Tokens() || (i == 0) != (tokens == 493) {
+			t.Errorf("RetryBudget(%s) = %d, %v", a, tokens, ok)
+		}
+		if r, ok := obs.state.PacerRate(a); !ok || (i == 2) != (r == 42) {
+			t.Errorf("PacerRate(%s) = %v, %v", a, r, ok)
+		}
+	}
+	if _, ok := obs.state.RetryBudget("nowhere"); ok {
+		t.Error("RetryBudget of an unknown area ok")
 	}
 
 	obs = &stateRecorder{}
 	s := DefaultSettings()
 	s.BaseURL, _ = url.Parse("http://api.example.test")
-	s.RetryBudget, s.Adaptive = nil, pacer.New()
+	other(&s).Budget, other(&s).Pacer = nil, pacer.New()
 	_ = s.AddObserver(obs)
 	if _, err := New(s, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := obs.state.RetryBudget(); ok {
+	if _, ok := obs.state.RetryBudget(memberplatform.AreaOther); ok {
 		t.Error("RetryBudget() ok without a budget")
 	}
-	if r, ok := obs.state.PacerRate(); !ok || r != 0 {
+	if r, ok := obs.state.PacerRate(memberplatform.AreaOther); !ok || r != 0 {
 		t.Errorf("PacerRate() = %v, %v for a dormant pacer, want 0, true", r, ok)
 	}
 }

@@ -1,12 +1,19 @@
 package core
 
-import "net/http"
+import (
+	"net/http"
+
+	memberplatform "github.com/memberplatform/memberplatform-go"
+)
 
 // Operation describes one API operation as data.
 type Operation struct {
 	Name   string // "accessmgmt.UpdateUser": used in errors and logs
 	Method string
 	Path   string // with {name} placeholders (at most two) filled, in order, by Call.PathParams, escaped
+	// Area is the backend the operation reaches: its calls share that
+	// area's load control (scope.go).
+	Area memberplatform.Area
 	// Idempotent says the request may be repeated after it reached the server.
 	Idempotent bool
 	Auth       bool // the request carries the bearer token

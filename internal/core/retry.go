@@ -186,8 +186,8 @@ func DefaultBudgetConfig() BudgetConfig {
 }
 
 // RetryBudget keeps retries from multiplying the load on a failing service:
-// a client's calls (and its SigV4 token call) share its tokens, and an
-// empty budget stops retries, not first attempts.
+// the calls of one area of a client share its tokens, and an empty budget
+// stops retries, not first attempts.
 type RetryBudget struct {
 	cfg    BudgetConfig
 	tokens atomic.Int64
@@ -248,7 +248,10 @@ type budgetState struct {
 // StopBudget when it cannot pay.
 func (state *callState) decide(ctx context.Context, apiErr *apierrors.Error, err error) (Decision, time.Duration) {
 	d, wait := state.s.Retry.Decide(ctx, state.attempts, state.op.Idempotent || state.s.Idempotent, apiErr, err)
-	b := state.s.RetryBudget
+	if d == StopRetryAfter && apiErr.Err == nil { // a 503 says "rate limited" by asking for a wait too
+		apiErr.Err = markedError{sentinel: apierrors.ErrRateLimited, note: "not retried: the Retry-After exceeds WithMaxRetryAfter"}
+	}
+	b := state.scope.Budget
 	if d != Retry || b == nil {
 		return d, wait
 	}
@@ -256,7 +259,7 @@ func (state *callState) decide(ctx context.Context, apiErr *apierrors.Error, err
 	switch {
 	case err != nil:
 		cost = b.cfg.TimeoutCost
-	case rateLimited(apiErr) && state.s.Adaptive != nil:
+	case rateLimited(apiErr) && state.scope.Pacer != nil:
 		cost = b.cfg.PacedThrottleCost
 	case rateLimited(apiErr):
 		cost = b.cfg.ThrottleCost
@@ -274,7 +277,7 @@ func (state *callState) decide(ctx context.Context, apiErr *apierrors.Error, err
 // refundRetry gives back a retry that was paid for and never sent: only
 // retries that reach the service drain the budget.
 func (state *callState) refundRetry() {
-	if b := state.s.RetryBudget; b != nil && state.retryPending {
+	if b := state.scope.Budget; b != nil && state.retryPending {
 		b.give(state.retryCost)
 		state.retryPending, state.retryCost = false, 0
 	}
@@ -284,7 +287,7 @@ func (state *callState) refundRetry() {
 // service working: a 2xx (apiErr nil), or an error response other than
 // 408, 429 or 5xx.
 func (state *callState) settleBudget(apiErr *apierrors.Error) {
-	if b := state.s.RetryBudget; b != nil &&
+	if b := state.scope.Budget; b != nil &&
 		(apiErr == nil || apiErr.StatusCode < http.StatusInternalServerError && !apiErr.Temporary()) {
 		b.give(cmp.Or(state.retryCost, b.cfg.SuccessRefill))
 	}

@@ -37,13 +37,11 @@ type Settings struct {
 	AllowInsecureBearer bool   // a bearer token may go over plain http to a non-loopback host
 
 	// Client-wide only: the token source (SigV4 asks client.New to build
-	// one), and the load bounds and observer, shared by every call and by
-	// the token pipeline. A nil RetryBudget or Adaptive is switched off.
+	// one), the load control of each area (scope.go) and the observer,
+	// shared by every call and by the token pipeline.
 	TokenSource memberplatform.TokenSource
 	SigV4       *SigV4Settings
-	RetryBudget *RetryBudget
-	RateLimiter RateLimiter
-	Adaptive    *pacer.Pacer
+	Scopes      [len(areas)]Scope
 	Observer    observe.Observer
 
 	cloned bool // Header/Query are private copies, safe to mutate
@@ -106,8 +104,11 @@ func (s *Settings) cloneMaps() {
 }
 
 // DefaultSettings returns the SDK's defaults, with a retry budget and an
-// adaptive limiter (dormant until a throttle) of their own.
+// adaptive pacer (dormant until a throttle) of their own in every area.
 func DefaultSettings() Settings {
-	return Settings{Retry: DefaultRetryPolicy(), MaxResponseBytes: DefaultMaxResponseBytes,
-		RetryBudget: NewRetryBudget(DefaultBudgetConfig()), Adaptive: pacer.New()}
+	s := Settings{Retry: DefaultRetryPolicy(), MaxResponseBytes: DefaultMaxResponseBytes}
+	for i := range s.Scopes {
+		s.Scopes[i] = Scope{Budget: NewRetryBudget(DefaultBudgetConfig()), Pacer: pacer.New()}
+	}
+	return s
 }

@@ -196,7 +196,7 @@ func testHungAttempt(t *testing.T, stallBody bool) {
 	c := rtNewClient(t, srv.URL, func(s *Settings) {
 		s.Transport = tr
 		s.Retry.BaseDelay = time.Millisecond
-		s.Retry.OnRetry = func(int, time.Duration) { spent = append(spent, s.RetryBudget.Tokens()) }
+		s.Retry.OnRetry = func(int, time.Duration) { spent = append(spent, other(s).Budget.Tokens()) }
 	})
 	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil || srv.hits() != 2 {
 		t.Fatalf("err = %v after %d attempts; want the hung attempt retried", err, srv.hits())

@@ -50,9 +50,9 @@ func TestThrottledRetryCostsTheBudgetNothingWhilePaced(t *testing.T) {
 			srv := throttleThenOK(t, "Retry-After-Ms", "1")
 			b := emptyBudget()
 			c := rtNewClient(t, srv.URL, func(s *Settings) {
-				s.RetryBudget = b
+				other(s).Budget = b
 				if !tc.paced {
-					s.Adaptive = nil
+					other(s).Pacer = nil
 				}
 			})
 			err := c.do(context.Background(), rtCall(rtPutOp, nil))
@@ -85,7 +85,7 @@ func TestRateLimitedProblemIsPacedNotBudgeted(t *testing.T) {
 		rtJSON(w, 200, `{}`)
 	})
 	b := emptyBudget()
-	c := rtNewClient(t, srv.URL, func(s *Settings) { s.RetryBudget, s.Retry.BaseDelay = b, time.Millisecond })
+	c := rtNewClient(t, srv.URL, func(s *Settings) { other(s).Budget, s.Retry.BaseDelay = b, time.Millisecond })
 	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil || srv.hits() != 2 {
 		t.Fatalf("err = %v after %d attempts; want success at the free retry", err, srv.hits())
 	}
@@ -96,7 +96,7 @@ func TestRateLimitedProblemIsPacedNotBudgeted(t *testing.T) {
 // 2 s. (The limiter engages at 1/Retry-After at least.)
 func TestLoneThrottledCallRetriesWhenRetryAfterEnds(t *testing.T) {
 	srv := throttleThenOK(t, "Retry-After-Ms", "300")
-	c := rtNewClient(t, srv.URL, func(s *Settings) { s.RetryBudget = emptyBudget() })
+	c := rtNewClient(t, srv.URL, func(s *Settings) { other(s).Budget = emptyBudget() })
 	start := time.Now()
 	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestLoneThrottledCallRetriesWhenRetryAfterEnds(t *testing.T) {
 	if el := time.Since(start); el < 300*time.Millisecond || el > 1500*time.Millisecond {
 		t.Fatalf("the call took %v; want its Retry-After (300ms), well under the 2 s floor", el)
 	}
-	if r, engaged := c.settings.Adaptive.Rate(); !engaged || r < 1/0.3-1e-9 {
+	if r, engaged := other(&c.settings).Pacer.Rate(); !engaged || r < 1/0.3-1e-9 {
 		t.Fatalf("limiter at %v/s (engaged %v), want at least 1/Retry-After", r, engaged)
 	}
 }
@@ -131,7 +131,7 @@ func TestPacerRefusalErrorShapes(t *testing.T) {
 			p := pacer.New()
 			p.Engage(0.5) // the first attempt goes at once; its 429 puts the next slot 2 s away
 			c := rtNewClient(t, srv.URL, func(s *Settings) {
-				s.Adaptive, s.RetryBudget, s.Retry.MaxRetryAfter = p, emptyBudget(), tc.maxRetryWait
+				other(s).Pacer, other(s).Budget, s.Retry.MaxRetryAfter = p, emptyBudget(), tc.maxRetryWait
 			})
 			ctx := context.Background()
 			if tc.deadline > 0 {
@@ -154,6 +154,10 @@ func TestPacerRefusalErrorShapes(t *testing.T) {
 			if el := time.Since(start); el > 400*time.Millisecond && tc.deadline == 0 || ctx.Err() != nil {
 				t.Fatalf("refused after %v (ctx %v); want at once", el, ctx.Err())
 			}
+			// The pacer's next slot, about a second away, not the 429's 1ms.
+			if wait, ok := apierrors.RetryAfterOf(err); !ok || wait < 500*time.Millisecond || wait > time.Second {
+				t.Fatalf("RetryAfterOf = %v, %v; want the pacer's next slot, up to 1s away", wait, ok)
+			}
 		})
 	}
 }
@@ -170,17 +174,36 @@ func TestPacerRefusalOfAFirstAttemptIsRateLimited(t *testing.T) {
 	if te.Last != nil || !stderrors.Is(err, apierrors.ErrRateLimited) || !stderrors.Is(err, context.DeadlineExceeded) || srv.hits() != 1 {
 		t.Fatalf("err = %v (last %v), %d hits; want a refusal matching ErrRateLimited and DeadlineExceeded, nothing sent", err, te.Last, srv.hits())
 	}
+	if wait, ok := apierrors.RetryAfterOf(err); !ok || wait <= 200*time.Millisecond {
+		t.Fatalf("RetryAfterOf = %v, %v; want the pacer's next slot, beyond the deadline", wait, ok)
+	}
 }
 
-// A caller's own cancellation while waiting for a slot is a cancellation,
-// not a throttle.
-func TestPacerWaitCancelledIsNotRateLimited(t *testing.T) {
+// A call whose context ends while it waits for a slot matches both the
+// context's error and ErrRateLimited: it waited for the rate limit. So does
+// one whose context ends in a Retry-After wait.
+func TestPacerWaitCancelledMatchesBoth(t *testing.T) {
 	_, c := pacedClient(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	err := c.do(ctx, rtCall(rtPutOp, nil))
-	if !stderrors.Is(err, context.Canceled) || stderrors.Is(err, apierrors.ErrRateLimited) {
-		t.Fatalf("err = %v; want context.Canceled only", err)
+	if !stderrors.Is(err, context.Canceled) || !stderrors.Is(err, apierrors.ErrRateLimited) {
+		t.Fatalf("cancelled at the pacer: err = %v; want context.Canceled and ErrRateLimited", err)
+	}
+
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		w.Header().Set("Retry-After", "5")
+		rtJSON(w, 429, `{"title":"Too Many Requests","status":429}`)
+	})
+	c = rtNewClient(t, srv.URL, func(s *Settings) { other(s).Pacer = nil })
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	err = c.do(ctx, rtCall(rtPutOp, nil))
+	if !stderrors.Is(err, context.Canceled) || !stderrors.Is(err, apierrors.ErrRateLimited) {
+		t.Fatalf("cancelled in a Retry-After wait: err = %v; want context.Canceled and ErrRateLimited", err)
+	}
+	if wait, ok := apierrors.RetryAfterOf(err); !ok || wait != 5*time.Second {
+		t.Fatalf("RetryAfterOf = %v, %v; want the platform's 5s", wait, ok)
 	}
 }
 
@@ -190,7 +213,7 @@ func pacedClient(t *testing.T) (*rtServer, *Client) {
 	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 200, `{}`) })
 	p := pacer.New()
 	p.Engage(0.5)
-	c := rtNewClient(t, srv.URL, func(s *Settings) { s.Adaptive = p })
+	c := rtNewClient(t, srv.URL, func(s *Settings) { other(s).Pacer = p })
 	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
 		t.Fatal(err)
 	}

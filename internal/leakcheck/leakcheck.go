@@ -80,8 +80,9 @@ var ignoredFrames = []string{
 }
 
 func ignored(stack string) bool {
-	// The test runner's goroutines stand in the testing package.
+	// The test runner's goroutines stand in the testing package; one in
+	// runtime.goexit has returned and is being torn down.
 	_, frames, _ := strings.Cut(stack, "\n")
-	return strings.HasPrefix(frames, "testing.") ||
+	return strings.HasPrefix(frames, "testing.") || strings.HasPrefix(frames, "runtime.goexit") ||
 		slices.ContainsFunc(ignoredFrames, func(f string) bool { return strings.Contains(stack, "\n"+f) })
 }

@@ -1,12 +1,12 @@
 // Package pacer is the SDK's adaptive rate limiter: it learns the rate a
-// provider admits from its answers and paces a client's attempts just under
-// it. internal/core waits on it before every attempt and reports each
-// answer; it knows nothing of HTTP.
+// provider admits from its answers and paces attempts just under it.
+// internal/core keeps one per area of the platform, waits on it before
+// every attempt of that area and reports each answer; it knows nothing of
+// HTTP.
 //
 // It follows AWS SDK adaptive retry mode (unlimited until the first
-// throttle, then a cut to 70% per throttle and CUBIC growth, capped at
-// twice the admitted rate), changed to converge faster and cost nothing
-// until needed:
+// throttle, then a cut to 70% per throttle and CUBIC growth), changed to be
+// exactly as strict as the provider's answers:
 //
 //   - Dormant, it counts admitted answers lock-free; an attempt costs two
 //     atomic loads, so it can be on by default.
@@ -15,9 +15,13 @@
 //     Retry-After; a slow start then doubles it every 150 ms.
 //   - A throttle of an attempt let through before the last cut does not
 //     cut again, so a burst of refusals does not collapse the rate.
-//   - The curve flattens at the rate admitted, not the one refused.
+//   - The curve flattens at the rate admitted, not the one refused. While
+//     the provider admits nothing (a storm of refusals) the rate falls to
+//     one probe a second but the plateau stays, so the first admitted
+//     probe takes the rate most of the way back.
 //   - Attempts queue in order; a slot taken late is not lost.
 //   - CUBIC's K is a fixed 2 s of sending, and its clock advances 1/rate
-//     per admitted answer (it stops while idle). At four times its
-//     plateau the pacer goes dormant again.
+//     per admitted answer (it stops while idle).
+//   - It releases by time: ReleaseAfter (3 s) after the last throttle it
+//     is dormant again, whether or not attempts flowed, and refuses nothing.
 package pacer

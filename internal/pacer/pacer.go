@@ -15,26 +15,33 @@ const (
 	beta          = 0.7              // the multiplicative cut (CUBIC's β)
 	regain        = 2.0              // CUBIC's K: seconds of sending back to the plateau
 	slowStartStep = math.Ln2 / 0.150 // per admitted answer: doubles every 150 ms while paced
-	// MinRate is the floor of the rate: one attempt every 2 s.
-	MinRate   = 0.5
-	firstRate = 1.0 // the least a first throttle naming no wait engages at
-	// growthCap and cutCap bound growth and the rate a cut starts from to
-	// multiples of the admitted rate: no allowance builds up untested.
-	growthCap = 2.0
-	cutCap    = 4.0
-	release   = 4.0 // the multiple of its plateau at which the curve lets go
+	// MinRate is the floor of the rate: while every answer is a throttle,
+	// one attempt a second probes whether the provider admits again.
+	MinRate = 1.0
+	// cutCap bounds the rate a cut starts from to a multiple of the
+	// admitted rate, so a rate built up while the client sent little is not
+	// cut from itself.
+	cutCap = 4.0
 )
+
+// ReleaseAfter is how long after its last throttle an engaged pacer goes
+// dormant again, whether or not attempts flowed meanwhile. It exceeds the
+// interval at MinRate, so a provider that throttles every probe keeps it
+// engaged.
+const ReleaseAfter = 3 * time.Second
 
 // Pacer paces a client's attempts at a rate it learns from the provider's
 // answers; pacing allows a burst of at most 2. It is safe for concurrent use.
 type Pacer struct {
 	now func() time.Time
 
-	// engaged and epoch are read without the lock. epoch grows at every cut
-	// and release, matching an answer with the rate of its attempt.
-	engaged atomic.Bool
-	epoch   atomic.Uint64
-	meter   meter
+	// engaged, epoch and lastThrottle are read without the lock. epoch
+	// grows at every cut and release, matching an answer with the rate of
+	// its attempt.
+	engaged      atomic.Bool
+	epoch        atomic.Uint64
+	lastThrottle atomic.Int64 // unix nanos of the last throttled answer
+	meter        meter
 
 	mu        sync.Mutex
 	rate      float64         // while engaged
@@ -45,18 +52,21 @@ type Pacer struct {
 	depth     float64         // plateau minus the rate right after the last cut
 	clock     float64         // seconds of sending since the last cut (CUBIC's t)
 	lastCut   time.Time
+	admitted  bool // an answer was admitted since the last cut
 }
 
 // New returns a dormant pacer: unpaced until the first rate-limited answer.
 func New() *Pacer { return &Pacer{now: time.Now} }
 
-// Engage engages p at rate, next slot free, flat until the next throttle.
-// For tests of code that waits on a pacer.
+// Engage engages p at rate, next slot free, flat until the next throttle
+// or ReleaseAfter from now. For tests of code that waits on a pacer.
 func (p *Pacer) Engage(rate float64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.rate, p.next = max(MinRate, rate), p.now()
+	now := p.now()
+	p.rate, p.next = max(MinRate, rate), now
 	p.plateau, p.depth, p.slowStart = p.rate, 0, false
+	p.lastThrottle.Store(now.UnixNano())
 	p.engaged.Store(true)
 }
 
@@ -64,10 +74,31 @@ func (p *Pacer) Engage(rate float64) {
 func (p *Pacer) Rate() (rate float64, engaged bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.releaseIfQuiet(p.now())
 	if !p.engaged.Load() {
 		return 0, false
 	}
 	return p.rate, true
+}
+
+// Engaged reports, without the lock, whether an attempt may have to wait.
+func (p *Pacer) Engaged() bool {
+	return p.engaged.Load() && !p.quiet(p.now())
+}
+
+// quiet reports whether ReleaseAfter has passed since the last throttle.
+func (p *Pacer) quiet(now time.Time) bool {
+	return now.UnixNano()-p.lastThrottle.Load() >= int64(ReleaseAfter)
+}
+
+// releaseIfQuiet makes p dormant once it is quiet. The caller holds p.mu.
+// A waiter asleep at the head of the queue finds it so at its next slot,
+// at most 1/MinRate away, and lets the rest through.
+func (p *Pacer) releaseIfQuiet(now time.Time) {
+	if p.engaged.Load() && p.quiet(now) {
+		p.engaged.Store(false)
+		p.epoch.Add(1)
+	}
 }
 
 // Refusal is Wait's error for a wait it would not start: the next slot is
@@ -84,6 +115,9 @@ func (r *Refusal) Error() string {
 	}
 	return fmt.Sprintf("adaptive rate limit: the next send slot is %v away, longer than the %v a wait may last", r.Wait.Round(time.Millisecond), r.MaxWait)
 }
+
+// RetryAfter returns how far away the slot was: when to try again.
+func (r *Refusal) RetryAfter() time.Duration { return r.Wait }
 
 // Unwrap returns context.DeadlineExceeded when the deadline was the reason.
 func (r *Refusal) Unwrap() error {
@@ -112,15 +146,17 @@ func (p *Pacer) Wait(ctx context.Context, maxWait time.Duration) (uint64, error)
 
 // waitEngaged is apart from Wait so that the dormant path has no defer.
 func (p *Pacer) waitEngaged(ctx context.Context, maxWait time.Duration) (uint64, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, fmt.Errorf("waiting on the adaptive rate limit: %w", err)
-	}
 	p.mu.Lock()
 	start := p.now()
+	p.releaseIfQuiet(start)
 	if !p.engaged.Load() || (len(p.queue) == 0 && !start.Before(p.next)) {
 		epoch := p.take(start)
 		p.mu.Unlock()
 		return epoch, nil
+	}
+	if err := ctx.Err(); err != nil {
+		p.mu.Unlock()
+		return 0, fmt.Errorf("waiting on the adaptive rate limit: %w", err)
 	}
 	if err := p.refuse(ctx, start, start, len(p.queue), maxWait); err != nil {
 		p.mu.Unlock()
@@ -143,6 +179,7 @@ func (p *Pacer) waitEngaged(ctx context.Context, maxWait time.Duration) (uint64,
 	for {
 		p.mu.Lock()
 		now := p.now()
+		p.releaseIfQuiet(now)
 		if !p.engaged.Load() || !now.Before(p.next) {
 			epoch := p.take(now)
 			p.remove(w)
@@ -231,9 +268,11 @@ func (p *Pacer) Admitted() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.releaseIfQuiet(now)
 	if !p.engaged.Load() {
 		return
 	}
+	p.admitted = true
 	if p.slowStart {
 		// The first throttle may come before the rest of its burst's answers.
 		p.rate = max(p.rate+slowStartStep, p.meter.rate(now))
@@ -241,13 +280,7 @@ func (p *Pacer) Admitted() {
 	}
 	p.clock += 1 / p.rate
 	x := (p.clock - regain) / regain
-	r := p.plateau + p.depth*x*x*x
-	if r >= release*p.plateau {
-		p.engaged.Store(false)
-		p.epoch.Add(1)
-		return
-	}
-	p.rate = max(MinRate, min(r, max(p.rate, growthCap*p.meter.rate(now))))
+	p.rate = max(MinRate, p.plateau+p.depth*x*x*x)
 }
 
 // Throttled records a rate-limited answer to an attempt let through in
@@ -255,18 +288,20 @@ func (p *Pacer) Admitted() {
 func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	now := p.now()
+	p.lastThrottle.Store(now.UnixNano())
 	if epoch != p.epoch.Load() {
 		return // let through before the last cut: that cut already answered it
 	}
-	now := p.now()
 	measured := p.meter.rate(now)
 	if !p.engaged.Load() {
 		// A slot every Retry-After at least, so a lone call's retry finds its slot free.
-		floor := firstRate
+		floor := 0.0
 		if retryAfter > 0 {
 			floor = float64(time.Second) / float64(retryAfter)
 		}
 		p.rate, p.slowStart = max(MinRate, measured, floor), true
+		p.plateau = p.rate
 	} else {
 		throttledAt := p.rate
 		if measured > 0 {
@@ -275,13 +310,19 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 		p.rate = max(MinRate, beta*throttledAt)
 		// The throttled rate overshoots by the provider's burst; after a
 		// second of pacing the admitted rate is closer (but an idle second
-		// must not sink the curve below halfway).
-		p.plateau = throttledAt
-		if now.Sub(p.lastCut) >= time.Second && measured > 0 && measured < throttledAt {
-			p.plateau = max(measured, (p.rate+throttledAt)/2)
+		// must not sink the curve below halfway). A provider that admitted
+		// nothing since the last cut is refusing everything, as in an
+		// outage: the plateau stays at what it admitted before, where the
+		// first admitted probe takes the rate back.
+		if p.admitted {
+			p.plateau = throttledAt
+			if now.Sub(p.lastCut) >= time.Second && measured > 0 && measured < throttledAt {
+				p.plateau = max(measured, (p.rate+throttledAt)/2)
+			}
 		}
-		p.depth, p.slowStart, p.clock = p.plateau-p.rate, false, 0
+		p.depth, p.slowStart, p.clock = max(0, p.plateau-p.rate), false, 0
 	}
+	p.admitted = false
 	p.next, p.lastCut = now.Add(p.interval()), now
 	p.epoch.Add(1)
 	p.engaged.Store(true)

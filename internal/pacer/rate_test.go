@@ -86,7 +86,7 @@ func TestFirstThrottleEngagesAtLeastAtOnePerRetryAfter(t *testing.T) {
 		{"Retry-After 1s, nothing admitted", 0, time.Second, 1},
 		{"Retry-After 250ms", 0, 250 * time.Millisecond, 4},
 		{"Retry-After 10s: the floor", 0, 10 * time.Second, MinRate},
-		{"no Retry-After: one a second", 0, 0, firstRate},
+		{"no Retry-After: the floor, one a second", 0, 0, MinRate},
 		{"no Retry-After, the admitted rate when higher", 5, 0, 5},
 		{"the admitted rate when higher", 20, time.Second, 20},
 	} {
@@ -109,9 +109,9 @@ func TestFirstThrottleEngagesAtLeastAtOnePerRetryAfter(t *testing.T) {
 func TestRetryAfterDoesNotHoldUpACut(t *testing.T) {
 	clock := fakeclock.New()
 	p := &Pacer{now: clock.Now}
-	p.Throttled(0, time.Second) // 1/s
-	p.Throttled(1, time.Second) // 0.7/s
-	wantRate(t, p, 0.7, true)
+	p.Throttled(0, 250*time.Millisecond) // 4/s
+	p.Throttled(1, 250*time.Millisecond) // 2.8/s
+	wantRate(t, p, 2.8, true)
 }
 
 // A cut a second or more after the previous one flattens the curve at the
@@ -135,7 +135,7 @@ func TestPacerPlateauFromTheAdmittedRate(t *testing.T) {
 			a.Throttled(0, 0)
 			a.Throttled(1, 0) // into CUBIC
 			a.mu.Lock()
-			a.rate = 200
+			a.rate, a.admitted = 200, true
 			a.mu.Unlock()
 			clock.Add(tc.after)
 			for range tc.admitted {
@@ -180,9 +180,9 @@ func TestPacerFirstEstimateIsRaisedByLateAnswers(t *testing.T) {
 func TestPacerMinimumRate(t *testing.T) {
 	_, a := newClockedPacer()
 	a.Throttled(0, 10*time.Second) // nothing admitted yet, a long Retry-After
-	wantRate(t, a, 0.5, true)
+	wantRate(t, a, 1, true)
 	a.Throttled(1, 0)
-	wantRate(t, a, 0.5, true) // 0.7 × 0.5 is below the floor
+	wantRate(t, a, 1, true) // 0.7 × 1 is below the floor
 }
 
 // A rate built up while the client sent little is cut from four times the
@@ -195,7 +195,7 @@ func TestPacerCutCap(t *testing.T) {
 	a.mu.Lock()
 	a.rate = 1000 // grown in slow start
 	a.mu.Unlock()
-	clock.Add(3 * time.Second)
+	clock.Add(2 * time.Second)
 	for range 10 {
 		a.Admitted() // now 10 admitted in the last second
 	}
@@ -203,60 +203,89 @@ func TestPacerCutCap(t *testing.T) {
 	wantRate(t, a, 0.7*4*10, true)
 }
 
-// Growth stops at twice the admitted rate, but the cap never lowers the rate.
-func TestPacerGrowthCap(t *testing.T) {
+// While the provider admits nothing, cuts take the rate down to the floor
+// but keep the plateau, the rate it admitted before: the first admitted
+// probe after the storm takes the rate back to 7/8 of it (CUBIC one second
+// of sending below its plateau).
+func TestPacerStormKeepsThePlateau(t *testing.T) {
 	clock, a := newClockedPacer()
-	a.Throttled(0, 0)
-	a.Throttled(1, 0) // into CUBIC at the floor, 0.5/s
-	a.mu.Lock()
-	a.plateau, a.depth, a.rate, a.clock = 100, 30, 70, 2 // at the plateau, 100
-	a.mu.Unlock()
-	clock.Add(5 * time.Second)
-	a.Admitted() // 1 admitted in the last second: cap max(70, 2)
-	wantRate(t, a, 70, true)
-	for range 59 {
-		a.Admitted() // 60 admitted: cap 120, above the curve
+	for range 1000 {
+		a.Admitted() // 1,000/s before the storm
 	}
-	got, _ := a.Rate()
-	if got <= 100 || got >= 120 {
-		t.Fatalf("rate %v, want the curve just above its plateau 100, under the cap 120", got)
+	clock.Add(10 * time.Millisecond)
+	a.Throttled(0, time.Second)
+	wantRate(t, a, 1000, true)
+	for e := uint64(1); e < 60; e++ { // a probe a slot, each refused
+		clock.Add(100 * time.Millisecond)
+		a.Throttled(e, time.Second)
+	}
+	wantRate(t, a, MinRate, true)
+	if a.plateau != 1000 {
+		t.Fatalf("plateau %v after a storm, want the 1,000/s admitted before it", a.plateau)
+	}
+	a.Admitted() // the provider admits again
+	wantRate(t, a, 1000-(1000-MinRate)/8, true)
+
+	// A throttle after admitted answers flattens the curve where it was
+	// throttled, as usual.
+	for range 300 {
+		a.meter.add(clock.Now())
+	}
+	a.Throttled(a.epoch.Load(), time.Second)
+	if want := 1000 - (1000-MinRate)/8; a.plateau != want {
+		t.Fatalf("plateau %v after a throttle of admitted traffic, want %v", a.plateau, want)
 	}
 }
 
-// Once the curve reaches four times its plateau without a throttle, the
-// limiter lets go, and the next throttle engages it afresh.
-func TestPacerReleases(t *testing.T) {
+// ReleaseAfter after its last throttle the pacer is dormant, with or
+// without traffic in between: Rate says 0, Wait lets everything through at
+// once (even a waiter whose deadline has passed, as a dormant pacer does),
+// and the next throttle engages it afresh.
+func TestPacerReleasesByTime(t *testing.T) {
+	for _, traffic := range []bool{false, true} {
+		clock, a := newClockedPacer()
+		a.Throttled(0, 0)
+		a.Throttled(1, 0) // CUBIC
+		for range 29 {
+			clock.Add(100 * time.Millisecond)
+			if traffic {
+				a.Admitted()
+			}
+		}
+		if !a.Engaged() {
+			t.Fatalf("traffic %v: released %v after the last throttle, want engaged until %v", traffic, 2900*time.Millisecond, ReleaseAfter)
+		}
+		clock.Add(100 * time.Millisecond)
+		if a.Engaged() {
+			t.Fatalf("traffic %v: Engaged after %v without a throttle", traffic, ReleaseAfter)
+		}
+		wantRate(t, a, 0, false)
+		epoch := a.epoch.Load()
+		for range 100 {
+			if e, err := a.Wait(context.Background(), 0); err != nil || e != epoch {
+				t.Fatalf("traffic %v: wait after release = %d, %v; want epoch %d at once", traffic, e, err, epoch)
+			}
+		}
+		measured := a.meter.rate(clock.Now())
+		a.Throttled(epoch, 0)
+		if r, engaged := a.Rate(); !engaged || !a.slowStart || r != max(MinRate, measured) {
+			t.Fatalf("traffic %v: after release, a throttle gives %v, %v (slow start %v); want slow start from %v/s", traffic, r, engaged, a.slowStart, max(MinRate, measured))
+		}
+	}
+}
+
+// A throttle of an attempt let through before the last cut does not cut,
+// but it is a throttle: it keeps the pacer from releasing.
+func TestStaleThrottleDelaysTheRelease(t *testing.T) {
 	clock, a := newClockedPacer()
 	a.Throttled(0, 0)
-	a.Throttled(1, 0) // CUBIC
-	a.mu.Lock()
-	a.plateau, a.depth, a.rate = 10, 3, 7
-	a.mu.Unlock()
-	// The curve reaches 4 × its plateau at clock 2 + 2·∛10 ≈ 6.31 s; at
-	// about 20 admitted answers a second (cap 40/s), that takes a few
-	// hundred answers.
-	n := 0
-	for ; n < 10000; n++ {
-		if n%20 == 0 {
-			clock.Add(time.Second)
-		}
-		a.Admitted()
-		if _, engaged := a.Rate(); !engaged {
-			break
-		}
+	clock.Add(2 * time.Second)
+	a.Throttled(0, 0) // epoch 0: before the cut
+	clock.Add(2 * time.Second)
+	if !a.Engaged() {
+		t.Fatal("released 2 s after a stale throttle")
 	}
-	if n == 10000 {
-		t.Fatal("the limiter never let go")
-	}
-	epoch := a.epoch.Load()
-	if e, err := a.Wait(context.Background(), NoMaxWait); err != nil || e != epoch || epoch != 3 {
-		t.Fatalf("wait after release = %d, %v; want epoch 3 at once", e, err)
-	}
-	measured := a.meter.rate(clock.Now())
-	a.Throttled(epoch, 0)
-	if r, engaged := a.Rate(); !engaged || !a.slowStart || r != measured {
-		t.Fatalf("after release, a throttle gives %v, %v (slow start %v); want slow start from the admitted %v/s", r, engaged, a.slowStart, measured)
-	}
+	wantRate(t, a, MinRate, true)
 }
 
 func TestAdmittedMeter(t *testing.T) {

@@ -119,12 +119,12 @@ func TestWaitRefusals(t *testing.T) {
 		says     string
 	}{
 		{"past the deadline", 200 * time.Millisecond, NoMaxWait, true, "after the deadline"},
-		{"further than maxWait", 0, time.Second, false, "longer than the 1s a wait may last"},
+		{"further than maxWait", 0, 500 * time.Millisecond, false, "longer than the 500ms a wait may last"},
 		{"maxWait 0", 0, 0, false, "longer than the 0s a wait may last"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p := engaged(0.5) // one slot every 2 s
+			p := engaged(MinRate) // one slot a second
 			if _, err := p.Wait(context.Background(), tc.maxWait); err != nil {
 				t.Fatalf("the free slot: %v", err)
 			}
@@ -151,10 +151,10 @@ func TestWaitRefusals(t *testing.T) {
 	}
 }
 
-// queued returns a pacer with a slot every 2 s, the free one taken, and n
+// queued returns a pacer with a slot a second, the free one taken, and n
 // waiters queued on ctx, whose errors come on the channel.
 func queued(ctx context.Context, t *testing.T, n int) (*Pacer, <-chan error) {
-	p := engaged(0.5)
+	p := engaged(MinRate)
 	if _, err := p.Wait(context.Background(), NoMaxWait); err != nil {
 		t.Fatal(err)
 	}
@@ -167,14 +167,14 @@ func queued(ctx context.Context, t *testing.T, n int) (*Pacer, <-chan error) {
 }
 
 // A waiter queued behind others counts their slots: the third in line is
-// 4 s or more away.
+// 2 s or more away.
 func TestWaitCountsTheQueueAgainstMaxWait(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	p, _ := queued(ctx, t, 2)
 	var r *Refusal
-	if _, err := p.Wait(context.Background(), 5*time.Second); !stderrors.As(err, &r) || r.Wait < 5*time.Second {
-		t.Fatalf("Wait behind 2 waiters = %v; want a refusal of a slot ≥ 5 s away", err)
+	if _, err := p.Wait(context.Background(), 1500*time.Millisecond); !stderrors.As(err, &r) || r.Wait < 2*time.Second || r.RetryAfter() != r.Wait {
+		t.Fatalf("Wait behind 2 waiters = %v; want a refusal of a slot ≥ 2 s away, its RetryAfter the wait", err)
 	}
 }
 

@@ -50,7 +50,7 @@ func runChild(raw string) error {
 		rdb := redis.NewClient(&redis.Options{Addr: args.Redis})
 		defer func() { _ = rdb.Close() }()
 		logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-		opts = append(opts, option.WithRateLimiter(fleet.NewRedisLimiter(rdb, "provider", args.Rate, args.Burst, fleet.WithLogger(logger))))
+		opts = append(opts, option.WithRateLimiter(fleet.NewRedisLimiter(rdb, "provider", args.Rate, args.Burst, fleet.WithLogger(logger)), option.AreaAccessMgmt))
 	}
 	c, err := client.New(opts...)
 	if err != nil {

@@ -13,7 +13,7 @@
 // calls, ideally 20 s. Scenarios:
 //
 //   - redis: each client with
-//     option.WithRateLimiter(fleet.NewRedisLimiter(rdb, "provider", 200, 20)).
+//     option.WithRateLimiter(fleet.NewRedisLimiter(rdb, "provider", 200, 20), option.AreaAccessMgmt).
 //     Targets: ≥ 99.9% of calls succeed, ≤ 1% of attempts answered 429,
 //     wall time ≤ 1.15 × ideal.
 //   - default: each client with default options only (each paces itself).

@@ -36,7 +36,7 @@ func TestRateLimiterWaitedBeforeEveryAttempt(t *testing.T) {
 		rtJSON(w, 200, `{}`)
 	})
 	l := &countingLimiter{}
-	c := rtNewClient(t, srv.URL, func(s *Settings) { s.RateLimiter = l })
+	c := rtNewClient(t, srv.URL, func(s *Settings) { other(s).Limiter = l })
 	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestRateLimiterWaitedBeforeEveryAttempt(t *testing.T) {
 func TestRateLimiterErrorEndsTheCall(t *testing.T) {
 	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 200, `{}`) })
 	boom := stderrors.New("shared limiter unreachable")
-	c := rtNewClient(t, srv.URL, func(s *Settings) { s.RateLimiter = &countingLimiter{err: boom} })
+	c := rtNewClient(t, srv.URL, func(s *Settings) { other(s).Limiter = &countingLimiter{err: boom} })
 	err := c.do(context.Background(), rtCall(rtPutOp, nil))
 	rtWantTransportError(t, err, 0)
 	if !stderrors.Is(err, boom) || srv.hits() != 0 {
@@ -63,7 +63,7 @@ func TestRateLimiterErrorEndsTheCall(t *testing.T) {
 func TestRateLimiterDeadlineRule(t *testing.T) {
 	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 200, `{}`) })
 	l := rate.NewLimiter(rate.Every(10*time.Second), 1)
-	c := rtNewClient(t, srv.URL, func(s *Settings) { s.RateLimiter = l })
+	c := rtNewClient(t, srv.URL, func(s *Settings) { other(s).Limiter = l })
 	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
 		t.Fatal(err) // the burst
 	}
@@ -84,7 +84,7 @@ func TestRateLimiterRefusalBeforeARetryKeepsTheLastAnswer(t *testing.T) {
 		rtJSON(w, 503, `{"title":"Service Unavailable","status":503}`)
 	})
 	a := pacer.New()
-	c := rtNewClient(t, srv.URL, func(s *Settings) { s.Adaptive = a })
+	c := rtNewClient(t, srv.URL, func(s *Settings) { other(s).Pacer = a })
 	// Engaged at 0.5/s: the first attempt goes at once, the next slot is
 	// 2s after it.
 	a.Engage(0.5)
@@ -131,7 +131,7 @@ func TestAdaptiveLimiterLearnsFromThePipeline(t *testing.T) {
 			a := pacer.New()
 			// No retry: with nothing admitted before it, a throttle
 			// engages the limiter at its floor, one attempt every 2s.
-			c := rtNewClient(t, srv.URL, func(s *Settings) { s.Adaptive, s.Retry.MaxRetries = a, 0 })
+			c := rtNewClient(t, srv.URL, func(s *Settings) { other(s).Pacer, s.Retry.MaxRetries = a, 0 })
 			_ = c.do(context.Background(), rtCall(rtPutOp, nil))
 			if _, engaged := a.Rate(); engaged != tc.engages {
 				t.Fatalf("engaged = %v, want %v", engaged, tc.engages)

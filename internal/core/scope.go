@@ -1,0 +1,112 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	memberplatform "github.com/memberplatform/memberplatform-go"
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/pacer"
+	"github.com/memberplatform/memberplatform-go/observe"
+)
+
+// areas are the platform's backends, each with a Scope of its own in
+// Settings.Scopes, in this order.
+var areas = [...]memberplatform.Area{memberplatform.AreaAccessMgmt, memberplatform.AreaPayments,
+	memberplatform.AreaCustomer, memberplatform.AreaToken, memberplatform.AreaOther}
+
+// AreaIndex returns a's place in Settings.Scopes; an unknown area is AreaOther's.
+func AreaIndex(a memberplatform.Area) int {
+	for i, known := range areas {
+		if a == known {
+			return i
+		}
+	}
+	return len(areas) - 1
+}
+
+// AreaOf returns the area at index i of Settings.Scopes.
+func AreaOf(i int) memberplatform.Area { return areas[i] }
+
+// AreaOfPath returns the area of a client.Execute path by its prefix.
+func AreaOfPath(path string) memberplatform.Area {
+	for _, p := range areaPrefixes {
+		if path == p.prefix || len(path) > len(p.prefix) && path[:len(p.prefix)] == p.prefix && path[len(p.prefix)] == '/' {
+			return p.area
+		}
+	}
+	return memberplatform.AreaOther
+}
+
+var areaPrefixes = []struct {
+	prefix string
+	area   memberplatform.Area
+}{
+	{"/auth/access-management", memberplatform.AreaAccessMgmt},
+	{"/auth/token", memberplatform.AreaToken},
+	{"/payment-methods", memberplatform.AreaPayments},
+	{"/customer", memberplatform.AreaCustomer},
+}
+
+// Scope is one area's load control; a nil field is switched off. Every
+// call of the area, retries and its token calls' own area aside, shares it.
+type Scope struct {
+	Budget  *RetryBudget // spent by retries of failures (retry.go)
+	Pacer   *pacer.Pacer // the adaptive rate limit
+	Limiter RateLimiter  // option.WithRateLimiter's, waited on after the pacer
+}
+
+// RateLimiter is option.RateLimiter (its contract is documented there).
+type RateLimiter interface {
+	Wait(ctx context.Context) error
+}
+
+// waitTurn waits on the area's adaptive pacer (never longer than
+// MaxRetryAfter), then its limiter. It runs before signing, so no wait
+// stales a signature.
+func (state *callState) waitTurn(ctx context.Context) error {
+	sc := state.scope
+	if state.s.Observer != nil && (sc.Limiter != nil || sc.Pacer != nil && sc.Pacer.Engaged()) {
+		defer func(start time.Time) {
+			state.s.Observer.RateLimitWait(state.ctx, observe.Wait{Area: areas[AreaIndex(state.op.Area)], Duration: time.Since(start)})
+		}(time.Now())
+	}
+	if sc.Pacer != nil {
+		epoch, err := sc.Pacer.Wait(ctx, state.s.Retry.MaxRetryAfter)
+		if err != nil {
+			return rateLimitedWait(err)
+		}
+		state.epoch = epoch
+	}
+	if sc.Limiter != nil {
+		if err := sc.Limiter.Wait(ctx); err != nil {
+			return rateLimitedWait(fmt.Errorf("waiting on the rate limiter: %w", err))
+		}
+	}
+	return nil
+}
+
+// rateLimitedWait marks the error of a wait for a rate limit, a refusal or
+// the context ending during it, as the rate limit's: it matches
+// errors.ErrRateLimited beside its cause (context.Canceled,
+// context.DeadlineExceeded, a limiter's own error).
+func rateLimitedWait(err error) error {
+	return markedError{cause: err, sentinel: apierrors.ErrRateLimited}
+}
+
+// observeRate tells the area's pacer how an attempt went; a 5xx or no
+// answer says nothing about the rate.
+func (state *callState) observeRate(apiErr *apierrors.Error, err error) {
+	p := state.scope.Pacer
+	switch {
+	case p == nil || err != nil:
+	case apiErr == nil:
+		p.Admitted()
+	case rateLimited(apiErr):
+		p.Throttled(state.epoch, apiErr.RetryAfter)
+	case apiErr.StatusCode < http.StatusInternalServerError:
+		p.Admitted()
+	}
+}
