@@ -15,10 +15,12 @@
 //     Retry-After; a slow start then doubles it every 150 ms.
 //   - A throttle of an attempt let through before the last cut does not
 //     cut again, so a burst of refusals does not collapse the rate.
-//   - The curve flattens at the rate admitted, not the one refused. While
-//     the provider admits nothing (a storm of refusals) the rate falls to
-//     one probe a second but the plateau stays, so the first admitted
-//     probe takes the rate most of the way back.
+//   - The curve flattens at the rate admitted, not the one refused; cuts
+//     while the provider admits nothing keep it, so the curve climbs back
+//     to where it was. A throttle that finds nothing admitted for a second
+//     (a storm of refusals) makes the first admitted answer release the
+//     pacer: the provider admits again, as before the storm. Until then it
+//     probes once a second.
 //   - Attempts queue in order; a slot taken late is not lost.
 //   - CUBIC's K is a fixed 2 s of sending, and its clock advances 1/rate
 //     per admitted answer (it stops while idle).

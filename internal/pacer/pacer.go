@@ -53,6 +53,7 @@ type Pacer struct {
 	clock     float64         // seconds of sending since the last cut (CUBIC's t)
 	lastCut   time.Time
 	admitted  bool // an answer was admitted since the last cut
+	refusing  bool // the last throttle found nothing admitted for a second
 }
 
 // New returns a dormant pacer: unpaced until the first rate-limited answer.
@@ -96,9 +97,14 @@ func (p *Pacer) quiet(now time.Time) bool {
 // at most 1/MinRate away, and lets the rest through.
 func (p *Pacer) releaseIfQuiet(now time.Time) {
 	if p.engaged.Load() && p.quiet(now) {
-		p.engaged.Store(false)
-		p.epoch.Add(1)
+		p.release()
 	}
+}
+
+// release makes p dormant. The caller holds p.mu.
+func (p *Pacer) release() {
+	p.engaged.Store(false)
+	p.epoch.Add(1)
 }
 
 // Refusal is Wait's error for a wait it would not start: the next slot is
@@ -272,6 +278,12 @@ func (p *Pacer) Admitted() {
 	if !p.engaged.Load() {
 		return
 	}
+	if p.refusing {
+		// The provider refused everything for a second or more and now
+		// admits again: back to how it was before, as after a quiet spell.
+		p.release()
+		return
+	}
 	p.admitted = true
 	if p.slowStart {
 		// The first throttle may come before the rest of its burst's answers.
@@ -322,7 +334,7 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 		}
 		p.depth, p.slowStart, p.clock = max(0, p.plateau-p.rate), false, 0
 	}
-	p.admitted = false
+	p.admitted, p.refusing = false, measured < MinRate
 	p.next, p.lastCut = now.Add(p.interval()), now
 	p.epoch.Add(1)
 	p.engaged.Store(true)

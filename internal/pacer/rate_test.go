@@ -191,6 +191,8 @@ func TestPacerCutCap(t *testing.T) {
 	clock := fakeclock.New() // at a whole second
 	now := clock.Now
 	a := &Pacer{now: now}
+	a.Admitted()
+	a.Admitted()
 	a.Throttled(0, 0)
 	a.mu.Lock()
 	a.rate = 1000 // grown in slow start
@@ -203,11 +205,9 @@ func TestPacerCutCap(t *testing.T) {
 	wantRate(t, a, 0.7*4*10, true)
 }
 
-// While the provider admits nothing, cuts take the rate down to the floor
-// but keep the plateau, the rate it admitted before: the first admitted
-// probe after the storm takes the rate back to 7/8 of it (CUBIC one second
-// of sending below its plateau).
-func TestPacerStormKeepsThePlateau(t *testing.T) {
+// Cuts while the provider admits nothing keep the plateau, the rate it
+// admitted before: when it admits again the curve climbs back to it.
+func TestPacerShortStormKeepsThePlateau(t *testing.T) {
 	clock, a := newClockedPacer()
 	for range 1000 {
 		a.Admitted() // 1,000/s before the storm
@@ -215,25 +215,53 @@ func TestPacerStormKeepsThePlateau(t *testing.T) {
 	clock.Add(10 * time.Millisecond)
 	a.Throttled(0, time.Second)
 	wantRate(t, a, 1000, true)
-	for e := uint64(1); e < 60; e++ { // a probe a slot, each refused
+	for e := uint64(1); e <= 5; e++ { // five cuts in the storm's first half second
 		clock.Add(100 * time.Millisecond)
 		a.Throttled(e, time.Second)
 	}
-	wantRate(t, a, MinRate, true)
-	if a.plateau != 1000 {
-		t.Fatalf("plateau %v after a storm, want the 1,000/s admitted before it", a.plateau)
+	low := 1000 * math.Pow(0.7, 5)
+	wantRate(t, a, low, true)
+	if a.plateau != 1000 || a.refusing {
+		t.Fatalf("plateau %v (refusing %v) after a short storm, want the 1,000/s admitted before it", a.plateau, a.refusing)
 	}
-	a.Admitted() // the provider admits again
-	wantRate(t, a, 1000-(1000-MinRate)/8, true)
+	a.Admitted() // the provider admits again: CUBIC towards 1,000
+	x := (1/low - 2) / 2
+	wantRate(t, a, 1000+(1000-low)*x*x*x, true)
 
 	// A throttle after admitted answers flattens the curve where it was
 	// throttled, as usual.
 	for range 300 {
 		a.meter.add(clock.Now())
 	}
+	r, _ := a.Rate()
 	a.Throttled(a.epoch.Load(), time.Second)
-	if want := 1000 - (1000-MinRate)/8; a.plateau != want {
-		t.Fatalf("plateau %v after a throttle of admitted traffic, want %v", a.plateau, want)
+	if a.plateau != r {
+		t.Fatalf("plateau %v after a throttle of admitted traffic, want %v", a.plateau, r)
+	}
+}
+
+// A throttle that finds nothing admitted for a second (a storm of
+// refusals, or a lone call) makes the next admitted answer release the
+// pacer: the provider admits again, and the pacer is as before.
+func TestPacerReleasesWhenAdmittedAfterRefusingEverything(t *testing.T) {
+	clock, a := newClockedPacer()
+	for range 1000 {
+		a.Admitted()
+	}
+	clock.Add(10 * time.Millisecond)
+	a.Throttled(0, time.Second)
+	for e := uint64(1); e <= 3; e++ { // a second apart: the admitted rate falls to nothing
+		clock.Add(time.Second)
+		a.Throttled(e, time.Second)
+	}
+	if !a.refusing || !a.Engaged() {
+		t.Fatalf("after 3 s of refusals: refusing %v, engaged %v; want both", a.refusing, a.Engaged())
+	}
+	epoch := a.epoch.Load()
+	a.Admitted()
+	wantRate(t, a, 0, false)
+	if e, err := a.Wait(context.Background(), 0); err != nil || e != epoch+1 {
+		t.Fatalf("wait after the release = %d, %v; want epoch %d at once", e, err, epoch+1)
 	}
 }
 
@@ -244,6 +272,8 @@ func TestPacerStormKeepsThePlateau(t *testing.T) {
 func TestPacerReleasesByTime(t *testing.T) {
 	for _, traffic := range []bool{false, true} {
 		clock, a := newClockedPacer()
+		a.Admitted()
+		a.Admitted()
 		a.Throttled(0, 0)
 		a.Throttled(1, 0) // CUBIC
 		for range 29 {

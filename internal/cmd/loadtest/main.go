@@ -1,8 +1,9 @@
 // Command loadtest reproduces, against loopback servers, the load figures
-// of the SDK's defaults (issue 17), each with default options beside the
-// behaviour of 0.2.0 where that is useful:
+// of the SDK's defaults (issue 17, figures 1–6, each with default options
+// beside the behaviour of 0.2.0 where that is useful) and of its load
+// control per area (issue 27, figures 7–11, in areas.go):
 //
-//	go run ./internal/cmd/loadtest                 # figures 1–6, about 3½ minutes
+//	go run ./internal/cmd/loadtest                 # figures 1–11, about 4½ minutes
 //	go run ./internal/cmd/loadtest -figure 2       # one figure
 //	go run ./internal/cmd/loadtest -old=false      # default options only, about a minute
 //	go run ./internal/cmd/loadtest -figure 2 -repeat 5
@@ -62,16 +63,18 @@ import (
 )
 
 func main() {
-	figure := flag.Int("figure", 0, "run only this figure (1–6); 0 runs all")
+	figure := flag.Int("figure", 0, "run only this figure (1–11); 0 runs all")
 	old := flag.Bool("old", true, "also run 0.2.0's (and where useful 0.1.0's) behaviour beside the defaults")
 	repeat := flag.Int("repeat", 1, "run the default-options measurement of figures 2, 3 and 6 this many times (at most 10)")
 	timeout := flag.Duration("timeout", 5*time.Minute, "stop everything after this long")
+	verbose = flag.Bool("v", false, "print the first failure of each area's calls (figures 7–11)")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	*repeat = min(max(*repeat, 1), 10)
 
-	figures := []func(context.Context, bool, int) bool{outage, throttledBatch, otherThrottles, loneCall, outageThenThrottle, throttledForever}
+	figures := []func(context.Context, bool, int) bool{outage, throttledBatch, otherThrottles, loneCall, outageThenThrottle, throttledForever,
+		throttledProviderBesideOthers, outageBesideTransientFailures, burstAfterQuiet, recoveryAfterStorm, limiterForOneArea}
 	if *figure < 0 || *figure > len(figures) {
 		fmt.Fprintf(os.Stderr, "loadtest: no figure %d\n", *figure)
 		os.Exit(2)
@@ -104,6 +107,8 @@ var (
 )
 
 var verdicts []string
+
+var verbose = new(bool)
 
 // verdict records a target's outcome, printed at the end.
 func verdict(ok bool, format string, args ...any) bool {
