@@ -45,28 +45,18 @@ type UpdateUserParams struct {
 	LastName     *string `json:"lastName,omitempty"`
 }
 
-// body is json.Marshal(p), written without reflection (core.JSONBody).
-func (p *UpdateUserParams) body() []byte {
-	o := make(core.JSONBody, 0, 64)
-	o.AddOptional("mobileNumber", p.MobileNumber)
-	o.AddOptional("email", p.Email)
-	o.AddOptional("firstName", p.FirstName)
-	o.AddOptional("lastName", p.LastName)
-	return o.Bytes()
-}
-
 // Both operations are PUTs of absolute values: repeating one leaves the same
 // state, so they are safe to retry after a timeout or a 5xx.
 var (
-	updateUserOp = core.Operation{
-		Name: "accessmgmt.UpdateUser", Method: http.MethodPut,
-		Path: "/auth/access-management/users/{userId}", Area: memberplatform.AreaAccessMgmt, Idempotent: true, Auth: true,
-	}
-	replaceRolePermissionsOp = core.Operation{
+	updateUserOp = core.Declare(core.Operation{
+		Name: "accessmgmt.UpdateUser", Method: http.MethodPut, Path: "/auth/access-management/users/{userId}",
+		Area: memberplatform.AreaAccessMgmt, Errors: core.ProblemErrors, Idempotent: true, Auth: true,
+	})
+	replaceRolePermissionsOp = core.Declare(core.Operation{
 		Name: "accessmgmt.ReplaceRolePermissions", Method: http.MethodPut,
 		Path: "/auth/access-management/organizations/{organizationId}/roles/{slug}/permissions",
-		Area: memberplatform.AreaAccessMgmt, Idempotent: true, Auth: true,
-	}
+		Area: memberplatform.AreaAccessMgmt, Errors: core.ProblemErrors, Idempotent: true, Auth: true,
+	})
 )
 
 // UpdateUser updates a provider user and returns the updated user.
@@ -102,56 +92,26 @@ func (s *Service) UpdateUser(ctx context.Context, userID string, params UpdateUs
 		return nil, err
 	}
 	var u ProviderUser
-	err := core.Do(ctx, s.pipeline(), &core.Call{Op: &updateUserOp, PathParams: [2]string{userID}, EncodedBody: params.body(), Result: &u}, opts)
-	if err != nil {
+	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: updateUserOp, PathParams: [2]string{userID}, Body: &params, Result: &u}, opts); err != nil {
 		return nil, err
 	}
-	if u.ID == "" {
-		fillSent(&u, userID, &params)
+	if u.ID == "" { // an empty 2xx body: the user is what was sent
+		u = ProviderUser{ID: userID, Email: deref(params.Email), MobileNumber: deref(params.MobileNumber),
+			FirstName: deref(params.FirstName), LastName: deref(params.LastName)}
 	}
 	return &u, nil
 }
 
-// fillSent completes the user of an empty 2xx body with what was sent. It
-// is kept out of line: a call with a body never runs it, and inlined it
-// would spread over the instruction cache lines every call runs through.
-//
-//go:noinline
-func fillSent(u *ProviderUser, userID string, params *UpdateUserParams) {
-	u.ID = userID
-	fill(&u.Email, params.Email)
-	fill(&u.MobileNumber, params.MobileNumber)
-	fill(&u.FirstName, params.FirstName)
-	fill(&u.LastName, params.LastName)
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
-func fill(dst *string, src *string) {
-	if *dst == "" && src != nil {
-		*dst = *src
-	}
-}
-
-// rolePermissionsBody is the request body of ReplaceRolePermissions,
-// {"permissions":[...]}. The slugs have been checked against
-// ^[a-z0-9:._*-]+$, whose characters need no JSON escaping, so the body is
-// written directly: a role with thousands of permissions then costs one copy
-// of them rather than a reflective encode of each.
-func rolePermissionsBody(permissions []string) []byte {
-	size := len(`{"permissions":[]}`)
-	for _, p := range permissions {
-		size += len(p) + len(`"",`)
-	}
-	body := make([]byte, 0, size)
-	body = append(body, `{"permissions":[`...)
-	for i, p := range permissions {
-		if i > 0 {
-			body = append(body, ',')
-		}
-		body = append(body, '"')
-		body = append(body, p...)
-		body = append(body, '"')
-	}
-	return append(body, "]}"...)
+// rolePermissions is the request body of ReplaceRolePermissions.
+type rolePermissions struct {
+	Permissions []string `json:"permissions"`
 }
 
 // ReplaceRolePermissions replaces the complete permission set of the role
@@ -178,6 +138,9 @@ func (s *Service) ReplaceRolePermissions(ctx context.Context, organizationID, ro
 	if err := v.Err(); err != nil {
 		return err
 	}
-	return core.Do(ctx, s.pipeline(), &core.Call{Op: &replaceRolePermissionsOp, PathParams: [2]string{organizationID, roleSlug},
-		EncodedBody: rolePermissionsBody(permissions)}, opts)
+	if permissions == nil {
+		permissions = []string{} // [], never null
+	}
+	return core.Do(ctx, s.pipeline(), &core.Call{Op: replaceRolePermissionsOp, PathParams: [2]string{organizationID, roleSlug},
+		Body: rolePermissions{permissions}}, opts)
 }

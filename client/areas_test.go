@@ -109,11 +109,15 @@ func TestThrottleOfOneAreaNeverDelaysAnother(t *testing.T) {
 	// Access management's own calls are paced, Execute's included: a call
 	// whose deadline ends before the next slot is refused unsent, rate
 	// limited, and RetryAfterOf says when the slot comes.
-	set(&srv.access, func(w http.ResponseWriter, r *http.Request) { retryJSON(w, http.StatusOK, `{"id":"user_1","email":"a@b.c"}`) })
+	set(&srv.access, func(w http.ResponseWriter, r *http.Request) {
+		retryJSON(w, http.StatusOK, `{"id":"user_1","email":"a@b.c"}`)
+	})
 	before := srv.hits["access"].Load()
 	for name, call := range map[string]func(context.Context) error{
 		"UpdateUser": func(ctx context.Context) error { return updateAda(ctx, c) },
-		"Execute":    func(ctx context.Context) error { return c.Execute(ctx, http.MethodGet, "/auth/access-management/users", nil, nil) },
+		"Execute": func(ctx context.Context) error {
+			return c.Execute(ctx, http.MethodGet, "/auth/access-management/users", nil, nil)
+		},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		err := call(ctx)

@@ -124,7 +124,8 @@ func SigV4CredentialsFromEnv() (creds aws.CredentialsProvider, region string, ok
 }
 
 // The token call changes no state a repeat could corrupt: safe to retry.
-var tokenOp = core.Operation{Name: "auth.Token", Method: http.MethodPost, Path: "/auth/token", Area: memberplatform.AreaToken, Idempotent: true, Credential: true}
+var tokenOp = core.Declare(core.Operation{Name: "auth.Token", Method: http.MethodPost, Path: "/auth/token",
+	Area: memberplatform.AreaToken, Errors: core.ProblemTextErrors, Idempotent: true, Credential: true})
 
 // bind gives a source without its own BaseURL the client's settings, less
 // the bearer token; a second client would get tokens from the first's platform.
@@ -153,7 +154,7 @@ func (s *SigV4TokenSource) Token(ctx context.Context) (Token, error) {
 	}
 	var body []byte
 	status := 0
-	call := &core.Call{Op: &tokenOp, Result: &body, Status: &status, Sign: s.sign}
+	call := &core.Call{Op: tokenOp, Result: &body, Status: &status, Sign: s.sign}
 	if err := core.Do(ctx, pipeline, call, []option.RequestOption(nil)); err != nil {
 		if _, ok := errors.AsType[*apierrors.TokenError](err); ok {
 			return Token{}, err

@@ -79,28 +79,11 @@ type UpsertMemberAddressParams struct {
 	Country        string                    `json:"country"`
 }
 
-// body is json.Marshal(p), written without reflection (core.JSONBody).
-func (p *UpsertMemberAddressParams) body() []byte {
-	o := make(core.JSONBody, 0, 128+len(p.AddressLineOne)+len(p.State)+len(p.Suburb)+len(p.Postcode)+len(p.Country))
-	o.AddOptional("addressFull", p.AddressFull)
-	o.Add("addressLineOne", p.AddressLineOne)
-	if lineTwo, err := p.AddressLineTwo.Get(); err == nil {
-		o.Add("addressLineTwo", lineTwo)
-	} else if p.AddressLineTwo.IsNull() {
-		o.AddNull("addressLineTwo")
-	}
-	o.Add("state", p.State)
-	o.Add("suburb", p.Suburb)
-	o.Add("postcode", p.Postcode)
-	o.Add("country", p.Country)
-	return o.Bytes()
-}
-
 // An upsert stores the same address whether sent once or twice: safe to retry.
-var upsertMemberAddressOp = core.Operation{
-	Name: "customer.UpsertMemberAddress", Method: http.MethodPost,
-	Path: "/customer/members/{memberId}/address", Area: memberplatform.AreaCustomer, Idempotent: true, Auth: true,
-}
+var upsertMemberAddressOp = core.Declare(core.Operation{
+	Name: "customer.UpsertMemberAddress", Method: http.MethodPost, Path: "/customer/members/{memberId}/address",
+	Area: memberplatform.AreaCustomer, Errors: core.CodeMessageErrors, Idempotent: true, Auth: true,
+})
 
 // UpsertMemberAddress creates or updates the address of member memberID (a
 // UUID) and returns the stored address. Success is any 2xx (200 updated,
@@ -125,7 +108,7 @@ func (s *Service) UpsertMemberAddress(ctx context.Context, memberID string, para
 		return nil, err
 	}
 	var a MemberAddress
-	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: &upsertMemberAddressOp, PathParams: [2]string{memberID}, EncodedBody: params.body(), Result: &a}, opts); err != nil {
+	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: upsertMemberAddressOp, PathParams: [2]string{memberID}, Body: &params, Result: &a}, opts); err != nil {
 		return nil, err
 	}
 	if a == (MemberAddress{}) { // empty (or null) 2xx body

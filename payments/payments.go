@@ -92,14 +92,6 @@ type UpdatePaymentMethodParams struct {
 	ExpDate *string `json:"expDate,omitempty"`
 }
 
-// body is json.Marshal(p), written without reflection (core.JSONBody).
-func (p *UpdatePaymentMethodParams) body() []byte {
-	o := make(core.JSONBody, 0, 48)
-	o.AddOptionalBool("setAsPrimary", p.SetAsPrimary)
-	o.AddOptional("expDate", p.ExpDate)
-	return o.Bytes()
-}
-
 // ExpDate formats a card expiry as MM/YYYY, the format the platform reports.
 func ExpDate(month time.Month, year int) string {
 	return fmt.Sprintf("%02d/%04d", int(month), year)
@@ -107,10 +99,10 @@ func ExpDate(month time.Month, year int) string {
 
 // The PATCH sets absolute values (primary = true/false, expDate = X), so
 // repeating it leaves the same state: safe to retry.
-var updatePaymentMethodOp = core.Operation{
-	Name: "payments.UpdatePaymentMethod", Method: http.MethodPatch,
-	Path: "/payment-methods/{id}", Area: memberplatform.AreaPayments, Idempotent: true, Auth: true,
-}
+var updatePaymentMethodOp = core.Declare(core.Operation{
+	Name: "payments.UpdatePaymentMethod", Method: http.MethodPatch, Path: "/payment-methods/{id}",
+	Area: memberplatform.AreaPayments, Errors: core.ProblemTextErrors, Idempotent: true, Auth: true,
+})
 
 // UpdatePaymentMethod updates payment method id (a UUID) and returns it.
 //
@@ -128,7 +120,7 @@ func (s *Service) UpdatePaymentMethod(ctx context.Context, id string, params Upd
 		return nil, err
 	}
 	var decoded paymentMethodJSON
-	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: &updatePaymentMethodOp, PathParams: [2]string{id}, EncodedBody: params.body(), Result: &decoded}, opts); err != nil {
+	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: updatePaymentMethodOp, PathParams: [2]string{id}, Body: &params, Result: &decoded}, opts); err != nil {
 		return nil, err
 	}
 	pm := decoded.paymentMethod()

@@ -8,8 +8,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
+
+	"github.com/google/go-querystring/query"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/redact"
@@ -128,7 +129,11 @@ type request struct {
 // newRequest builds the URL and the body, once for all attempts.
 func newRequest(s *Settings, call *Call) (request, error) {
 	r := request{}
-	r.url, r.path, r.query = buildURL(s, call.Op.Path, call.PathParams[:])
+	q, err := queryOf(call.Query, s.Query)
+	if err != nil {
+		return r, invalidCall(call, "query", err.Error())
+	}
+	r.url, r.path, r.query = buildURL(s, call.Op.Path, call.PathParams[:], q)
 	r.direct = plainPath(r.path) && strings.IndexByte(s.BaseURL.Host, '%') < 0 // a zone: url.Parse unescapes it
 	if call.EncodedBody != nil {
 		r.body = call.EncodedBody
@@ -142,69 +147,35 @@ func newRequest(s *Settings, call *Call) (request, error) {
 	return r, nil
 }
 
-// JSONBody is an area's request body (Call.EncodedBody), written member by
-// member in the bytes json.Marshal writes for the operation's parameter
-// struct; the areas' tests hold it to json.Marshal. json.Marshal walks the
-// struct by reflection on every call, which on a loopback call, cold in
-// the caches after the round trip, cost 1-2 % of the call. Names are
-// written as they are: they must need no escaping.
-type JSONBody []byte
-
-// Bytes returns the object, closed.
-func (b *JSONBody) Bytes() []byte {
-	if len(*b) == 0 {
-		return []byte("{}")
-	}
-	return append(*b, '}')
-}
-
-// Add adds name with v, escaped as json.Marshal escapes it.
-func (b *JSONBody) Add(name, v string) {
-	b.name(name)
-	for i := 0; i < len(v); i++ {
-		// What json.Marshal escapes ('<', '>' and '&' for HTML), or non-ASCII.
-		if c := v[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			quoted, _ := json.Marshal(v) // a string always encodes
-			*b = append(*b, quoted...)
-			return
+// queryOf encodes the call's query parameters (go-querystring), then the
+// options' (option.WithQuery).
+func queryOf(params any, extra url.Values) (string, error) {
+	var q url.Values
+	switch p := params.(type) {
+	case nil:
+	case url.Values:
+		q = p
+	default:
+		var err error
+		if q, err = query.Values(params); err != nil {
+			return "", err
 		}
 	}
-	*b = append(append(append(*b, '"'), v...), '"')
-}
-
-// AddOptional adds name with *v, unless v is nil (omitempty).
-func (b *JSONBody) AddOptional(name string, v *string) {
-	if v != nil {
-		b.Add(name, *v)
+	if len(extra) == 0 {
+		return q.Encode(), nil
 	}
-}
-
-// AddOptionalBool adds name with *v, unless v is nil (omitempty).
-func (b *JSONBody) AddOptionalBool(name string, v *bool) {
-	if v != nil {
-		b.name(name)
-		*b = strconv.AppendBool(*b, *v)
+	all := url.Values{}
+	for _, vs := range []url.Values{q, extra} {
+		for k, v := range vs {
+			all[k] = append(all[k], v...)
+		}
 	}
-}
-
-// AddNull adds name with null.
-func (b *JSONBody) AddNull(name string) {
-	b.name(name)
-	*b = append(*b, "null"...)
-}
-
-// name opens the object or adds a comma, then writes "name":.
-func (b *JSONBody) name(name string) {
-	sep := byte(',')
-	if len(*b) == 0 {
-		sep = '{'
-	}
-	*b = append(append(append(*b, sep, '"'), name...), '"', ':')
+	return all.Encode(), nil
 }
 
 // buildURL joins the base URL, the path template with its parameters
-// escaped, and the query; path and query are those parts alone.
-func buildURL(s *Settings, tmpl string, params []string) (full, path, query string) {
+// escaped, and the encoded query; path is the escaped path alone.
+func buildURL(s *Settings, tmpl string, params []string, query string) (full, path, _ string) {
 	base := strings.TrimSuffix(s.BaseURL.EscapedPath(), "/")
 	size := len(s.BaseURL.Scheme) + len("://") + len(s.BaseURL.Host) + len(base) + len(tmpl) + 16
 	for _, p := range params {
@@ -232,8 +203,7 @@ func buildURL(s *Settings, tmpl string, params []string) (full, path, query stri
 	}
 	full = b.String()
 	path = full[origin:]
-	if len(s.Query) > 0 {
-		query = s.Query.Encode()
+	if query != "" {
 		full += "?" + query
 	}
 	return full, path, query
@@ -311,10 +281,14 @@ func withOperation(err error, op string) error {
 }
 
 // decodeResult decodes a 2xx body into call.Result. An empty body is a
-// success; data after the first JSON value is accepted, as json.Decoder does.
+// success, unless the operation requires a result; data after the first
+// JSON value is accepted, as json.Decoder does.
 func (out *callState) decodeResult() error {
 	if out.refused != nil {
 		return out.undecodable(out.refused)
+	}
+	if out.op.ResultRequired && len(bytes.TrimSpace(out.body)) == 0 {
+		return out.undecodable(errNoResult)
 	}
 	switch result := out.result.(type) {
 	case nil:
@@ -346,6 +320,9 @@ func (out *callState) undecodable(err error) error {
 	e.Operation, e.Method, e.Path, e.Attempts, e.Err = out.op.Name, out.op.Method, out.req.path, out.prior+out.attempts, err
 	return e
 }
+
+// errNoResult is the cause for an empty 2xx body of a read.
+var errNoResult = errors.New("the 2xx response has no body, and the operation returns one")
 
 // bodyTooLong is the cause for a 2xx body over option.WithMaxResponseBytes.
 type bodyTooLong struct{ limit int64 }

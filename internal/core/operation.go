@@ -2,25 +2,60 @@ package core
 
 import (
 	"net/http"
+	"slices"
 
 	memberplatform "github.com/memberplatform/memberplatform-go"
 )
 
-// Operation describes one API operation as data.
+// Operation declares one API operation: what the pipeline needs to send
+// it, and what sdktest, the shared operation tests, the benchmarks and the
+// docs read of it (Operations). An area package declares each of its
+// operations once, with Declare, beside the method that calls it.
 type Operation struct {
-	Name   string // "accessmgmt.UpdateUser": used in errors and logs
+	Name   string // "accessmgmt.UpdateUser": used in errors, logs and telemetry
 	Method string
 	Path   string // with {name} placeholders (at most two) filled, in order, by Call.PathParams, escaped
 	// Area is the backend the operation reaches: its calls share that
 	// area's load control (scope.go).
 	Area memberplatform.Area
+	// Errors is the contract's format of the operation's error answers,
+	// which sdktest answers in. The SDK decodes either whatever it says.
+	Errors ErrorFormat
 	// Idempotent says the request may be repeated after it reached the server.
 	Idempotent bool
 	Auth       bool // the request carries the bearer token
+	// ResultRequired says a 2xx must carry a body (a read): an empty one is
+	// ErrUnexpectedResponseBody. Writes accept an empty 2xx.
+	ResultRequired bool
 	// Credential says the response carries a credential (the token call):
 	// it is accepted only from the base URL's origin.
 	Credential bool
 }
+
+// ErrorFormat is one of the contract's error body formats.
+type ErrorFormat int
+
+// The formats.
+const (
+	ProblemErrors     ErrorFormat = iota // RFC 9457 problem, serviceCode of 8 digits (operations 1 and 2)
+	ProblemTextErrors                    // a problem whose serviceCode is a free-form string (operation 3, the token call)
+	CodeMessageErrors                    // {code, message, errors[{field, message}]} (operation 4)
+)
+
+// declared holds the operations, in the order their packages initialize
+// (one goroutine initializes every package).
+var declared []*Operation
+
+// Declare records op among the Operations and returns it, for a package
+// variable: var updateUserOp = core.Declare(core.Operation{...}).
+func Declare(op Operation) *Operation {
+	declared = append(declared, &op)
+	return &op
+}
+
+// Operations returns the declared operations, in the order their packages
+// were initialized: accessmgmt, client (auth.Token), customer, payments.
+func Operations() []*Operation { return slices.Clone(declared) }
 
 // Call is one invocation of an Operation.
 type Call struct {
@@ -29,8 +64,12 @@ type Call struct {
 	// parameters stay on the caller's stack: the contract's paths have at
 	// most two.
 	PathParams [2]string
-	Body       any // encoded to JSON once; nil sends no body
-	// EncodedBody, when set, is sent as it is instead of Body.
+	// Query is the query's parameters: a struct tagged for
+	// github.com/google/go-querystring (`url:"limit,omitempty"`) or a
+	// url.Values; nil sends none. option.WithQuery's come after them.
+	Query any
+	Body  any // encoded with encoding/json once; nil sends no body
+	// EncodedBody, when set, is sent as it is instead of Body (client.Execute's raw JSON).
 	EncodedBody []byte
 	// Result receives the decoded 2xx body (a *[]byte the raw bytes); nil
 	// discards it, an empty body leaves it untouched.
