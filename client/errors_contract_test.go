@@ -329,13 +329,13 @@ func TestConnectionReusedAfterErrorResponse(t *testing.T) {
 	}
 }
 
-// TestRealBodiesThroughSDK serves each file of ../shared/testdata/error-bodies
-// (relative to the module root) to a real UpdateUser call: every one must
-// come back as a typed *errors.Error carrying the status and the body.
+// TestRealBodiesThroughSDK serves each file of testdata/error-bodies (at
+// the module root) to a real UpdateUser call: every one must come back as a
+// typed *errors.Error carrying the status and the body.
 func TestRealBodiesThroughSDK(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "testdata", "error-bodies")
+	dir := filepath.Join("..", "testdata", "error-bodies")
 	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
-		t.Skip("real error bodies not present")
+		t.Fatalf("real error bodies missing from the repository: %v", err)
 	}
 	serve := map[string]struct {
 		status int

@@ -14,8 +14,9 @@ import (
 )
 
 // fixture is one error body of the SDK's own corpus under testdata/, modelled
-// on the shapes of ../shared/testdata/error-bodies and on the contract, or
-// generated (the 1 MiB+ bodies, to keep the repository small).
+// on the shapes of the real-world corpus in the module root's
+// testdata/error-bodies and on the contract, or generated (the 1 MiB+ bodies,
+// to keep the repository small).
 type fixture struct {
 	file   string        // under testdata/
 	gen    func() []byte // instead of file

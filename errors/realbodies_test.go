@@ -12,27 +12,13 @@ import (
 	"unicode/utf8"
 )
 
-// realBodiesDir locates ../shared/testdata/error-bodies relative to the
-// module root (the directory holding go.mod), skipping the test when absent.
+// realBodiesDir is the real-world corpus kept in the repository at
+// testdata/error-bodies, so that every clone runs these tests.
 func realBodiesDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	d := filepath.Join(dir, "..", "shared", "testdata", "error-bodies")
+	d := filepath.Join("..", "testdata", "error-bodies")
 	if _, err := os.Stat(filepath.Join(d, "README.md")); err != nil {
-		t.Skipf("real error bodies not present at %s", d)
+		t.Fatalf("real error bodies missing from the repository: %v", err)
 	}
 	return d
 }

@@ -16,8 +16,6 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
-
-	memberplatform "github.com/memberplatform/memberplatform-go"
 )
 
 // ScopeName is the instrumentation scope of the tracer and the meter.
@@ -88,8 +86,8 @@ func newInstrumentation(cfg config) *instrumentation {
 		mp = otel.GetMeterProvider()
 	}
 	in := &instrumentation{cfg: cfg,
-		tracer: tp.Tracer(ScopeName, trace.WithInstrumentationVersion(memberplatform.Version)),
-		meter:  mp.Meter(ScopeName, metric.WithInstrumentationVersion(memberplatform.Version)),
+		tracer: tp.Tracer(ScopeName, trace.WithInstrumentationVersion(Version)),
+		meter:  mp.Meter(ScopeName, metric.WithInstrumentationVersion(Version)),
 	}
 	// An instrument that cannot be created comes back as a no-op one with
 	// the error: the error goes to OpenTelemetry's handler, the calls go on.

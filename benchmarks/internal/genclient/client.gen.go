@@ -150,8 +150,8 @@ type TokenResponse struct {
 // UpdatePaymentMethodRequest defines model for UpdatePaymentMethodRequest.
 type UpdatePaymentMethodRequest struct {
 	// ExpDate **Assumption**: the request format is not shown; the resource
-	// reports MM/YYYY, which the SDK's payments.ExpDate builds and the
-	// fake requires.
+	// reports MM/YYYY, which the SDK's payments.ExpDate builds; the
+	// fake accepts MM/YYYY, MM/YY (20YY) and YYYY-MM and stores MM/YYYY.
 	ExpDate      *string `json:"expDate,omitempty"`
 	SetAsPrimary *bool   `json:"setAsPrimary,omitempty"`
 }
