@@ -80,10 +80,8 @@ type callState struct {
 	stop     Decision
 	wait     time.Duration // chosen by checkRetry, waited by prepareRetry
 	waited   time.Duration
-	start    time.Time     // of the current attempt (with a logger)
 	sent     *http.Request // the current attempt, as authorized
 	own      ownedHeaders
-	epoch    uint64 // the area pacer's, when the attempt was let through
 
 	resp       *http.Response // the final response; its body is in body
 	lastStatus int
@@ -91,7 +89,10 @@ type callState struct {
 	body       []byte
 	refused    error // why a 2xx body will not be used (too long, foreign credential)
 
-	budgetState
+	// The state other files keep, each changed only by its own file.
+	budgetState // retry.go
+	paceState   // scope.go
+	logState    // log.go
 }
 
 type callStateKey struct{}
@@ -215,10 +216,8 @@ func (state *callState) setHeaders(h http.Header) {
 // attemptStarts is the RequestLogHook.
 func attemptStarts(_ retryablehttp.Logger, req *http.Request, _ int) {
 	state := stateOf(req.Context())
-	if state.s.Logger != nil {
-		state.start = time.Now() // read the clock only for a log record
-	}
-	state.retryPending = false // the paid retry went out: its answer settles it
+	state.attemptLogClock()
+	state.retryWentOut()
 }
 
 // checkRetry is the CheckRetry hook. It reads the body inside the attempt,

@@ -11,6 +11,18 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/redact"
 )
 
+// logState is what a call's logging keeps.
+type logState struct {
+	start time.Time // of the current attempt, with a logger
+}
+
+// attemptLogClock notes when an attempt starts, for its record.
+func (state *callState) attemptLogClock() {
+	if state.s.Logger != nil {
+		state.start = time.Now() // read the clock only for a log record
+	}
+}
+
 // log writes one record to the call's logger, if enabled: only allow-listed
 // values (operation, method, path template, attempt, duration, status,
 // request ID, error text), never headers or bodies. Callers test s.Logger

@@ -274,6 +274,9 @@ func (state *callState) decide(ctx context.Context, apiErr *apierrors.Error, err
 	return Retry, wait
 }
 
+// retryWentOut notes that the paid retry went out: its answer settles it.
+func (state *callState) retryWentOut() { state.retryPending = false }
+
 // refundRetry gives back a retry that was paid for and never sent: only
 // retries that reach the service drain the budget.
 func (state *callState) refundRetry() {

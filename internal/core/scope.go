@@ -63,6 +63,11 @@ type RateLimiter interface {
 	Wait(ctx context.Context) error
 }
 
+// paceState is what a send keeps of its pacing.
+type paceState struct {
+	epoch uint64 // the area pacer's, when the attempt was let through
+}
+
 // waitTurn waits on the area's adaptive pacer (never longer than
 // MaxRetryAfter), then its limiter. It runs before signing, so no wait
 // stales a signature.
