@@ -121,7 +121,7 @@ func WithResponseInto(dst **http.Response) RequestOption {
 // whatever its method: only for requests the platform applies at most once,
 // such as a POST through client.Client.Execute with an idempotency key.
 //
-// Scope: both. Default: the operation's rule (the four operations are
+// Scope: both. Default: the operation's rule (the SDK's operations are
 // idempotent; for Execute, its method's).
 func WithIdempotent() RequestOption {
 	return set(func(s *core.Settings) { s.Idempotent = true })

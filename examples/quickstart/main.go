@@ -1,4 +1,4 @@
-// Command quickstart runs the SDK's four operations, one validation error
+// Command quickstart runs each of the SDK's operations, one validation error
 // and one API error, and prints what happened.
 //
 // With no environment it needs no setup: it starts sdktest, an in-process
