@@ -140,7 +140,8 @@ func WithAdaptiveRateLimit() RequestOption {
 // each rate-limited answer cuts the rate to 70%, admitted answers regain
 // it in about 2 s (CUBIC) and probe above it; while every answer is a
 // throttle it probes once a second. 3 s after the last throttle it is
-// dormant again, whether or not calls flowed. A wait it cannot finish
+// dormant again, whether or not calls flowed, and so it is at once when a
+// provider that refused everything for a second admits an attempt. A wait it cannot finish
 // before the context's deadline or within WithMaxRetryAfter fails the call
 // at once with an *errors.TransportError matching errors.ErrRateLimited,
 // whose errors.RetryAfterOf is the slot's distance; a call whose context
