@@ -863,3 +863,61 @@ func TestQuerySecretNotInTransportErrorOrLogs(t *testing.T) {
 		}
 	}
 }
+
+// An escaped echo of the token cut by the 64 KiB snippet inside one of its
+// escapes (`\u00`, `%6`, `&#8`, the `\` of `\/`) leaves no readable
+// beginning of it in Body, raw or decoded.
+func TestEscapedSecretCutInsideAnEscapeIsRedacted(t *testing.T) {
+	t.Parallel()
+	const token = "tok_echo_0123456789/abcdef/ghijkl"
+	each := func(f func(c byte) string) func(string) string {
+		return func(s string) string { return perChar(s, func(_ int, c byte) string { return f(c) }) }
+	}
+	for name, spell := range map[string]func(string) string{
+		"json \\u":     each(func(c byte) string { return fmt.Sprintf(`\u%04x`, c) }),
+		"percent":      each(func(c byte) string { return fmt.Sprintf("%%%02X", c) }),
+		"html decimal": each(func(c byte) string { return fmt.Sprintf("&#%d;", c) }),
+		"json \\/":     func(s string) string { return strings.ReplaceAll(s, "/", `\/`) },
+	} {
+		spelled := spell("Bearer " + token)
+		// Cut inside the escape that follows the token's second '/' (or,
+		// spelled without escapes there, right after its '\').
+		at := strings.Index(spelled, spell("/ghijkl")) + 1
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = io.WriteString(w, strings.Repeat("x", apierrors.MaxBodySnippet-at)+spell(r.Header.Get("Authorization"))+strings.Repeat("y", 100))
+			})
+			c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(token)), option.WithMaxRetries(0))
+			var apiErr *apierrors.Error
+			if err := updateFirstName(t.Context(), c); !errors.As(err, &apiErr) || !apiErr.BodyTruncated {
+				t.Fatalf("err = %v, want a truncated 400", err)
+			}
+			tail := string(apiErr.Body[len(apiErr.Body)-min(len(apiErr.Body), 300):])
+			// The decoders refuse an escape cut short: drop one at the end.
+			upTo := func(c byte, most int) string {
+				if i := strings.LastIndexByte(tail, c); i >= 0 && i >= len(tail)-most {
+					return tail[:i]
+				}
+				return tail
+			}
+			var unquoted string
+			if err := json.Unmarshal([]byte(`"`+upTo('\\', 5)+`"`), &unquoted); err != nil {
+				t.Fatalf("the tail is no JSON string text: %v", err)
+			}
+			unescaped, err := url.PathUnescape(upTo('%', 2))
+			if err != nil {
+				t.Fatalf("the tail does not percent-decode: %v", err)
+			}
+			for _, form := range []string{tail, unquoted, html.UnescapeString(tail), unescaped, strings.ReplaceAll(tail, `\/`, "/")} {
+				if strings.Contains(form, token[:8]) {
+					t.Fatalf("the body's tail keeps the token's beginning: %q", tail)
+				}
+			}
+			if !strings.HasSuffix(tail, redactedValue) {
+				t.Fatalf("the body's tail %q does not end with %s", tail, redactedValue)
+			}
+		})
+	}
+}

@@ -34,6 +34,7 @@ const (
 	minCut     = MinLen / 2 // the shortest beginning of a secret Cut removes
 	maxStride  = 32         // the farthest apart findIn's windows are
 	filterBits = 14         // 16,384 bits: 10 patterns of 32 anchors leave 98 % clear
+	maxNameRef = 40         // the longest HTML reference read, '&' and ';' aside
 )
 
 // Set is a set of secrets to find. The nil *Set holds none and leaves every
@@ -142,7 +143,8 @@ func (set *Set) String(s string) string {
 func (set *Set) Bytes(b []byte) []byte { return set.bytes(b, false) }
 
 // Cut is Bytes for a text cut short: it also replaces the beginning of a
-// secret (minCut bytes or more, in any spelling) left at the end of b.
+// secret (minCut bytes or more, in any spelling) left at the end of b,
+// with the escape after it when the cut split one (`\u00`, `%6`, `&#8`).
 func (set *Set) Cut(b []byte) []byte { return set.bytes(b, true) }
 
 func (set *Set) bytes(b []byte, cut bool) []byte {
@@ -262,6 +264,7 @@ func (sr *search) unescape(v *view, from, to, nesting int) {
 			return
 		}
 		t := v.text[:to] // no escape reaches past the stretch
+		layerAtEnd := v.atEnd && to == len(v.text)
 		out := make([]byte, 0, to-from)
 		starts, ends := make([]int32, 0, to-from), make([]int32, 0, to-from)
 		changed, buf := false, [2 * utf8.UTFMax]byte{}
@@ -269,6 +272,12 @@ func (sr *search) unescape(v *view, from, to, nesting int) {
 			n, decoded := 0, buf[:0]
 			if c := t[i]; c == '\\' || c == '&' || c == '%' {
 				n, decoded = escape(t[i:], decoded)
+				if layerAtEnd && c == '&' && n > 0 && t[i+n-1] != ';' && partialEscape(t[i+n:]) == to-i-n {
+					// "&#8" at the end of a cut text (or before an escape
+					// the cut split) may be the beginning of "&#88;":
+					// left as it is for findBeginning.
+					n, decoded = 0, buf[:0]
+				}
 			}
 			if n == 0 {
 				out, starts, ends = append(out, t[i]), append(starts, int32(i)), append(ends, int32(i+1))
@@ -284,7 +293,7 @@ func (sr *search) unescape(v *view, from, to, nesting int) {
 		if !changed {
 			return
 		}
-		layer = view{text: string(out), atEnd: v.atEnd && to == len(v.text), parent: clone(v), from: starts, to: ends}
+		layer = view{text: string(out), atEnd: layerAtEnd, parent: clone(v), from: starts, to: ends}
 		v, from, to = &layer, 0, len(layer.text)
 		sr.match(v, nesting)
 	}
@@ -381,15 +390,76 @@ func (sr *search) findIn(v *view) {
 		}
 	}
 	if v.atEnd {
-		for _, p := range set.patterns {
-			for n := min(len(p)-1, len(t)); n >= minCut; n-- {
-				if strings.HasSuffix(t, p[:n]) {
-					sr.spans = append(sr.spans, v.origin(len(t)-n, len(t)))
+		sr.findBeginning(v)
+	}
+}
+
+// findBeginning records a secret's beginning at the end of v, a text cut
+// short: right at the end, or before an escape the cut split (`\u00`,
+// `%6`, `&#8`), left undecoded in every layer, and before up to
+// maxLayers of those (`%26%2`, a percent-encoded "&#" cut, reads "&%2"
+// one layer down). The escape goes with the beginning.
+func (sr *search) findBeginning(v *view) {
+	t := v.text
+	for end, layer := len(t), 0; ; layer++ {
+		for _, p := range sr.set.patterns {
+			for n := min(len(p)-1, end); n >= minCut; n-- {
+				if strings.HasSuffix(t[:end], p[:n]) {
+					sr.spans = append(sr.spans, v.origin(end-n, len(t)))
 					break
 				}
 			}
 		}
+		cut := partialEscape(t[:end])
+		if cut == 0 || layer == maxLayers {
+			return
+		}
+		end -= cut
 	}
+}
+
+// partialEscape returns the length of the escape t ends with, cut short:
+// `\` alone or `\u` and up to three hex digits; '%' and up to one; '&'
+// and a name, or "&#" and digits, or "&#x" and hex digits, without the
+// ';'. It returns 0 when t ends otherwise.
+func partialEscape(t string) int {
+	for i := len(t) - 1; i >= 0 && len(t)-i <= 2+maxNameRef; i-- {
+		rest := t[i+1:]
+		switch t[i] {
+		case '\\':
+			if rest == "" || rest[0] == 'u' && len(rest) <= 4 && all(rest[1:], isHex) {
+				return len(t) - i
+			}
+			return 0
+		case '%':
+			if len(rest) <= 1 && all(rest, isHex) {
+				return len(t) - i
+			}
+			return 0
+		case '&':
+			digits, digit := rest, isAlnum
+			if strings.HasPrefix(rest, "#x") || strings.HasPrefix(rest, "#X") {
+				digits, digit = rest[2:], isHex
+			} else if strings.HasPrefix(rest, "#") {
+				digits, digit = rest[1:], isDigit
+			}
+			if len(rest) <= maxNameRef && all(digits, digit) {
+				return len(t) - i
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+// all reports whether every byte of t is in class.
+func all(t string, class func(byte) bool) bool {
+	for i := range len(t) {
+		if !class(t[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // padded returns the end of the base64 padding at t[to:].
@@ -454,7 +524,7 @@ func escape(t string, buf []byte) (int, []byte) {
 // htmlReference decodes the HTML reference t starts with: &name;, &#digits
 // or &#xhex, the semicolon optional for numeric ones.
 func htmlReference(t string, buf []byte) (int, []byte) {
-	n, digit, limit := 1, isAlnum, 40
+	n, digit, limit := 1, isAlnum, maxNameRef
 	if strings.HasPrefix(t, "&#x") || strings.HasPrefix(t, "&#X") {
 		n, digit, limit = 3, isHex, 12
 	} else if strings.HasPrefix(t, "&#") {

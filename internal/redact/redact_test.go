@@ -362,3 +362,76 @@ func FuzzBase64Nested(f *testing.F) {
 func contains(set *Set, s string) bool {
 	return set != nil && len(s) >= set.shortest && len(set.find(s, false)) > 0
 }
+
+// TestCutInsideAnEscape cuts an escaped spelling of a JWT-shaped token at
+// every byte, also inside an escape (`\u00`, `%6`, `&#8`, a lone `\`
+// before `/`), as the 64 KiB error-body snippet may: whenever the cut
+// leaves minCut or more of the token's characters whole, Cut replaces
+// them and the partial escape after them, and nothing of them is left.
+func TestCutInsideAnEscape(t *testing.T) {
+	const jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzdmMvYmlsbGluZyJ9.c2lnbmF0dXJl/Ynl0ZXM+Zm9y/dGVzdA"
+	set := New(jwt)
+	per := func(f func(c byte) string) func(string) []string {
+		return func(s string) []string {
+			out := make([]string, len(s))
+			for i := range len(s) {
+				out[i] = f(s[i])
+			}
+			return out
+		}
+	}
+	only := func(class string, f func(c byte) string) func(string) []string {
+		return per(func(c byte) string {
+			if strings.IndexByte(class, c) >= 0 {
+				return f(c)
+			}
+			return string(c)
+		})
+	}
+	spellings := map[string]func(string) []string{
+		"json \\u":         per(func(c byte) string { return fmt.Sprintf(`\u%04x`, c) }),
+		"json \\/":         only("/", func(byte) string { return `\/` }),
+		"percent":          per(func(c byte) string { return fmt.Sprintf("%%%02X", c) }),
+		"html decimal":     per(func(c byte) string { return fmt.Sprintf("&#%d;", c) }),
+		"html hex":         per(func(c byte) string { return fmt.Sprintf("&#x%x;", c) }),
+		"html named":       only("/+.", func(c byte) string { return namedRefs[c] }),
+		"json of html":     per(func(c byte) string { return fmt.Sprintf(`\u0026#%d;`, c) }),
+		"percent of html":  per(func(c byte) string { return fmt.Sprintf("%%26%%23%d%%3B", c) }),
+		"html of json \\u": per(func(c byte) string { return fmt.Sprintf(`&#92;u%04x`, c) }),
+		"mixed":            mixed,
+	}
+	const prefix = `{"detail":"token `
+	for name, spellOf := range spellings {
+		chars := spellOf(jwt)
+		spelled := strings.Join(chars, "")
+		for n := 1; n < len(spelled); n++ {
+			whole, at := 0, 0 // the token's characters spelled whole in spelled[:n]
+			for _, c := range chars {
+				if at += len(c); at > n {
+					break
+				}
+				whole++
+			}
+			if whole < minCut {
+				continue
+			}
+			body := []byte(prefix + spelled[:n])
+			got := string(set.Cut(body))
+			if want := prefix + Redacted; got != want {
+				t.Errorf("%s cut after %d bytes (%d characters whole, then %q): Cut = …%q, want …%q",
+					name, n, whole, spelled[at-len(chars[whole]):n], tail(got), tail(want))
+			}
+		}
+	}
+}
+
+// mixed spells each character of s another way, in turn.
+func mixed(s string) []string {
+	out := make([]string, len(s))
+	for i := range len(s) {
+		out[i] = spell(s[i:i+1], func(int) int { return []int{1, 3, 4, 6, 7}[i%5] })
+	}
+	return out
+}
+
+func tail(s string) string { return s[max(0, len(s)-24):] }
