@@ -921,3 +921,70 @@ func TestEscapedSecretCutInsideAnEscapeIsRedacted(t *testing.T) {
 		})
 	}
 }
+
+// WithResponseInto after same-origin redirects to URLs that carry the
+// echoed token (raw in the query, percent-encoded in the path, base64 in
+// another parameter), answered with the token in the status line's reason
+// phrase: no URL of the chain and no Status keeps it, on a 2xx and a 4xx.
+func TestResponseIntoRedactsURLsAndReasonPhrases(t *testing.T) {
+	t.Parallel()
+	const jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzdmMtYmlsbGluZyJ9.c2lnbmF0dXJlLWJ5dGVzLWZvci10ZXN0cw"
+	for _, tc := range []struct {
+		name, token string
+		status      int
+	}{{"jwt", jwt, http.StatusOK}, {"jwt", jwt, http.StatusForbidden}, {"escaped characters", meaningToken, http.StatusOK}, {"escaped characters", meaningToken, http.StatusForbidden}} {
+		t.Run(fmt.Sprintf("%s %d", tc.name, tc.status), func(t *testing.T) {
+			t.Parallel()
+			srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+				tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+				switch {
+				case strings.HasPrefix(r.URL.Path, "/continue/"):
+					conn, rw, err := w.(http.Hijacker).Hijack()
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					defer conn.Close()
+					fmt.Fprintf(rw, "HTTP/1.1 %d Echo %s done\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}", tc.status, tok)
+					_ = rw.Flush()
+				case r.URL.Path == "/hop":
+					http.Redirect(w, r, "/continue/"+url.PathEscape(tok)+"?b="+base64.RawURLEncoding.EncodeToString([]byte(tok))+"&access_token="+tok, http.StatusFound)
+				default:
+					http.Redirect(w, r, "/hop?access_token="+tok, http.StatusTemporaryRedirect)
+				}
+			})
+			c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(tc.token)), option.WithMaxRetries(0))
+			var resp *http.Response
+			err := c.Execute(t.Context(), http.MethodGet, "/start", nil, nil, option.WithResponseInto(&resp))
+			if (err == nil) != (tc.status == http.StatusOK) || resp == nil || resp.StatusCode != tc.status {
+				t.Fatalf("err = %v, response %v; want status %d", err, resp, tc.status)
+			}
+			var seen strings.Builder
+			hops := 0
+			for r := resp; r != nil; hops++ {
+				fmt.Fprintf(&seen, "%s\n", r.Status)
+				if r.Request == nil {
+					break
+				}
+				u := r.Request.URL
+				fmt.Fprintf(&seen, "%s\n%s\n%s\n%s\n%v\n%s\n", u, u.Path, u.RawPath, u.RawQuery, u.Query(), r.Request.Host)
+				if b := u.Query().Get("b"); b != "" {
+					decoded, _ := base64.RawURLEncoding.DecodeString(b)
+					fmt.Fprintf(&seen, "%s\n", decoded)
+				}
+				r = r.Request.Response
+			}
+			text := seen.String()
+			unescaped, _ := url.QueryUnescape(text)
+			if hops != 3 || strings.Contains(text, tc.token) || strings.Contains(unescaped, tc.token) || strings.Contains(text, url.PathEscape(tc.token)) {
+				t.Fatalf("%d responses in the chain (want 3); the token is in:\n%s", hops, text)
+			}
+			if want := fmt.Sprintf("%d Echo %s done", tc.status, redactedValue); resp.Status != want {
+				t.Errorf("Status = %q, want %q", resp.Status, want)
+			}
+			if !strings.HasPrefix(resp.Request.URL.Path, "/continue/") || resp.Request.URL.Query().Get("access_token") != redactedValue {
+				t.Errorf("the final URL %s lost more than the token", resp.Request.URL)
+			}
+		})
+	}
+}

@@ -355,9 +355,11 @@ func (e *bodyTooLong) Error() string {
 }
 
 // redactedResponse is what option.WithResponseInto hands over: a copy
-// without body, secrets replaced in it and its redirect chain.
+// without body, secrets replaced in it and its redirect chain (the status
+// line's reason phrase, headers, trailers, each request's URL).
 func redactedResponse(resp *http.Response, set *redact.Set) *http.Response {
 	cp := *resp
+	cp.Status = set.String(resp.Status)
 	cp.Body = http.NoBody
 	cp.Header = resp.Header.Clone()
 	set.Header(cp.Header)
@@ -374,7 +376,9 @@ func redactedRequest(req *http.Request, set *redact.Set) *http.Request {
 	if req == nil {
 		return nil
 	}
-	cp := req.Clone(req.Context())
+	cp := req.Clone(req.Context()) // its URL too
+	scrubURL(cp.URL, set)
+	cp.Host = set.String(cp.Host)
 	for _, h := range credentialHeaders {
 		if cp.Header.Get(h) != "" {
 			cp.Header.Set(h, apierrors.Redacted)
@@ -386,4 +390,23 @@ func redactedRequest(req *http.Request, set *redact.Set) *http.Request {
 		cp.Response = redactedResponse(req.Response, set)
 	}
 	return cp
+}
+
+// scrubURL replaces the secrets in every part of u, in place: a server may
+// redirect to a URL that carries the token it was sent.
+func scrubURL(u *url.URL, set *redact.Set) {
+	if u == nil {
+		return
+	}
+	for _, part := range []*string{&u.Opaque, &u.Host, &u.Path, &u.RawPath, &u.RawQuery, &u.Fragment, &u.RawFragment} {
+		*part = set.String(*part)
+	}
+	if u.User != nil {
+		name := set.String(u.User.Username())
+		if pw, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(name, set.String(pw))
+		} else {
+			u.User = url.User(name)
+		}
+	}
 }
