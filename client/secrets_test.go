@@ -988,3 +988,35 @@ func TestResponseIntoRedactsURLsAndReasonPhrases(t *testing.T) {
 		})
 	}
 }
+
+// A server that rejects a JWT may echo its signature segment alone: that
+// is the token's secret part, replaced in the error, its headers, the
+// response WithResponseInto hands back and the log records.
+func TestEchoedJWTSignatureAloneIsRedacted(t *testing.T) {
+	t.Parallel()
+	const signature = "c2lnbmF0dXJlLWJ5dGVz_Zm9yLXRlc3Rz-w"
+	const jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzdmMtYmlsbGluZyJ9." + signature
+	srv, transport := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, sig, _ := strings.Cut(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer eyJ"), ".eyJzdWIiOiJzdmMtYmlsbGluZyJ9.")
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="signature `+sig+` does not verify"`)
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = io.WriteString(w, `{"title":"Forbidden","detail":"signature `+sig+` does not verify"}`)
+	})
+	logs := newLogCapture(slog.LevelDebug)
+	c := newClient(t, option.WithBaseURL(srv.URL), transport, option.WithTokenSource(client.StaticToken(jwt)),
+		option.WithMaxRetries(0), option.WithLogger(slog.New(logs)))
+	var resp *http.Response
+	err := updateFirstName(t.Context(), c, option.WithResponseInto(&resp))
+	var apiErr *apierrors.Error
+	if !errors.As(err, &apiErr) || resp == nil {
+		t.Fatalf("err = %v, want the 403 and its response", err)
+	}
+	seen := everything(err) + fmt.Sprint(resp.Header) + logs.rendered()
+	if strings.Contains(seen, signature) {
+		t.Fatalf("the signature reached an error, a handed-back header or a log record:\n%s", seen)
+	}
+	if apiErr.Detail() != "signature "+redactedValue+" does not verify" {
+		t.Fatalf("Detail = %q, want the signature replaced and the rest kept", apiErr.Detail())
+	}
+}

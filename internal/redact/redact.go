@@ -3,8 +3,9 @@
 // package errors both use it. A secret is found raw; JSON-escaped, as HTML
 // references or percent-encoded, in any mix, up to maxLayers deep; in
 // base64 of either alphabet at any alignment, up to maxNesting deep; and,
-// if hex, in either case. Secrets shorter than MinLen are left alone: no
-// issuer hands out shorter ones, and replacing them would garble text.
+// if hex, in either case. A JWT's signature segment is a secret of its
+// own. Secrets shorter than MinLen are left alone: no issuer hands out
+// shorter ones, and replacing them would garble text.
 package redact
 
 import (
@@ -57,24 +58,32 @@ type anchor struct{ pattern, offset int }
 // last is the set New built last, for the next call's same credentials.
 var last atomic.Pointer[Set]
 
-// New returns the set of the secrets at least MinLen bytes long, or nil
+// New returns the set of the secrets at least MinLen bytes long, and of
+// the signature segment of each shaped as a JWT (see jwtSignature), or nil
 // when there is none.
 func New(secrets ...string) *Set {
 	if prev := last.Load(); prev != nil && slices.Equal(prev.in, secrets) {
 		return prev
 	}
 	var raw []string
+	add := func(v string) {
+		if len(v) >= MinLen && !slices.Contains(raw, v) {
+			raw = append(raw, v)
+		}
+	}
 	for _, s := range secrets {
-		variants := []string{s}
+		add(s)
 		// A hex secret (a SigV4 signature) may be echoed in the other case.
 		if strings.Trim(s, "0123456789abcdefABCDEF") == "" {
-			variants = append(variants, strings.ToLower(s), strings.ToUpper(s))
+			add(strings.ToLower(s))
+			add(strings.ToUpper(s))
 		}
-		for _, v := range variants {
-			if len(v) >= MinLen && !slices.Contains(raw, v) {
-				raw = append(raw, v)
-			}
-		}
+	}
+	whole := len(raw)
+	for _, s := range secrets {
+		// A JWT's signature is its secret part, and servers echo it alone
+		// ("signature … does not verify").
+		add(jwtSignature(s))
 	}
 	if len(raw) == 0 {
 		return nil
@@ -90,7 +99,9 @@ func New(secrets ...string) *Set {
 	set.raw = len(set.patterns)
 	for _, s := range raw {
 		// "Bearer <token>" needs no core: the token's is found inside it.
-		if slices.ContainsFunc(raw, func(other string) bool { return other != s && strings.Contains(s, other) }) {
+		// A token keeps its own beside its signature's: all of its
+		// characters go, not only the signature's.
+		if slices.ContainsFunc(raw[:whole], func(other string) bool { return other != s && strings.Contains(s, other) }) {
 			continue
 		}
 		for align := range 3 {
@@ -112,6 +123,23 @@ func New(secrets ...string) *Set {
 	last.Store(set)
 	return set
 }
+
+// jwtSignature returns the signature segment of a secret shaped as a JWT,
+// bare or after "Bearer ": three non-empty dot-separated segments of the
+// base64url alphabet. It returns "" for any other secret.
+func jwtSignature(s string) string {
+	s = strings.TrimPrefix(s, "Bearer ")
+	header, rest, _ := strings.Cut(s, ".")
+	payload, signature, _ := strings.Cut(rest, ".")
+	for _, segment := range []string{header, payload, signature} {
+		if segment == "" || !all(segment, isBase64URL) {
+			return ""
+		}
+	}
+	return signature
+}
+
+func isBase64URL(c byte) bool { return isAlnum(c) || c == '-' || c == '_' }
 
 // toURL and toStd turn one base64 alphabet into the other.
 var toURL, toStd = strings.NewReplacer("+", "-", "/", "_"), strings.NewReplacer("-", "+", "_", "/")

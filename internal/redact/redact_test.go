@@ -435,3 +435,49 @@ func mixed(s string) []string {
 }
 
 func tail(s string) string { return s[max(0, len(s)-24):] }
+
+// TestJWTSignatureIsASecretOfItsOwn: a server may echo a JWT's signature
+// segment alone ("signature X does not verify"); it is the token's secret
+// part, found in every spelling and cut, while the whole token still goes
+// whole.
+func TestJWTSignatureIsASecretOfItsOwn(t *testing.T) {
+	const (
+		header    = "eyJhbGciOiJSUzI1NiJ9"
+		payload   = "eyJzdWIiOiJzdmMtYmlsbGluZyJ9"
+		signature = "c2lnbmF0dXJlLWJ5dGVz_Zm9yLXRlc3Rz-w"
+		jwt       = header + "." + payload + "." + signature
+	)
+	set := New("Bearer "+jwt, jwt)
+	for name, spelled := range map[string]string{
+		"raw":      signature,
+		"json \\u": spell(signature, func(int) int { return 1 }),
+		"mixed":    spell(signature, func(i int) int { return i }),
+		"base64":   base64.StdEncoding.EncodeToString([]byte(signature)),
+	} {
+		text := "signature " + spelled + " does not verify"
+		if got, want := set.String(text), "signature "+Redacted+" does not verify"; got != want {
+			t.Errorf("%s: String(%q) = %q, want %q", name, text, got, want)
+		}
+	}
+	if got, want := string(set.Cut([]byte("bad signature "+signature[:12]))), "bad signature "+Redacted; got != want {
+		t.Errorf("a cut signature: Cut = %q, want %q", got, want)
+	}
+	// The whole token, base64-encoded, still goes whole, not only its
+	// signature's characters.
+	encoded := base64.StdEncoding.EncodeToString([]byte(jwt))
+	if got := set.String("x " + encoded + " y"); got != "x "+Redacted+" y" {
+		t.Errorf("base64 of the token: %q, want it replaced whole", got)
+	}
+	// The header and payload alone are no secret; a signature under MinLen,
+	// or a token of another shape, adds none.
+	for _, tc := range []struct{ secret, text string }{
+		{jwt, "header " + header + " payload " + payload},
+		{header + "." + payload + ".abc1234", "sig abc1234"},
+		{"opaque.token-with.dots/and+more", "seg dots/and+more"},
+		{"two.segments-only-here", "seg segments-only-here"},
+	} {
+		if got := New(tc.secret).String(tc.text); got != tc.text {
+			t.Errorf("New(%q).String(%q) = %q, want it unchanged", tc.secret, tc.text, got)
+		}
+	}
+}
