@@ -1020,3 +1020,43 @@ func TestEchoedJWTSignatureAloneIsRedacted(t *testing.T) {
 		t.Fatalf("Detail = %q, want the signature replaced and the rest kept", apiErr.Detail())
 	}
 }
+
+// An unusable 2xx token response (no token field) that echoes the SigV4
+// Authorization, signature and session token: TokenError.Body, a snippet
+// of it, holds none of them, whether the snippet is the whole body or cut.
+func TestUnusableTokenResponseEchoIsRedacted(t *testing.T) {
+	t.Parallel()
+	for _, pad := range []int{0, 1000} { // 1000: the echo straddles the 1 KiB snippet's end
+		t.Run(fmt.Sprint(pad), func(t *testing.T) {
+			t.Parallel()
+			var signature atomic.Value
+			srv, transport := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				auth := r.Header.Get("Authorization")
+				_, sig, _ := strings.Cut(auth, "Signature=")
+				signature.Store(sig)
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, `{"pad":"`+strings.Repeat("p", pad)+`","sig":"`+sig+`","session":"`+
+					strings.ReplaceAll(r.Header.Get("X-Amz-Security-Token"), "/", `\/`)+`","auth":"`+auth+`"}`)
+			})
+			creds := credentials.NewStaticCredentialsProvider(accessKeyID, secretAccess, sessionToken)
+			c := newClient(t, option.WithBaseURL(srv.URL), transport, option.WithSigV4(creds, "ap-southeast-2"), option.WithMaxRetries(0))
+			err := updateFirstName(t.Context(), c)
+			var tokenErr *apierrors.TokenError
+			if !errors.As(err, &tokenErr) || tokenErr.StatusCode != http.StatusOK || len(tokenErr.Body) == 0 {
+				t.Fatalf("err = %v, want a TokenError for the unusable 200 with a body snippet", err)
+			}
+			sig, _ := signature.Load().(string)
+			body := string(tokenErr.Body)
+			for name, secret := range map[string]string{"signature": sig, "its beginning": sig[:8], "session token": sessionToken,
+				"escaped session token": strings.ReplaceAll(sessionToken, "/", `\/`)[:12]} {
+				if len(sig) != 64 || strings.Contains(body, secret) {
+					t.Errorf("the %s is in TokenError.Body (signature %q):\n%s", name, sig, body)
+				}
+			}
+			// (Cut at 1 KiB, the snippet may end inside "[REDACTED]".)
+			if !strings.HasPrefix(body, `{"pad":"`) || !strings.Contains(body, redactedValue[:7]) {
+				t.Errorf("want the echoes replaced and the rest kept:\n%s", body)
+			}
+		})
+	}
+}

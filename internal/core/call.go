@@ -65,6 +65,9 @@ func doCall[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	if call.Status != nil {
 		*call.Status = out.resp.StatusCode
 	}
+	if call.Secrets != nil {
+		*call.Secrets = secretsSent(out.resp)
+	}
 	if out.lastErr != nil {
 		return out.lastErr
 	}

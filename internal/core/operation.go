@@ -32,4 +32,9 @@ type Call struct {
 	// with the exact body bytes (SigV4).
 	Sign   func(req *http.Request, body []byte) error
 	Status *int // receives the final HTTP status, if set
+	// Secrets, if set, receives the credentials the final response's
+	// requests carried (its redirect chain's), for a caller that makes a
+	// text of the 2xx body it reads (the SigV4 token source's error
+	// snippet) to redact what a server echoed.
+	Secrets *[]string
 }
