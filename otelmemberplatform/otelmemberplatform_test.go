@@ -433,3 +433,29 @@ func TestFailedTokenFetch(t *testing.T) {
 		t.Errorf("token.fetch.duration{token_unavailable} count %d, want 1", n)
 	}
 }
+
+// TestFailingTokenSourceIsTokenUnavailable: a token source that fails made
+// no HTTP request, so the fetch span and memberplatform.client.token.fetch.duration
+// say token_unavailable, as the call does, not transport.
+func TestFailingTokenSourceIsTokenUnavailable(t *testing.T) {
+	tel := newTelemetry(t)
+	failing := client.TokenSourceFunc(func(context.Context) (client.Token, error) { return client.Token{}, errors.New("vault: sealed") })
+	_, c := newServer(t, tel, option.WithTokenSource(failing))
+	if err := updateUser(t, c); !errors.Is(err, apierrors.ErrTokenUnavailable) {
+		t.Fatalf("err = %v, want a token error", err)
+	}
+	fetch := tel.only(t, tokenSpan)
+	if v, _ := attr(fetch, "error.type"); fetch.Status().Description != "token_unavailable" || v.AsString() != "token_unavailable" {
+		t.Errorf("fetch span: status %v, error.type %q; want token_unavailable", fetch.Status(), v.AsString())
+	}
+	if v, _ := attr(tel.only(t, userSpan), "error.type"); v.AsString() != "token_unavailable" {
+		t.Errorf("operation span error.type %q, want token_unavailable", v.AsString())
+	}
+	rm := tel.collect(t)
+	if n, _ := histogram(t, rm, "memberplatform.client.token.fetch.duration", map[string]string{"error.type": "token_unavailable"}); n != 1 {
+		t.Errorf("token.fetch.duration{token_unavailable} count %d, want 1", n)
+	}
+	if n, _ := histogram(t, rm, "memberplatform.client.token.fetch.duration", map[string]string{"error.type": "transport"}); n != 0 {
+		t.Errorf("token.fetch.duration{transport} count %d, want 0", n)
+	}
+}
