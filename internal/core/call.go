@@ -52,6 +52,15 @@ func doCall[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	if err := ctx.Err(); err != nil { // already over: no token fetch, no attempt
 		return &apierrors.TransportError{Operation: call.Op.Name, Method: call.Op.Method, Path: req.path, Err: err}
 	}
+	if call.ReadBody != nil {
+		if req.body, err = call.ReadBody(ctx); err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				err = &apierrors.TransportError{Operation: call.Op.Name, Method: call.Op.Method, Path: req.path,
+					Err: fmt.Errorf("reading the request body: %w", ctxErr)}
+			}
+			return err
+		}
+	}
 	if s.ResponseInto != nil {
 		*s.ResponseInto = nil
 	}

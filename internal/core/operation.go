@@ -1,6 +1,9 @@
 package core
 
-import "net/http"
+import (
+	"context"
+	"net/http"
+)
 
 // Operation describes one API operation as data.
 type Operation struct {
@@ -25,6 +28,13 @@ type Call struct {
 	Body       any // encoded to JSON once; nil sends no body
 	// EncodedBody, when set, is sent as it is instead of Body.
 	EncodedBody []byte
+	// ReadBody, when set, returns the body to send instead (client.Execute's
+	// io.Reader), read once under the call's deadline (its context with
+	// option.WithTimeout applied). When the context ended during the read,
+	// the call fails with a TransportError wrapping the context's error,
+	// as any call that ran out of time does; any other error is returned
+	// as it is.
+	ReadBody func(ctx context.Context) ([]byte, error)
 	// Result receives the decoded 2xx body (a *[]byte the raw bytes); nil
 	// discards it, an empty body leaves it untouched.
 	Result any
