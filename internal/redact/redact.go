@@ -141,8 +141,8 @@ func jwtSignature(s string) string {
 
 func isBase64URL(c byte) bool { return isAlnum(c) || c == '-' || c == '_' }
 
-// toURL and toStd turn one base64 alphabet into the other.
-var toURL, toStd = strings.NewReplacer("+", "-", "/", "_"), strings.NewReplacer("-", "+", "_", "/")
+// toURL turns the standard base64 alphabet into the URL one.
+var toURL = strings.NewReplacer("+", "-", "/", "_")
 
 func (set *Set) add(pattern string) {
 	if !slices.Contains(set.patterns, pattern) {
@@ -347,9 +347,24 @@ func (sr *search) decodeRun(v *view, from, to, nesting int) {
 		return
 	}
 	sr.budget -= 3 * (to - from)
-	std := []byte(toStd.Replace(v.text[from:to]))
-	decoded := make([]byte, base64.RawStdEncoding.DecodedLen(len(std)))
-	parent := clone(v)
+	// One buffer: the run in the standard alphabet, then its decoding.
+	buf := make([]byte, to-from+base64.RawStdEncoding.DecodedLen(to-from))
+	std, decoded := buf[:to-from], buf[to-from:]
+	for i := range std {
+		switch c := v.text[from+i]; c {
+		case '-':
+			std[i] = '+'
+		case '_':
+			std[i] = '/'
+		default:
+			std[i] = c
+		}
+	}
+	// v, for the children to point to, and the child, in one allocation
+	// for every alignment: no search keeps a view past its own (spans are
+	// positions; a view's children point to copies).
+	views := &[2]view{*v}
+	parent, child := &views[0], &views[1]
 	for align := range 4 {
 		chars := std[align:]
 		if len(chars)%4 == 1 {
@@ -357,9 +372,11 @@ func (sr *search) decodeRun(v *view, from, to, nesting int) {
 		}
 		n, err := base64.RawStdEncoding.Decode(decoded, chars)
 		if err == nil && n >= sr.set.shortest {
-			child := view{text: string(decoded[:n]), atEnd: v.atEnd && to == len(v.text), parent: parent,
+			// The text is read in place: the next alignment decodes into
+			// the buffer only after this one's search.
+			*child = view{text: unsafe.String(&decoded[0], n), atEnd: v.atEnd && to == len(v.text), parent: parent,
 				start: from + align, end: to, padEnd: padEnd}
-			sr.view(&child, nesting-1)
+			sr.view(child, nesting-1)
 		}
 	}
 }
