@@ -558,7 +558,7 @@ func TestTokenResponseShapes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tok, err := parseTokenResponse(200, []byte(tc.body), now)
+			tok, err := parseTokenResponse(200, []byte(tc.body), now, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -571,7 +571,7 @@ func TestTokenResponseShapes(t *testing.T) {
 	long := `{"secret":"` + strings.Repeat("x", 5000) + `"}`
 	bad := []string{``, `not json`, `[]`, `null`, `"token"`, `{}`, `{"accessToken":""}`, `{"accessToken":123}`, `{"access_token":null}`, long}
 	for _, body := range bad {
-		_, err := parseTokenResponse(201, []byte(body), now)
+		_, err := parseTokenResponse(201, []byte(body), now, nil)
 		var te *apierrors.TokenError
 		if !errors.As(err, &te) {
 			t.Fatalf("body %.40q: err %v, want *TokenError", body, err)

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,6 +17,12 @@ import (
 	"github.com/memberplatform/memberplatform-go/option"
 )
 
+// MaxRequestBodyBytes bounds an io.Reader body of Execute: a longer one
+// fails with an *errors.ValidationError before anything is sent, after
+// reading at most this many bytes and one more. A []byte, json.RawMessage
+// or string body, already in memory, is sent whatever its length.
+const MaxRequestBodyBytes = 8 << 20
+
 // Execute calls an endpoint the SDK does not wrap, such as the contract's
 // createUser or listUsers, through the operations' pipeline (token cache
 // and 401 refresh, retries, body limits, logging as "client.Execute",
@@ -30,11 +37,17 @@ import (
 // json.Marshal's result); anything else is encoded with encoding/json; nil
 // or an empty raw body sends none. A reader is read, and closed if an
 // io.Closer, once before the first attempt, so retries resend its bytes.
+// It is read under the call's deadline (ctx's, or option.WithTimeout's):
+// when that passes or ctx is cancelled first, Execute returns at once with
+// the *errors.TransportError of a call that ran out of time, and a Read
+// still blocked is left to a goroutine that stops reading, and closes the
+// reader, when that Read returns (so do not reuse the reader). A reader
+// longer than MaxRequestBodyBytes, or one that fails, is refused.
 //
 // out receives the decoded 2xx body: a non-nil pointer, a *[]byte for the
 // raw bytes, or nil to discard it. A method that is no upper-case token, an
-// out that is no pointer, and a failing or nil-pointer reader are refused
-// before sending. Only idempotent methods (GET, HEAD, OPTIONS, PUT, DELETE,
+// out that is no pointer, and a failing, too long or nil-pointer reader
+// are refused before sending. Only idempotent methods (GET, HEAD, OPTIONS, PUT, DELETE,
 // TRACE) are retried, unless option.WithIdempotent.
 func (c *Client) Execute(ctx context.Context, method, path string, body, out any, opts ...option.RequestOption) error {
 	if msg := checkMethod(method); msg != "" {
@@ -60,10 +73,92 @@ func (c *Client) Execute(ctx context.Context, method, path string, body, out any
 	if c != nil {
 		pipeline = c.core
 	}
-	return core.Do(ctx, pipeline, call, opts)
+	reader, _ := body.(io.Reader)
+	read := false
+	if reader != nil {
+		call.ReadBody = func(ctx context.Context) ([]byte, error) {
+			read = true
+			return readBody(ctx, reader)
+		}
+	}
+	err := core.Do(ctx, pipeline, call, opts)
+	if reader != nil && !read { // refused before its turn: closed all the same
+		closeReader(reader)
+	}
+	return err
 }
 
-// setExecuteBody puts raw JSON on call as EncodedBody, anything else as Body.
+// readBody reads r, at most MaxRequestBodyBytes, and closes it. A reader
+// in memory, or a ctx that never ends, is read here; any other in a
+// goroutine, so that the call ends with ctx even when a Read blocks.
+func readBody(ctx context.Context, r io.Reader) ([]byte, error) {
+	var b []byte
+	var err error
+	switch r.(type) {
+	case *bytes.Buffer, *bytes.Reader, *strings.Reader:
+		b, err = readAtMost(ctx, r)
+	default:
+		if ctx.Done() == nil {
+			b, err = readAtMost(ctx, r)
+			break
+		}
+		type result struct {
+			b   []byte
+			err error
+		}
+		done := make(chan result, 1) // the goroutine never blocks on it
+		go func() {
+			b, err := readAtMost(ctx, r)
+			done <- result{b, err}
+		}()
+		select {
+		case res := <-done:
+			b, err = res.b, res.err
+		case <-ctx.Done():
+			return nil, ctx.Err() // core reports the call as out of time
+		}
+	}
+	if err != nil {
+		return nil, invalidExecute("body", fmt.Sprintf("reading the %T: %v", r, err))
+	}
+	if len(b) > MaxRequestBodyBytes {
+		return nil, invalidExecute("body", fmt.Sprintf("a %T longer than client.MaxRequestBodyBytes (%d bytes)", r, MaxRequestBodyBytes))
+	}
+	if len(b) == 0 {
+		return nil, nil
+	}
+	return b, nil
+}
+
+// readAtMost reads r to its end or one byte past MaxRequestBodyBytes,
+// reading no more once ctx has ended, then closes it.
+func readAtMost(ctx context.Context, r io.Reader) ([]byte, error) {
+	defer closeReader(r)
+	return io.ReadAll(io.LimitReader(ctxReader{ctx, r}, MaxRequestBodyBytes+1))
+}
+
+// ctxReader reads r until ctx ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// closeReader closes r if it is an io.Closer, as net/http closes a request body.
+func closeReader(r io.Reader) {
+	if closer, ok := r.(io.Closer); ok {
+		_ = closer.Close()
+	}
+}
+
+// setExecuteBody puts raw JSON on call as EncodedBody, anything else but
+// a reader (Execute's to read) as Body.
 func setExecuteBody(call *core.Call, body any) error {
 	var raw []byte
 	switch b := body.(type) { // nil goes to Body, which it leaves nil
@@ -78,14 +173,7 @@ func setExecuteBody(call *core.Call, body any) error {
 			// Reading it would panic (a nil *bytes.Buffer does).
 			return invalidExecute("body", fmt.Sprintf("a nil %T; pass nil itself to send no body", b))
 		}
-		read, err := io.ReadAll(b)
-		if closer, ok := b.(io.Closer); ok {
-			_ = closer.Close()
-		}
-		if err != nil {
-			return invalidExecute("body", fmt.Sprintf("reading the %T: %v", b, err))
-		}
-		raw = read
+		return nil // Execute reads it in the pipeline, under the call's deadline
 	default:
 		call.Body = body
 		return nil

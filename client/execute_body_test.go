@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -162,5 +163,140 @@ func TestExecuteRefusesBrokenReaders(t *testing.T) {
 				t.Fatalf("%d requests sent", m.Calls())
 			}
 		})
+	}
+}
+
+// stalledReader blocks in Read until release is closed (or, so that the
+// old code fails instead of hanging, five seconds pass), then fails.
+type stalledReader struct {
+	release chan struct{}
+	free    func() // closes release, once
+	closed  atomic.Int32
+}
+
+func newStalledReader(t *testing.T) *stalledReader {
+	r := &stalledReader{release: make(chan struct{})}
+	r.free = sync.OnceFunc(func() { close(r.release) })
+	t.Cleanup(r.free) // ends the reading goroutine
+	return r
+}
+
+func (r *stalledReader) Read([]byte) (int, error) {
+	select {
+	case <-r.release:
+	case <-time.After(5 * time.Second):
+	}
+	return 0, errors.New("stalled reader gave up")
+}
+
+func (r *stalledReader) Close() error { r.closed.Add(1); return nil }
+
+// A reader that stalls is read under the call's deadline: the context's,
+// or WithTimeout's. The call ends when it passes, with the *TransportError
+// of any call that ran out of time (errors.Is context.DeadlineExceeded),
+// or context.Canceled when cancelled, and sends nothing.
+func TestExecuteReaderHonoursTheDeadline(t *testing.T) {
+	t.Parallel()
+	const bound = 200 * time.Millisecond
+	for name, run := range map[string]func(c *client.Client, body io.Reader) error{
+		"WithTimeout": func(c *client.Client, body io.Reader) error {
+			return c.Execute(context.Background(), http.MethodPost, usersPath, body, nil, option.WithTimeout(bound))
+		},
+		"context deadline": func(c *client.Client, body io.Reader) error {
+			ctx, cancel := context.WithTimeout(context.Background(), bound)
+			defer cancel()
+			return c.Execute(ctx, http.MethodPost, usersPath, body, nil)
+		},
+		"cancelled": func(c *client.Client, body io.Reader) error {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(bound, cancel)
+			return c.Execute(ctx, http.MethodPost, usersPath, body, nil)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := areatest.NewMock(t)
+			c := m.Client()
+			body := newStalledReader(t)
+			start := time.Now()
+			err := run(c, body)
+			elapsed := time.Since(start)
+			want := context.DeadlineExceeded
+			if name == "cancelled" {
+				want = context.Canceled
+			}
+			var te *apierrors.TransportError
+			if !errors.As(err, &te) || !errors.Is(err, want) || te.Attempts != 0 {
+				t.Fatalf("err = %v (after %v), want a *TransportError matching %v before any attempt", err, elapsed, want)
+			}
+			if elapsed > 2*time.Second { // 200 ms, with room for a loaded machine
+				t.Fatalf("the call took %v, want about %v", elapsed, bound)
+			}
+			if m.Calls() != 0 {
+				t.Fatalf("%d requests sent", m.Calls())
+			}
+			// The Read left blocked returns: the reader is closed then.
+			body.free()
+			for wait := time.Now(); body.closed.Load() != 1; time.Sleep(time.Millisecond) {
+				if time.Since(wait) > 5*time.Second {
+					t.Fatalf("the reader was closed %d times after its Read returned, want 1", body.closed.Load())
+				}
+			}
+		})
+	}
+	t.Run("already over", func(t *testing.T) {
+		t.Parallel()
+		m := areatest.NewMock(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		body := &closeCounter{Reader: strings.NewReader(`{}`)}
+		if err := m.Client().Execute(ctx, http.MethodPost, usersPath, body, nil); !errors.Is(err, context.Canceled) || body.closed.Load() != 1 {
+			t.Fatalf("err = %v, reader closed %d times; want context.Canceled and closed once", err, body.closed.Load())
+		}
+	})
+}
+
+// spaces hands out size spaces, counting what it hands out.
+type spaces struct{ size, read int64 }
+
+func (s *spaces) Read(p []byte) (int, error) {
+	if s.read == s.size {
+		return 0, io.EOF
+	}
+	p = p[:min(int64(len(p)), s.size-s.read)]
+	for i := range p {
+		p[i] = ' '
+	}
+	s.read += int64(len(p))
+	return len(p), nil
+}
+
+// A reader body is capped at client.MaxRequestBodyBytes: a longer one is
+// refused before sending, after reading no more than the cap (and one
+// buffer), instead of reading any size into memory; one of exactly the
+// cap is sent.
+func TestExecuteReaderIsCapped(t *testing.T) {
+	t.Parallel()
+	m := areatest.NewMock(t)
+	m.On(http.MethodPost, usersPath, areatest.JSON(http.StatusCreated, `{}`))
+	c := m.Client()
+	body := &spaces{size: 4 * client.MaxRequestBodyBytes}
+	err := c.Execute(t.Context(), http.MethodPost, usersPath, body, nil)
+	var ve *apierrors.ValidationError
+	if !errors.As(err, &ve) || len(ve.Fields) != 1 || ve.Fields[0].Field != "body" || !strings.Contains(err.Error(), "8388608") {
+		t.Fatalf("err = %v, want a ValidationError on body naming the 8388608-byte limit", err)
+	}
+	if body.read > client.MaxRequestBodyBytes+1<<20 {
+		t.Fatalf("read %d bytes of a %d-byte reader, want no more than the limit and a buffer", body.read, body.size)
+	}
+	if m.Calls() != 0 {
+		t.Fatalf("%d requests sent", m.Calls())
+	}
+	exact := io.MultiReader(strings.NewReader(`"`), &spaces{size: client.MaxRequestBodyBytes - 2}, strings.NewReader(`"`))
+	if err := c.Execute(t.Context(), http.MethodPost, usersPath, exact, nil); err != nil {
+		t.Fatalf("a body of exactly the limit: %v", err)
+	}
+	if reqs := m.Requests(); len(reqs) != 1 || len(reqs[0].Body) != client.MaxRequestBodyBytes {
+		t.Fatalf("want one request with the %d-byte body", client.MaxRequestBodyBytes)
 	}
 }

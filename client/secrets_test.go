@@ -220,33 +220,6 @@ func TestSuccessBodyIsBounded(t *testing.T) {
 			t.Fatalf("WithMaxResponseBytes(0): %v, want ErrInvalidInput", err)
 		}
 	})
-	t.Run("200 MiB string, default limit", func(t *testing.T) {
-		// Not parallel: it measures the heap.
-		chunk := strings.Repeat("a", 1<<20)
-		srv := newCountingServer(t, func(w http.ResponseWriter, _ *http.Request) {
-			_, _ = io.WriteString(w, `{"id":"`)
-			for range 200 {
-				if _, err := io.WriteString(w, chunk); err != nil {
-					return // the client stopped reading, as it should
-				}
-			}
-			_, _ = io.WriteString(w, `"}`)
-		})
-		c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithMaxRetries(0))
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		err := updateFirstName(t.Context(), c)
-		runtime.ReadMemStats(&after)
-		if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
-			t.Fatalf("err = %v, want ErrUnexpectedResponseBody", err)
-		}
-		t.Logf("allocated %d MiB", (after.TotalAlloc-before.TotalAlloc)>>20)
-		if grown := (after.TotalAlloc - before.TotalAlloc) >> 20; grown > 40 {
-			t.Fatalf("allocated %d MiB for a body cut at 8 MiB, want it bounded by the limit", grown)
-		}
-		c.CloseIdleConnections()
-	})
 }
 
 // TestEnvLogSubprocess runs the test binary again with MEMBERPLATFORM_LOG
@@ -862,4 +835,230 @@ func TestQuerySecretNotInTransportErrorOrLogs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// An escaped echo of the token cut by the 64 KiB snippet inside one of its
+// escapes (`\u00`, `%6`, `&#8`, the `\` of `\/`) leaves no readable
+// beginning of it in Body, raw or decoded.
+func TestEscapedSecretCutInsideAnEscapeIsRedacted(t *testing.T) {
+	t.Parallel()
+	const token = "tok_echo_0123456789/abcdef/ghijkl"
+	each := func(f func(c byte) string) func(string) string {
+		return func(s string) string { return perChar(s, func(_ int, c byte) string { return f(c) }) }
+	}
+	for name, spell := range map[string]func(string) string{
+		"json \\u":     each(func(c byte) string { return fmt.Sprintf(`\u%04x`, c) }),
+		"percent":      each(func(c byte) string { return fmt.Sprintf("%%%02X", c) }),
+		"html decimal": each(func(c byte) string { return fmt.Sprintf("&#%d;", c) }),
+		"json \\/":     func(s string) string { return strings.ReplaceAll(s, "/", `\/`) },
+	} {
+		spelled := spell("Bearer " + token)
+		// Cut inside the escape that follows the token's second '/' (or,
+		// spelled without escapes there, right after its '\').
+		at := strings.Index(spelled, spell("/ghijkl")) + 1
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = io.WriteString(w, strings.Repeat("x", apierrors.MaxBodySnippet-at)+spell(r.Header.Get("Authorization"))+strings.Repeat("y", 100))
+			})
+			c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(token)), option.WithMaxRetries(0))
+			var apiErr *apierrors.Error
+			if err := updateFirstName(t.Context(), c); !errors.As(err, &apiErr) || !apiErr.BodyTruncated {
+				t.Fatalf("err = %v, want a truncated 400", err)
+			}
+			tail := string(apiErr.Body[len(apiErr.Body)-min(len(apiErr.Body), 300):])
+			// The decoders refuse an escape cut short: drop one at the end.
+			upTo := func(c byte, most int) string {
+				if i := strings.LastIndexByte(tail, c); i >= 0 && i >= len(tail)-most {
+					return tail[:i]
+				}
+				return tail
+			}
+			var unquoted string
+			if err := json.Unmarshal([]byte(`"`+upTo('\\', 5)+`"`), &unquoted); err != nil {
+				t.Fatalf("the tail is no JSON string text: %v", err)
+			}
+			unescaped, err := url.PathUnescape(upTo('%', 2))
+			if err != nil {
+				t.Fatalf("the tail does not percent-decode: %v", err)
+			}
+			for _, form := range []string{tail, unquoted, html.UnescapeString(tail), unescaped, strings.ReplaceAll(tail, `\/`, "/")} {
+				if strings.Contains(form, token[:8]) {
+					t.Fatalf("the body's tail keeps the token's beginning: %q", tail)
+				}
+			}
+			if !strings.HasSuffix(tail, redactedValue) {
+				t.Fatalf("the body's tail %q does not end with %s", tail, redactedValue)
+			}
+		})
+	}
+}
+
+// WithResponseInto after same-origin redirects to URLs that carry the
+// echoed token (raw in the query, percent-encoded in the path, base64 in
+// another parameter), answered with the token in the status line's reason
+// phrase: no URL of the chain and no Status keeps it, on a 2xx and a 4xx.
+func TestResponseIntoRedactsURLsAndReasonPhrases(t *testing.T) {
+	t.Parallel()
+	const jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzdmMtYmlsbGluZyJ9.c2lnbmF0dXJlLWJ5dGVzLWZvci10ZXN0cw"
+	for _, tc := range []struct {
+		name, token string
+		status      int
+	}{{"jwt", jwt, http.StatusOK}, {"jwt", jwt, http.StatusForbidden}, {"escaped characters", meaningToken, http.StatusOK}, {"escaped characters", meaningToken, http.StatusForbidden}} {
+		t.Run(fmt.Sprintf("%s %d", tc.name, tc.status), func(t *testing.T) {
+			t.Parallel()
+			srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+				tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+				switch {
+				case strings.HasPrefix(r.URL.Path, "/continue/"):
+					conn, rw, err := w.(http.Hijacker).Hijack()
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					defer conn.Close()
+					fmt.Fprintf(rw, "HTTP/1.1 %d Echo %s done\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}", tc.status, tok)
+					_ = rw.Flush()
+				case r.URL.Path == "/hop":
+					http.Redirect(w, r, "/continue/"+url.PathEscape(tok)+"?b="+base64.RawURLEncoding.EncodeToString([]byte(tok))+"&access_token="+tok, http.StatusFound)
+				default:
+					http.Redirect(w, r, "/hop?access_token="+tok, http.StatusTemporaryRedirect)
+				}
+			})
+			c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(client.StaticToken(tc.token)), option.WithMaxRetries(0))
+			var resp *http.Response
+			err := c.Execute(t.Context(), http.MethodGet, "/start", nil, nil, option.WithResponseInto(&resp))
+			if (err == nil) != (tc.status == http.StatusOK) || resp == nil || resp.StatusCode != tc.status {
+				t.Fatalf("err = %v, response %v; want status %d", err, resp, tc.status)
+			}
+			var seen strings.Builder
+			hops := 0
+			for r := resp; r != nil; hops++ {
+				fmt.Fprintf(&seen, "%s\n", r.Status)
+				if r.Request == nil {
+					break
+				}
+				u := r.Request.URL
+				fmt.Fprintf(&seen, "%s\n%s\n%s\n%s\n%v\n%s\n", u, u.Path, u.RawPath, u.RawQuery, u.Query(), r.Request.Host)
+				if b := u.Query().Get("b"); b != "" {
+					decoded, _ := base64.RawURLEncoding.DecodeString(b)
+					fmt.Fprintf(&seen, "%s\n", decoded)
+				}
+				r = r.Request.Response
+			}
+			text := seen.String()
+			unescaped, _ := url.QueryUnescape(text)
+			if hops != 3 || strings.Contains(text, tc.token) || strings.Contains(unescaped, tc.token) || strings.Contains(text, url.PathEscape(tc.token)) {
+				t.Fatalf("%d responses in the chain (want 3); the token is in:\n%s", hops, text)
+			}
+			if want := fmt.Sprintf("%d Echo %s done", tc.status, redactedValue); resp.Status != want {
+				t.Errorf("Status = %q, want %q", resp.Status, want)
+			}
+			if !strings.HasPrefix(resp.Request.URL.Path, "/continue/") || resp.Request.URL.Query().Get("access_token") != redactedValue {
+				t.Errorf("the final URL %s lost more than the token", resp.Request.URL)
+			}
+		})
+	}
+}
+
+// A server that rejects a JWT may echo its signature segment alone: that
+// is the token's secret part, replaced in the error, its headers, the
+// response WithResponseInto hands back and the log records.
+func TestEchoedJWTSignatureAloneIsRedacted(t *testing.T) {
+	t.Parallel()
+	const signature = "c2lnbmF0dXJlLWJ5dGVz_Zm9yLXRlc3Rz-w"
+	const jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzdmMtYmlsbGluZyJ9." + signature
+	srv, transport := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, sig, _ := strings.Cut(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer eyJ"), ".eyJzdWIiOiJzdmMtYmlsbGluZyJ9.")
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="signature `+sig+` does not verify"`)
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = io.WriteString(w, `{"title":"Forbidden","detail":"signature `+sig+` does not verify"}`)
+	})
+	logs := newLogCapture(slog.LevelDebug)
+	c := newClient(t, option.WithBaseURL(srv.URL), transport, option.WithTokenSource(client.StaticToken(jwt)),
+		option.WithMaxRetries(0), option.WithLogger(slog.New(logs)))
+	var resp *http.Response
+	err := updateFirstName(t.Context(), c, option.WithResponseInto(&resp))
+	var apiErr *apierrors.Error
+	if !errors.As(err, &apiErr) || resp == nil {
+		t.Fatalf("err = %v, want the 403 and its response", err)
+	}
+	seen := everything(err) + fmt.Sprint(resp.Header) + logs.rendered()
+	if strings.Contains(seen, signature) {
+		t.Fatalf("the signature reached an error, a handed-back header or a log record:\n%s", seen)
+	}
+	if apiErr.Detail() != "signature "+redactedValue+" does not verify" {
+		t.Fatalf("Detail = %q, want the signature replaced and the rest kept", apiErr.Detail())
+	}
+}
+
+// An unusable 2xx token response (no token field) that echoes the SigV4
+// Authorization, signature and session token: TokenError.Body, a snippet
+// of it, holds none of them, whether the snippet is the whole body or cut.
+func TestUnusableTokenResponseEchoIsRedacted(t *testing.T) {
+	t.Parallel()
+	for _, pad := range []int{0, 1000} { // 1000: the echo straddles the 1 KiB snippet's end
+		t.Run(fmt.Sprint(pad), func(t *testing.T) {
+			t.Parallel()
+			var signature atomic.Value
+			srv, transport := logTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+				auth := r.Header.Get("Authorization")
+				_, sig, _ := strings.Cut(auth, "Signature=")
+				signature.Store(sig)
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, `{"pad":"`+strings.Repeat("p", pad)+`","sig":"`+sig+`","session":"`+
+					strings.ReplaceAll(r.Header.Get("X-Amz-Security-Token"), "/", `\/`)+`","auth":"`+auth+`"}`)
+			})
+			creds := credentials.NewStaticCredentialsProvider(accessKeyID, secretAccess, sessionToken)
+			c := newClient(t, option.WithBaseURL(srv.URL), transport, option.WithSigV4(creds, "ap-southeast-2"), option.WithMaxRetries(0))
+			err := updateFirstName(t.Context(), c)
+			var tokenErr *apierrors.TokenError
+			if !errors.As(err, &tokenErr) || tokenErr.StatusCode != http.StatusOK || len(tokenErr.Body) == 0 {
+				t.Fatalf("err = %v, want a TokenError for the unusable 200 with a body snippet", err)
+			}
+			sig, _ := signature.Load().(string)
+			body := string(tokenErr.Body)
+			for name, secret := range map[string]string{"signature": sig, "its beginning": sig[:8], "session token": sessionToken,
+				"escaped session token": strings.ReplaceAll(sessionToken, "/", `\/`)[:12]} {
+				if len(sig) != 64 || strings.Contains(body, secret) {
+					t.Errorf("the %s is in TokenError.Body (signature %q):\n%s", name, sig, body)
+				}
+			}
+			// (Cut at 1 KiB, the snippet may end inside "[REDACTED]".)
+			if !strings.HasPrefix(body, `{"pad":"`) || !strings.Contains(body, redactedValue[:7]) {
+				t.Errorf("want the echoes replaced and the rest kept:\n%s", body)
+			}
+		})
+	}
+}
+
+// A 200 MiB 2xx body costs at most about the 8 MiB limit's heap. Not
+// parallel, so that no other test allocates while it measures the heap.
+func TestSuccessBodyOf200MiBIsBounded(t *testing.T) {
+	chunk := strings.Repeat("a", 1<<20)
+	srv := newCountingServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, `{"id":"`)
+		for range 200 {
+			if _, err := io.WriteString(w, chunk); err != nil {
+				return // the client stopped reading, as it should
+			}
+		}
+		_, _ = io.WriteString(w, `"}`)
+	})
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithMaxRetries(0))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	err := updateFirstName(t.Context(), c)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
+		t.Fatalf("err = %v, want ErrUnexpectedResponseBody", err)
+	}
+	t.Logf("allocated %d MiB", (after.TotalAlloc-before.TotalAlloc)>>20)
+	if grown := (after.TotalAlloc - before.TotalAlloc) >> 20; grown > 40 {
+		t.Fatalf("allocated %d MiB for a body cut at 8 MiB, want it bounded by the limit", grown)
+	}
+	c.CloseIdleConnections()
 }

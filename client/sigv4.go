@@ -153,8 +153,9 @@ func (s *SigV4TokenSource) Token(ctx context.Context) (Token, error) {
 			Err: errors.New("memberplatform: SigV4 token source has no base URL: set SigV4Config.BaseURL or give it to option.WithTokenSource")}
 	}
 	var body []byte
+	var sent []string
 	status := 0
-	call := &core.Call{Op: tokenOp, Result: &body, Status: &status, Sign: s.sign}
+	call := &core.Call{Op: tokenOp, Result: &body, Status: &status, Sign: s.sign, Secrets: &sent}
 	if err := core.Do(ctx, pipeline, call, []option.RequestOption(nil)); err != nil {
 		if _, ok := errors.AsType[*apierrors.TokenError](err); ok {
 			return Token{}, err
@@ -164,7 +165,7 @@ func (s *SigV4TokenSource) Token(ctx context.Context) (Token, error) {
 		}
 		return Token{}, &apierrors.TokenError{StatusCode: status, Err: err}
 	}
-	return parseTokenResponse(status, body, s.now())
+	return parseTokenResponse(status, body, s.now(), sent)
 }
 
 // sign runs last before every attempt.

@@ -10,6 +10,7 @@ import (
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/flextime"
+	"github.com/memberplatform/memberplatform-go/internal/redact"
 )
 
 const (
@@ -17,11 +18,11 @@ const (
 	maxTokenLifetime    = 10 * 365 * 24 * time.Hour // caps every expiry believed, before UnixNano overflows (2262)
 )
 
-// parseTokenResponse reads a token out of the shapes SigV4TokenSource documents.
-func parseTokenResponse(status int, body []byte, now time.Time) (Token, error) {
+// parseTokenResponse reads a token out of the shapes SigV4TokenSource
+// documents; sent are the credentials the token request carried.
+func parseTokenResponse(status int, body []byte, now time.Time, sent []string) (Token, error) {
 	unusable := func(reason string) (Token, error) {
-		snippet := bytes.Clone(body[:min(len(body), maxTokenBodySnippet)]) // not pinning the whole body
-		return Token{}, &apierrors.TokenError{StatusCode: status, Body: snippet, Reason: reason, Err: apierrors.ErrUnexpectedResponseBody}
+		return Token{}, &apierrors.TokenError{StatusCode: status, Body: tokenSnippet(body, sent), Reason: reason, Err: apierrors.ErrUnexpectedResponseBody}
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(bytes.TrimSpace(body), &obj); err != nil || obj == nil {
@@ -48,6 +49,20 @@ func parseTokenResponse(status int, body []byte, now time.Time) (Token, error) {
 		exp = limit // a past expiry is for the token cache to handle
 	}
 	return Token{Value: value, Expiry: exp}, nil
+}
+
+// tokenSnippet is TokenError.Body: at most maxTokenBodySnippet bytes of an
+// unusable 2xx body, a copy (not pinning the whole body), with the
+// credentials the request carried replaced, as in an *errors.Error's Body:
+// a server may echo the SigV4 Authorization or session token, and the cut
+// may leave a credential's beginning.
+func tokenSnippet(body []byte, sent []string) []byte {
+	set := redact.New(sent...)
+	clean := set.Bytes(body)
+	if len(clean) <= maxTokenBodySnippet {
+		return bytes.Clone(clean)
+	}
+	return set.Cut(bytes.Clone(clean[:maxTokenBodySnippet]))
 }
 
 func expiryFromResponse(obj map[string]json.RawMessage, now time.Time) (time.Time, bool) {

@@ -15,6 +15,26 @@
 //		for _, f := range apiErr.FieldErrors() { fmt.Println(f.Field, f.Message) }
 //	}
 //
+// # "The platform rejected my input"
+//
+// The platform answers invalid input with a 400 or a 422, in either
+// format: a 400 whose body says VALIDATION_ERROR matches both
+// ErrBadRequest (its status) and ErrUnprocessableEntity (its name), a 422
+// only the latter, a 400 without a body naming a kind only the former.
+// Neither kind alone means "rejected my input"; this one check does,
+// whichever status and format the platform chose:
+//
+//	if errors.Is(err, apierrors.ErrBadRequest) || errors.Is(err, apierrors.ErrUnprocessableEntity) {
+//		for _, f := range apierrors.FieldErrorsOf(err) { // empty when the body names no field
+//			fmt.Println(f.Field, f.Message)
+//		}
+//	}
+//
+// ErrInvalidInput is the SDK's own refusal, before sending (FieldErrorsOf
+// lists its fields too). If you retry throttled calls, test ErrRateLimited
+// first: a 400 whose title says the provider rate limited the request
+// matches it as well as ErrBadRequest.
+//
 // No error string of this package holds a bearer token, an Authorization
 // header, AWS credentials or a SigV4 signature (see (*Error).Redact).
 package errors

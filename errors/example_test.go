@@ -127,3 +127,30 @@ func ExampleRetryAfterOf() {
 	}
 	// Output: rate limited; retry after 2m0s temporary: true
 }
+
+// The one check for "the platform rejected my input", whichever status
+// (400 or 422) and format it answered with; FieldErrorsOf says which
+// fields, when the body names them.
+func Example_rejectedInput() {
+	problem := http.Header{"Content-Type": {"application/problem+json"}}
+	codeMessage := http.Header{"Content-Type": {"application/json"}}
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"400 VALIDATION_ERROR", apierrors.Decode(400, codeMessage, []byte(`{"code":"VALIDATION_ERROR","message":"Validation failed","errors":[{"field":"postcode","message":"is required"}]}`))},
+		{"422 problem", apierrors.Decode(422, problem, []byte(`{"title":"Unprocessable Entity","status":422,"serviceErrors":[{"detail":"is unknown","pointer":"/permissions/0"}]}`))},
+		{"400 from a proxy", apierrors.Decode(400, http.Header{"Content-Type": {"text/html"}}, []byte(`<html>Bad Request</html>`))},
+		{"409 conflict", apierrors.Decode(409, problem, []byte(`{"title":"Conflict","status":409}`))},
+		{"refused before sending", &apierrors.ValidationError{Fields: []apierrors.FieldError{{Field: "slug", Message: "is required"}}}},
+	} {
+		rejected := errors.Is(tc.err, apierrors.ErrBadRequest) || errors.Is(tc.err, apierrors.ErrUnprocessableEntity)
+		fmt.Printf("%-22s rejected by the platform: %-5v fields: %v\n", tc.name, rejected, apierrors.FieldErrorsOf(tc.err))
+	}
+	// Output:
+	// 400 VALIDATION_ERROR   rejected by the platform: true  fields: [postcode: is required]
+	// 422 problem            rejected by the platform: true  fields: [permissions[0]: is unknown]
+	// 400 from a proxy       rejected by the platform: true  fields: []
+	// 409 conflict           rejected by the platform: false fields: []
+	// refused before sending rejected by the platform: false fields: [slug: is required]
+}

@@ -31,6 +31,42 @@
 // errors.ErrRateLimited (package github.com/memberplatform/memberplatform-go/errors)
 // and context.DeadlineExceeded.
 //
+// A key holding a turn further ahead than the limiter ever reserves (a
+// minute's queue behind a full burst) was not written by limiters of these
+// arguments: a corrupted value, or another go-redis/redis_rate user of the
+// key with other limits. Wait then fails at once, with or without a
+// deadline, with a *WaitError that matches errors.ErrRateLimited and names
+// the key; give each limit a key of its own, or delete the key.
+//
+// # Redis keys and lifecycle
+//
+// For a limiter on key K, and every replica that shares K, Redis holds two
+// keys, both with a TTL, so nothing is left behind when replicas stop:
+//
+//   - "rate:K" (go-redis/redis_rate's prefix): a string, the bucket's
+//     theoretical arrival time in seconds since 2017-01-01. Each turn taken
+//     rewrites it with an expiry of the seconds until the bucket is full
+//     again, rounded up: at most burst/perSecond plus a minute (the
+//     longest queue a wait without a deadline reserves) and a second.
+//   - "fleet-replicas:K": a sorted set of the replicas using K, one member
+//     per limiter (a random 24-hex-digit name), scored by Redis's clock in
+//     milliseconds. A limiter refreshes its member about once a second,
+//     from a Wait; members older than 3 s are dropped, and the set expires
+//     3 s after the last refresh.
+//
+// In a Redis Cluster the two keys may live on different nodes: each script
+// touches one key.
+//
+// Nothing needs closing when a replica stops, and a Limiter has no Close
+// method: it runs no goroutine of its own beyond NewRedisLimiter's one
+// heartbeat, which ends within the Redis timeout (a Redis call abandoned
+// at the timeout ends when go-redis gives up on it, within the client's
+// ReadTimeout). A stopped replica's member drops out of the set within 3 s,
+// and the others' fair share during an outage grows back accordingly; the
+// turns it reserved and never used stay spent until the bucket's schedule
+// passes them. The Redis client is the program's: the limiter never closes
+// it, so close it after the last call that uses the limiter.
+//
 // # When Redis cannot answer
 //
 // Each Redis call has a short timeout (50 ms by default, WithRedisTimeout),

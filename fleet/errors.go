@@ -22,11 +22,15 @@ type WaitError struct {
 	Key string
 	// Delay is how long the attempt would have had to wait for its turn,
 	// when Wait refused because that wait would have ended after the
-	// context's deadline; 0 otherwise.
+	// context's deadline, or because the key holds a turn further ahead
+	// than the limiter ever reserves (up to the largest Duration); 0
+	// otherwise. It is never negative.
 	Delay time.Duration
-	// Err is the cause: context.DeadlineExceeded when Delay is set, the
-	// context's error when it ended during the wait, or an error matching
-	// ErrUnavailable (and wrapping Redis's error) under WithFailClosed.
+	// Err is the cause: context.DeadlineExceeded when Delay is set because
+	// of the deadline, an error naming the key's far turn when Delay is set
+	// because of it, the context's error when it ended during the wait, or
+	// an error matching ErrUnavailable (and wrapping Redis's error) under
+	// WithFailClosed.
 	Err error
 }
 
@@ -34,7 +38,11 @@ type WaitError struct {
 func (e *WaitError) Error() string {
 	msg := "fleet: rate limit " + strconv.Quote(e.Key) + ": "
 	if e.Delay > 0 {
-		msg += "the next turn is " + e.Delay.Round(time.Millisecond).String() + " away, after the context's deadline: "
+		msg += "the next turn is " + e.Delay.Round(time.Millisecond).String() + " away"
+		if errors.Is(e.Err, context.DeadlineExceeded) {
+			msg += ", after the context's deadline"
+		}
+		msg += ": "
 	}
 	return msg + strings.TrimPrefix(e.Err.Error(), "fleet: ")
 }
@@ -43,11 +51,16 @@ func (e *WaitError) Error() string {
 func (e *WaitError) Unwrap() error { return e.Err }
 
 // Is matches errors.ErrRateLimited when Wait refused a wait that would have
-// ended after the deadline: the fleet's rate limit, not the caller, is what
-// the call could not wait for.
+// ended after the deadline, or one too far ahead to wait for: the fleet's
+// rate limit, not the caller, is what the call could not wait for.
 func (e *WaitError) Is(target error) bool {
 	return target == apierrors.ErrRateLimited && e.Delay > 0
 }
+
+// RetryAfter returns Delay when it is positive, else 0: it lets
+// errors.RetryAfterOf (package github.com/memberplatform/memberplatform-go/errors)
+// report how long the refused attempt would have waited for its turn.
+func (e *WaitError) RetryAfter() time.Duration { return max(e.Delay, 0) }
 
 // Timeout reports whether the cause is an expired deadline.
 func (e *WaitError) Timeout() bool { return errors.Is(e.Err, context.DeadlineExceeded) }

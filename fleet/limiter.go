@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"sync/atomic"
 	"time"
@@ -204,6 +205,14 @@ func (l *Limiter) reserve(ctx context.Context) (time.Time, error) {
 			return time.Time{}, l.waitError(ctx, err)
 		}
 		now := time.Now()
+		if res.Allowed == 0 && (res.RetryAfter < 0 || res.RetryAfter > l.horizon()) {
+			// Negative only when the script's answer overflowed a Duration.
+			delay := time.Duration(math.MaxInt64)
+			if res.RetryAfter > 0 {
+				delay = res.RetryAfter
+			}
+			return time.Time{}, &WaitError{Key: l.key, Delay: delay, Err: errForeignSchedule}
+		}
 		if res.Allowed > 0 {
 			// ResetAfter is how far the new TAT lies ahead; the turn
 			// comes burst intervals before it.
@@ -221,12 +230,25 @@ func (l *Limiter) reserve(ctx context.Context) (time.Time, error) {
 			return time.Time{}, &WaitError{Key: l.key, Delay: delay, Err: context.DeadlineExceeded}
 		}
 		// More than maxQueue of the budget is reserved: ask again when
-		// the queue has shortened.
-		if err := l.sleepUntil(ctx, now.Add(res.RetryAfter)); err != nil {
+		// the queue has shortened (not sooner than a millisecond: never a
+		// busy loop on Redis).
+		if err := l.sleepUntil(ctx, now.Add(max(res.RetryAfter, time.Millisecond))); err != nil {
 			return time.Time{}, err
 		}
 	}
 }
+
+// horizon is how far ahead the next turn may lie when the key holds only
+// what limiters of these arguments write: a queue of maxQueue behind a
+// full burst, and one interval.
+func (l *Limiter) horizon() time.Duration {
+	return maxQueue + time.Duration(l.burst+1)*l.interval
+}
+
+// errForeignSchedule is the cause of a refusal when the key holds a turn
+// beyond the horizon.
+var errForeignSchedule = errors.New("the key holds a turn further ahead than this limiter ever reserves " +
+	"(a corrupted value, or another user of the key with other limits); give the limiter a key of its own, or delete the key")
 
 // drainBurst takes whatever burst the fleet's bucket holds when Redis
 // answers again after an outage. The bucket has not seen the attempts sent

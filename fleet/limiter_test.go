@@ -3,9 +3,11 @@ package fleet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -287,6 +289,74 @@ func TestTypedNilClient(t *testing.T) {
 	for i, l := range limiters {
 		if l.nextBeat.Load() != 0 || l.replicas.Load() != 0 {
 			t.Errorf("%s: a heartbeat ran on a nil client", tests[i].name)
+		}
+	}
+}
+
+// A key holding a turn further ahead than this limiter ever reserves (a
+// corrupted value, or another go-redis/redis_rate user of the key with
+// other limits): Wait returns at once, with or without a deadline, with a
+// *WaitError matching ErrRateLimited whose Delay is positive, and makes a
+// handful of Redis calls, not a busy loop.
+func TestFarFutureValueAtTheKey(t *testing.T) {
+	srv := startRedis(t)
+	rdb := newRedisClient(t, srv.Addr)
+	commands := func() int64 {
+		info, err := rdb.Info(context.Background(), "stats").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.SplitSeq(info, "\r\n") {
+			if v, ok := strings.CutPrefix(line, "total_commands_processed:"); ok {
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+		}
+		t.Fatal("no total_commands_processed in INFO stats")
+		return 0
+	}
+	for _, tc := range []struct {
+		name, tat string // redis_rate's TAT: seconds since 2017-01-01
+	}{
+		{"1e15 s ahead (overflows a Duration)", "1e15"},
+		{"a day ahead", strconv.FormatFloat(float64(time.Now().Unix()-1483228800+86400), 'f', 3, 64)},
+	} {
+		for _, deadline := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, deadline %v", tc.name, deadline), func(t *testing.T) {
+				key := fmt.Sprintf("far-%v-%s", deadline, tc.tat)
+				if err := rdb.Set(context.Background(), "rate:"+key, tc.tat, time.Minute).Err(); err != nil {
+					t.Fatal(err)
+				}
+				l := NewRedisLimiter(rdb, key, 10, 5, WithRedisTimeout(2*time.Second), WithLogger(nil))
+				// No deadline: cancelled after 2 s, so that a spinning
+				// Wait ends (and fails the test) rather than hangs.
+				ctx, cancel := context.WithCancel(context.Background())
+				if deadline {
+					ctx, cancel = context.WithTimeout(context.Background(), 2*time.Second)
+				}
+				defer cancel()
+				time.AfterFunc(2*time.Second, cancel)
+				before := commands()
+				start := time.Now()
+				err := l.Wait(ctx)
+				elapsed, sent := time.Since(start), commands()-before
+				var waitErr *WaitError
+				if !errors.As(err, &waitErr) || !errors.Is(err, apierrors.ErrRateLimited) || waitErr.Delay <= 0 {
+					t.Fatalf("Wait = %v (%#v); want a *WaitError matching ErrRateLimited with a positive Delay", err, waitErr)
+				}
+				if waitErr.RetryAfter() != waitErr.Delay {
+					t.Errorf("RetryAfter() = %v, want the Delay %v", waitErr.RetryAfter(), waitErr.Delay)
+				}
+				if elapsed > time.Second || sent > 25 { // a few script loads and heartbeats; a busy loop makes thousands
+					t.Fatalf("Wait took %v and %d Redis commands; want it at once", elapsed, sent)
+				}
+				if !strings.Contains(err.Error(), key) {
+					t.Errorf("error %q does not name the key", err)
+				}
+			})
 		}
 	}
 }

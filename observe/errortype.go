@@ -3,7 +3,6 @@ package observe
 import (
 	"context"
 	stderrors "errors"
-	"strconv"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/httpx"
@@ -11,8 +10,8 @@ import (
 
 // The values ErrorType returns: a short, stable, low-cardinality name for
 // what went wrong, as OpenTelemetry's error.type attribute wants. An error
-// response of a status the SDK gives no kind is named by its status code
-// ("418").
+// response of a status the SDK gives no kind is named by its status class
+// ("4xx", "5xx"), so a server's odd statuses add no attribute values.
 const (
 	// Rate limited: a 429, or a body saying the provider rate limited the
 	// request (errors.ErrRateLimited), also when the call then ran out of
@@ -48,7 +47,8 @@ const (
 )
 
 // ErrorType names err for telemetry with one of the Error* values above,
-// or the status code of an error response of no known kind; "" for nil.
+// or the status class of an error response of no known kind ("4xx"; "_OTHER"
+// outside 100-599, OpenTelemetry's fallback value); "" for nil.
 // The first that applies wins, in the order of the constants: a call that
 // ran out of time waiting after a 429 is "rate_limited", a 503 after which
 // the retry budget stopped the call is "service_unavailable" (the budget's
@@ -83,7 +83,19 @@ func ErrorType(err error) string {
 			return k.name
 		}
 	}
-	return strconv.Itoa(apiErr.StatusCode)
+	return statusClass(apiErr.StatusCode)
+}
+
+// ErrorOther is error.type's fallback in the OpenTelemetry semantic
+// conventions, for a status outside 100-599.
+const ErrorOther = "_OTHER"
+
+// statusClass returns "1xx" to "5xx" for status, else ErrorOther.
+func statusClass(status int) string {
+	if status < 100 || status > 599 {
+		return ErrorOther
+	}
+	return [...]string{"1xx", "2xx", "3xx", "4xx", "5xx"}[status/100-1]
 }
 
 // kindNames maps the kinds of an error response to their names.

@@ -138,7 +138,8 @@ func WithTimeout(d time.Duration) RequestOption {
 // like a connection error when it times out; 0 means none.
 //
 // Scope: both. Default: none; the client's own pool ends a read idle for
-// 30 s, so a call without deadline never hangs.
+// 30 s, and an attempt's reads 60 s after its request began however
+// steadily a server trickles, so a call without deadline never hangs.
 func WithAttemptTimeout(d time.Duration) RequestOption {
 	return checked(d < 0, "WithAttemptTimeout: negative duration", func(s *core.Settings) { s.AttemptTimeout = d })
 }

@@ -68,10 +68,12 @@
 // invalid_input, token_unavailable, transport, provider_not_configured,
 // bad_request, unauthorized, forbidden, not_found, conflict,
 // unprocessable_entity, internal, not_implemented, service_unavailable,
-// unexpected_response_body, or the status code of an error response of
-// no known kind ("418"). On attempt spans and http.client.request.duration
-// it follows the HTTP semantic conventions: the status code of an error
-// response ("503"), else timeout, canceled or transport.
+// unexpected_response_body, or the status class of an error response of
+// no known kind ("4xx", "5xx"; "_OTHER" outside 100-599), so that it stays
+// low-cardinality whatever statuses a server invents. On attempt spans and
+// http.client.request.duration it follows the HTTP semantic conventions:
+// the status code of an error response ("503", "418"), else timeout,
+// canceled or transport.
 //
 // # What is never recorded
 //

@@ -1,6 +1,9 @@
 package otelmemberplatform
 
 import (
+	"fmt"
+	"reflect"
+
 	"github.com/memberplatform/memberplatform-go/observe"
 	"github.com/memberplatform/memberplatform-go/option"
 	"go.opentelemetry.io/otel/metric"
@@ -10,7 +13,8 @@ import (
 
 // WithTracerProvider turns on the instrumentation and has it create its
 // spans with tp; nil means the global provider (otel.GetTracerProvider,
-// which follows a later otel.SetTracerProvider).
+// which follows a later otel.SetTracerProvider). A tp holding a nil
+// pointer fails client.New with an *errors.ValidationError.
 //
 // Scope: client-wide (client.New); passing it to a single call fails.
 // Default: without any option of this package, the client is not
@@ -21,7 +25,8 @@ func WithTracerProvider(tp trace.TracerProvider) option.RequestOption {
 
 // WithMeterProvider turns on the instrumentation and has it create its
 // instruments with mp; nil means the global provider
-// (otel.GetMeterProvider, which follows a later otel.SetMeterProvider).
+// (otel.GetMeterProvider, which follows a later otel.SetMeterProvider). An
+// mp holding a nil pointer fails client.New with an *errors.ValidationError.
 //
 // Scope: client-wide (client.New); passing it to a single call fails.
 // Default: the global provider, once any option of this package is given.
@@ -34,7 +39,8 @@ func WithMeterProvider(mp metric.MeterProvider) option.RequestOption {
 // writes W3C traceparent and tracestate); nil means the global propagator,
 // read at each attempt (otel.GetTextMapPropagator, which injects nothing
 // until otel.SetTextMapPropagator sets one). The headers are set before the
-// SigV4 signature, which covers them.
+// SigV4 signature, which covers them. A p holding a nil pointer fails
+// client.New with an *errors.ValidationError.
 //
 // Scope: client-wide (client.New); passing it to a single call fails.
 // Default: the global propagator, once any option of this package is given.
@@ -77,6 +83,29 @@ type part struct {
 	observe.Nop
 	cfg config
 }
+
+// Validate implements observe.Validator: a provider or propagator
+// interface holding a nil pointer (a variable declared and never
+// assigned) would panic in client.New or in the first call, so it fails
+// client.New instead, as the SDK's own options do. Nil itself is the global.
+func (p *part) Validate() error {
+	for _, o := range []struct {
+		option string
+		value  any
+	}{
+		{"WithTracerProvider", p.cfg.tracerProvider},
+		{"WithMeterProvider", p.cfg.meterProvider},
+		{"WithPropagator", p.cfg.propagator},
+	} {
+		if v := reflect.ValueOf(o.value); nilKinds[v.Kind()] && v.IsNil() {
+			return fmt.Errorf("memberplatform: otelmemberplatform.%s: a nil %T; pass nil itself for the global one", o.option, o.value)
+		}
+	}
+	return nil
+}
+
+// nilKinds are the kinds of value that may be a typed nil.
+var nilKinds = map[reflect.Kind]bool{reflect.Pointer: true, reflect.Func: true, reflect.Map: true, reflect.Chan: true, reflect.Slice: true}
 
 // Combine implements observe.Combiner.
 func (p *part) Combine(prev observe.Observer) (observe.Observer, bool) {

@@ -442,3 +442,55 @@ func TestFailedTokenFetch(t *testing.T) {
 		t.Errorf("token.fetch.duration{token_unavailable} count %d, want 1", n)
 	}
 }
+
+// TestFailingTokenSourceIsTokenUnavailable: a token source that fails made
+// no HTTP request, so the fetch span and memberplatform.client.token.fetch.duration
+// say token_unavailable, as the call does, not transport.
+func TestFailingTokenSourceIsTokenUnavailable(t *testing.T) {
+	tel := newTelemetry(t)
+	failing := client.TokenSourceFunc(func(context.Context) (client.Token, error) { return client.Token{}, errors.New("vault: sealed") })
+	_, c := newServer(t, tel, option.WithTokenSource(failing))
+	if err := updateUser(t, c); !errors.Is(err, apierrors.ErrTokenUnavailable) {
+		t.Fatalf("err = %v, want a token error", err)
+	}
+	fetch := tel.only(t, tokenSpan)
+	if v, _ := attr(fetch, "error.type"); fetch.Status().Description != "token_unavailable" || v.AsString() != "token_unavailable" {
+		t.Errorf("fetch span: status %v, error.type %q; want token_unavailable", fetch.Status(), v.AsString())
+	}
+	if v, _ := attr(tel.only(t, userSpan), "error.type"); v.AsString() != "token_unavailable" {
+		t.Errorf("operation span error.type %q, want token_unavailable", v.AsString())
+	}
+	rm := tel.collect(t)
+	if n, _ := histogram(t, rm, "memberplatform.client.token.fetch.duration", map[string]string{"error.type": "token_unavailable"}); n != 1 {
+		t.Errorf("token.fetch.duration{token_unavailable} count %d, want 1", n)
+	}
+	if n, _ := histogram(t, rm, "memberplatform.client.token.fetch.duration", map[string]string{"error.type": "transport"}); n != 0 {
+		t.Errorf("token.fetch.duration{transport} count %d, want 0", n)
+	}
+}
+
+// TestUnknownStatusIsItsClass: an error response of a status the SDK has
+// no kind for is named by its class (4xx) on the call's span and metrics,
+// which must stay low-cardinality, and by its code on the attempt's, as
+// the HTTP conventions ask.
+func TestUnknownStatusIsItsClass(t *testing.T) {
+	tel := newTelemetry(t)
+	srv, c := newServer(t, tel)
+	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpdateUser, Status: http.StatusTeapot})
+	if err := updateUser(t, c); err == nil {
+		t.Fatal("want the 418")
+	}
+	if v, _ := attr(tel.only(t, userSpan), "error.type"); v.AsString() != "4xx" {
+		t.Errorf("operation span error.type %q, want 4xx", v.AsString())
+	}
+	if v, _ := attr(tel.only(t, userAttempt), "error.type"); v.AsString() != "418" {
+		t.Errorf("attempt span error.type %q, want 418", v.AsString())
+	}
+	rm := tel.collect(t)
+	if n := counterSum(t, rm, "memberplatform.client.call.errors", map[string]string{"error.type": "4xx"}); n != 1 {
+		t.Errorf("call.errors{4xx} = %d, want 1", n)
+	}
+	if n, _ := histogram(t, rm, "http.client.request.duration", map[string]string{"error.type": "418"}); n != 1 {
+		t.Errorf("http.client.request.duration{418} count %d, want 1", n)
+	}
+}

@@ -53,6 +53,15 @@ func doCall[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	if err := ctx.Err(); err != nil { // already over: no token fetch, no attempt
 		return &apierrors.TransportError{Operation: call.Op.Name, Method: call.Op.Method, Path: req.path, Err: err}
 	}
+	if call.ReadBody != nil {
+		if req.body, err = call.ReadBody(ctx); err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				err = &apierrors.TransportError{Operation: call.Op.Name, Method: call.Op.Method, Path: req.path,
+					Err: fmt.Errorf("reading the request body: %w", ctxErr)}
+			}
+			return err
+		}
+	}
 	if s.ResponseInto != nil {
 		*s.ResponseInto = nil
 	}
@@ -65,6 +74,9 @@ func doCall[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	}
 	if call.Status != nil {
 		*call.Status = out.resp.StatusCode
+	}
+	if call.Secrets != nil {
+		*call.Secrets = secretsSent(out.resp)
 	}
 	if out.lastErr != nil {
 		return out.lastErr
@@ -332,9 +344,11 @@ func (e *bodyTooLong) Error() string {
 }
 
 // redactedResponse is what option.WithResponseInto hands over: a copy
-// without body, secrets replaced in it and its redirect chain.
+// without body, secrets replaced in it and its redirect chain (the status
+// line's reason phrase, headers, trailers, each request's URL).
 func redactedResponse(resp *http.Response, set *redact.Set) *http.Response {
 	cp := *resp
+	cp.Status = set.String(resp.Status)
 	cp.Body = http.NoBody
 	cp.Header = resp.Header.Clone()
 	set.Header(cp.Header)
@@ -351,7 +365,9 @@ func redactedRequest(req *http.Request, set *redact.Set) *http.Request {
 	if req == nil {
 		return nil
 	}
-	cp := req.Clone(req.Context())
+	cp := req.Clone(req.Context()) // its URL too
+	scrubURL(cp.URL, set)
+	cp.Host = set.String(cp.Host)
 	for _, h := range credentialHeaders {
 		if cp.Header.Get(h) != "" {
 			cp.Header.Set(h, apierrors.Redacted)
@@ -363,4 +379,23 @@ func redactedRequest(req *http.Request, set *redact.Set) *http.Request {
 		cp.Response = redactedResponse(req.Response, set)
 	}
 	return cp
+}
+
+// scrubURL replaces the secrets in every part of u, in place: a server may
+// redirect to a URL that carries the token it was sent.
+func scrubURL(u *url.URL, set *redact.Set) {
+	if u == nil {
+		return
+	}
+	for _, part := range []*string{&u.Opaque, &u.Host, &u.Path, &u.RawPath, &u.RawQuery, &u.Fragment, &u.RawFragment} {
+		*part = set.String(*part)
+	}
+	if u.User != nil {
+		name := set.String(u.User.Username())
+		if pw, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(name, set.String(pw))
+		} else {
+			u.User = url.User(name)
+		}
+	}
 }

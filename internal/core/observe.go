@@ -21,6 +21,11 @@ func (s *Settings) AddObserver(o observe.Observer) error {
 	if NilInside(o) {
 		return fmt.Errorf("memberplatform: option.WithObserver: a nil %T", o)
 	}
+	if v, ok := o.(observe.Validator); ok {
+		if err := v.Validate(); err != nil {
+			return err
+		}
+	}
 	chain, _ := s.Observer.(observers)
 	if chain == nil && s.Observer != nil {
 		chain = observers{s.Observer}

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"net/http"
 	"slices"
 
@@ -71,6 +72,13 @@ type Call struct {
 	Body  any // encoded with encoding/json once; nil sends no body
 	// EncodedBody, when set, is sent as it is instead of Body (client.Execute's raw JSON).
 	EncodedBody []byte
+	// ReadBody, when set, returns the body to send instead (client.Execute's
+	// io.Reader), read once under the call's deadline (its context with
+	// option.WithTimeout applied). When the context ended during the read,
+	// the call fails with a TransportError wrapping the context's error,
+	// as any call that ran out of time does; any other error is returned
+	// as it is.
+	ReadBody func(ctx context.Context) ([]byte, error)
 	// Result receives the decoded 2xx body (a *[]byte the raw bytes); nil
 	// discards it, an empty body leaves it untouched.
 	Result any
@@ -78,4 +86,9 @@ type Call struct {
 	// with the exact body bytes (SigV4).
 	Sign   func(req *http.Request, body []byte) error
 	Status *int // receives the final HTTP status, if set
+	// Secrets, if set, receives the credentials the final response's
+	// requests carried (its redirect chain's), for a caller that makes a
+	// text of the 2xx body it reads (the SigV4 token source's error
+	// snippet) to redact what a server echoed.
+	Secrets *[]string
 }

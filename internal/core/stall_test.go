@@ -87,15 +87,16 @@ func TestStallEndsAQuietAttempt(t *testing.T) {
 	}
 }
 
-// The bound is on quiet time, not on the attempt: a body that keeps coming
-// slowly for longer than the bound is read whole, and a connection reused
-// after pauses adding up to more than the bound keeps serving. Every gap is
-// an eighth or a quarter of the bound, so a starved machine has most of it
-// to spare before a gap turns into a quiet connection.
+// The idle bound is on quiet time: a body that keeps coming slowly for
+// longer than it (within the overall bound, twice as long) is read whole,
+// and a connection reused after pauses adding up to more than both bounds
+// keeps serving: each request begins the overall bound anew. Every gap is
+// an eighth or a quarter of the idle bound, so a starved machine has most
+// of it to spare before a gap turns into a quiet connection.
 func TestStallAllowsSlowButSteadyTraffic(t *testing.T) {
 	t.Parallel()
 	const idle = 2 * time.Second
-	const chunks = 12 // 12 × idle/8: longer than idle, never quiet for it
+	const chunks = 10 // 10 × idle/8: longer than idle, never quiet for it, well within 2 × idle
 	srv, conns := stallServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/slow" {
 			_, _ = w.Write([]byte("ok"))
@@ -121,7 +122,7 @@ func TestStallAllowsSlowButSteadyTraffic(t *testing.T) {
 	if took := time.Since(start); took <= idle {
 		t.Fatalf("the slow body took %v, want longer than the bound %v", took, idle)
 	}
-	for range 5 { // 5 × idle/4: longer than idle in all
+	for range 5 { // 5 × idle/4: longer than idle in all, and the connection lives longer than 2 × idle
 		time.Sleep(idle / 4)
 		resp, err := hc.Get(srv.URL)
 		if err != nil {
@@ -203,5 +204,61 @@ func testHungAttempt(t *testing.T, stallBody bool) {
 	}
 	if want := 500 - DefaultBudgetConfig().TimeoutCost; len(spent) != 1 || spent[0] != want {
 		t.Fatalf("tokens at the retry %v, want [%d]: a timeout's cost", spent, want)
+	}
+}
+
+// A server that trickles, never quiet for the idle bound, is still cut
+// off: on the client's own pool an attempt's reads end twice the idle
+// bound after its request began (headers and body included).
+func TestStallBoundsATrickleOverall(t *testing.T) {
+	t.Parallel()
+	const idle = 400 * time.Millisecond
+	const overall = 2 * idle // the default ratio
+	const chunks = 20        // 20 × idle/2 = 4 s: far past the overall bound
+	for _, beforeHeaders := range []bool{false, true} {
+		t.Run(map[bool]string{false: "body", true: "before the headers"}[beforeHeaders], func(t *testing.T) {
+			t.Parallel()
+			srv, _ := stallServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if beforeHeaders { // the status line, a byte at a time
+					conn, rw, err := w.(http.Hijacker).Hijack()
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					defer conn.Close()
+					for _, c := range []byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n") { // 39 × idle/2
+						if rw.WriteByte(c) != nil || rw.Flush() != nil {
+							return
+						}
+						time.Sleep(idle / 2)
+					}
+					return
+				}
+				w.Header().Set("Content-Length", "100")
+				for range chunks {
+					if _, err := w.Write([]byte("x")); err != nil {
+						return
+					}
+					w.(http.Flusher).Flush()
+					time.Sleep(idle / 2)
+				}
+			})
+			start := time.Now()
+			resp, err := stallClient(t, idle).Get(srv.URL)
+			if err == nil {
+				_, err = io.ReadAll(resp.Body)
+				_ = resp.Body.Close()
+			}
+			took := time.Since(start)
+			// (net/http reports a status line cut short as malformed,
+			// not as the read's timeout.)
+			if err == nil || !beforeHeaders && !isTimeout(err) {
+				t.Fatalf("err = %v after %v, want a timeout", err, took)
+			}
+			// The trickle would have lasted chunks × idle/2 (4 s).
+			if took < overall*7/8 || took > chunks*idle/2*3/4 {
+				t.Fatalf("ended after %v, want about %v", took, overall)
+			}
+		})
 	}
 }

@@ -204,7 +204,10 @@ func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*Cache
 
 // fetch calls Fetch between the observer's StartTokenFetch and
 // EndTokenFetch, and turns a panic into a TokenError: it runs on
-// singleflight's goroutine, where a panic would end the process.
+// singleflight's goroutine, where a panic would end the process. Any
+// failure is a TokenError, as the call will report it: a token source's
+// own error, untyped, would read to an observer as an HTTP attempt's
+// transport failure (observe.ErrorType), and no HTTP happened.
 func (c *TokenCache) fetch(ctx context.Context) (v string, exp time.Time, err error) {
 	if obs := c.observer; obs != nil {
 		ctx = orParent(obs.StartTokenFetch(ctx), ctx)
@@ -215,7 +218,11 @@ func (c *TokenCache) fetch(ctx context.Context) (v string, exp time.Time, err er
 			err = &apierrors.TokenError{Reason: "the token source panicked", Err: fmt.Errorf("panic: %v", p)}
 		}
 	}()
-	return c.Fetch(ctx)
+	v, exp, err = c.Fetch(ctx)
+	if _, typed := stderrors.AsType[*apierrors.TokenError](err); err != nil && !typed {
+		err = &apierrors.TokenError{Err: err}
+	}
+	return v, exp, err
 }
 
 // CheckTokenValue reports whether v, non-empty visible ASCII, can be sent

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -113,10 +114,18 @@ func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // read deadline (stallConn) costs less than http.Client.Timeout's timer.
 const DefaultAttemptTimeout = 30 * time.Second
 
+// DefaultAttemptOverall bounds, on the client's own pool, how long the
+// reads of one attempt may go on after its request began to be written,
+// however steadily the server trickles: twice the idle bound.
+const DefaultAttemptOverall = 2 * DefaultAttemptTimeout
+
 // NewPooledTransport returns the client's own pool: go-cleanhttp's, whose
-// reads end after DefaultAttemptTimeout without traffic.
+// reads end after DefaultAttemptTimeout without traffic, and
+// DefaultAttemptOverall after a request began.
 func NewPooledTransport() *http.Transport { return newPooledTransport(DefaultAttemptTimeout) }
 
+// newPooledTransport is NewPooledTransport with the idle bound idle (tests
+// shorten it) and the overall bound twice that.
 func newPooledTransport(idle time.Duration) *http.Transport {
 	t := cleanhttp.DefaultPooledTransport()
 	dial := t.DialContext
@@ -128,8 +137,9 @@ func newPooledTransport(idle time.Duration) *http.Transport {
 		if err != nil {
 			return nil, err
 		}
-		c := &stallConn{Conn: conn, idle: idle, born: time.Now()}
-		if err := c.arm(0); err != nil {
+		c := &stallConn{Conn: conn, idle: idle, overall: 2 * idle, born: time.Now()}
+		c.replied.Store(true) // the first write begins a request
+		if err := c.arm(0, false); err != nil {
 			_ = conn.Close()
 			return nil, err
 		}
@@ -138,36 +148,69 @@ func newPooledTransport(idle time.Duration) *http.Transport {
 	return t
 }
 
-// stallConn's read deadline is idle after its last read or write; it moves
-// only once idle/8 old, so most reads cost one clock read.
+// stallConn's read deadline is idle after its last read or write, and
+// never later than overall after the request being answered began: a
+// Write after the answer to the previous one (a Read returned data since
+// the last Write), or after writes paused for idle/8, begins a request.
+// (On a connection with an HTTP/1 request at a time, that is each
+// request's first write; on HTTP/2, whose streams share the connection,
+// any write after a read, so the overall bound then holds only for a
+// connection that carries nothing else.) The deadline moves only once
+// idle/8 old, so most reads and writes cost one clock read and a few
+// atomic operations: no allocation, no goroutine, no timer.
 type stallConn struct {
 	net.Conn
-	idle  time.Duration
-	born  time.Time
-	armed atomic.Int64 // since born; reads and writes run on two goroutines
+	idle, overall time.Duration
+	born          time.Time
+	armed         atomic.Int64 // since born, when the deadline was last set
+	lastWrite     atomic.Int64 // since born; reads and writes run on two goroutines
+	replied       atomic.Bool  // a Read returned data since the last Write
+
+	mu    sync.Mutex    // orders the deadlines arm sets with begun
+	begun time.Duration // since born, when the request being answered began
 }
 
-func (c *stallConn) arm(now time.Duration) error {
+// arm sets the read deadline from now (since born); a write beginning a
+// request moves begun to now first.
+func (c *stallConn) arm(now time.Duration, begins bool) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if begins {
+		c.begun = now
+	}
 	c.armed.Store(int64(now))
-	return c.SetReadDeadline(c.born.Add(now + c.idle))
+	return c.SetReadDeadline(c.born.Add(min(now+c.idle, c.begun+c.overall)))
 }
 
-func (c *stallConn) rearm() error {
-	if now := time.Since(c.born); now-time.Duration(c.armed.Load()) > c.idle/8 {
-		return c.arm(now)
+func (c *stallConn) rearm(now time.Duration) error {
+	if now-time.Duration(c.armed.Load()) > c.idle/8 {
+		return c.arm(now, false)
 	}
 	return nil
 }
 
 func (c *stallConn) Read(p []byte) (int, error) {
-	if err := c.rearm(); err != nil {
+	if err := c.rearm(time.Since(c.born)); err != nil {
 		return 0, err
 	}
-	return c.Conn.Read(p)
+	n, err := c.Conn.Read(p)
+	if n > 0 && !c.replied.Load() {
+		c.replied.Store(true)
+	}
+	return n, err
 }
 
 func (c *stallConn) Write(p []byte) (int, error) {
-	if err := c.rearm(); err != nil {
+	now := time.Since(c.born)
+	last := time.Duration(c.lastWrite.Swap(int64(now)))
+	var err error
+	if c.replied.Load() || now-last > c.idle/8 {
+		c.replied.Store(false)
+		err = c.arm(now, true)
+	} else {
+		err = c.rearm(now)
+	}
+	if err != nil {
 		return 0, err
 	}
 	return c.Conn.Write(p)

@@ -3,8 +3,9 @@
 // package errors both use it. A secret is found raw; JSON-escaped, as HTML
 // references or percent-encoded, in any mix, up to maxLayers deep; in
 // base64 of either alphabet at any alignment, up to maxNesting deep; and,
-// if hex, in either case. Secrets shorter than MinLen are left alone: no
-// issuer hands out shorter ones, and replacing them would garble text.
+// if hex, in either case. A JWT's signature segment is a secret of its
+// own. Secrets shorter than MinLen are left alone: no issuer hands out
+// shorter ones, and replacing them would garble text.
 package redact
 
 import (
@@ -34,6 +35,7 @@ const (
 	minCut     = MinLen / 2 // the shortest beginning of a secret Cut removes
 	maxStride  = 32         // the farthest apart findIn's windows are
 	filterBits = 14         // 16,384 bits: 10 patterns of 32 anchors leave 98 % clear
+	maxNameRef = 40         // the longest HTML reference read, '&' and ';' aside
 )
 
 // Set is a set of secrets to find. The nil *Set holds none and leaves every
@@ -56,24 +58,32 @@ type anchor struct{ pattern, offset int }
 // last is the set New built last, for the next call's same credentials.
 var last atomic.Pointer[Set]
 
-// New returns the set of the secrets at least MinLen bytes long, or nil
+// New returns the set of the secrets at least MinLen bytes long, and of
+// the signature segment of each shaped as a JWT (see jwtSignature), or nil
 // when there is none.
 func New(secrets ...string) *Set {
 	if prev := last.Load(); prev != nil && slices.Equal(prev.in, secrets) {
 		return prev
 	}
 	var raw []string
+	add := func(v string) {
+		if len(v) >= MinLen && !slices.Contains(raw, v) {
+			raw = append(raw, v)
+		}
+	}
 	for _, s := range secrets {
-		variants := []string{s}
+		add(s)
 		// A hex secret (a SigV4 signature) may be echoed in the other case.
 		if strings.Trim(s, "0123456789abcdefABCDEF") == "" {
-			variants = append(variants, strings.ToLower(s), strings.ToUpper(s))
+			add(strings.ToLower(s))
+			add(strings.ToUpper(s))
 		}
-		for _, v := range variants {
-			if len(v) >= MinLen && !slices.Contains(raw, v) {
-				raw = append(raw, v)
-			}
-		}
+	}
+	whole := len(raw)
+	for _, s := range secrets {
+		// A JWT's signature is its secret part, and servers echo it alone
+		// ("signature … does not verify").
+		add(jwtSignature(s))
 	}
 	if len(raw) == 0 {
 		return nil
@@ -89,7 +99,9 @@ func New(secrets ...string) *Set {
 	set.raw = len(set.patterns)
 	for _, s := range raw {
 		// "Bearer <token>" needs no core: the token's is found inside it.
-		if slices.ContainsFunc(raw, func(other string) bool { return other != s && strings.Contains(s, other) }) {
+		// A token keeps its own beside its signature's: all of its
+		// characters go, not only the signature's.
+		if slices.ContainsFunc(raw[:whole], func(other string) bool { return other != s && strings.Contains(s, other) }) {
 			continue
 		}
 		for align := range 3 {
@@ -112,8 +124,25 @@ func New(secrets ...string) *Set {
 	return set
 }
 
-// toURL and toStd turn one base64 alphabet into the other.
-var toURL, toStd = strings.NewReplacer("+", "-", "/", "_"), strings.NewReplacer("-", "+", "_", "/")
+// jwtSignature returns the signature segment of a secret shaped as a JWT,
+// bare or after "Bearer ": three non-empty dot-separated segments of the
+// base64url alphabet. It returns "" for any other secret.
+func jwtSignature(s string) string {
+	s = strings.TrimPrefix(s, "Bearer ")
+	header, rest, _ := strings.Cut(s, ".")
+	payload, signature, _ := strings.Cut(rest, ".")
+	for _, segment := range []string{header, payload, signature} {
+		if segment == "" || !all(segment, isBase64URL) {
+			return ""
+		}
+	}
+	return signature
+}
+
+func isBase64URL(c byte) bool { return isAlnum(c) || c == '-' || c == '_' }
+
+// toURL turns the standard base64 alphabet into the URL one.
+var toURL = strings.NewReplacer("+", "-", "/", "_")
 
 func (set *Set) add(pattern string) {
 	if !slices.Contains(set.patterns, pattern) {
@@ -142,7 +171,8 @@ func (set *Set) String(s string) string {
 func (set *Set) Bytes(b []byte) []byte { return set.bytes(b, false) }
 
 // Cut is Bytes for a text cut short: it also replaces the beginning of a
-// secret (minCut bytes or more, in any spelling) left at the end of b.
+// secret (minCut bytes or more, in any spelling) left at the end of b,
+// with the escape after it when the cut split one (`\u00`, `%6`, `&#8`).
 func (set *Set) Cut(b []byte) []byte { return set.bytes(b, true) }
 
 func (set *Set) bytes(b []byte, cut bool) []byte {
@@ -262,6 +292,7 @@ func (sr *search) unescape(v *view, from, to, nesting int) {
 			return
 		}
 		t := v.text[:to] // no escape reaches past the stretch
+		layerAtEnd := v.atEnd && to == len(v.text)
 		out := make([]byte, 0, to-from)
 		starts, ends := make([]int32, 0, to-from), make([]int32, 0, to-from)
 		changed, buf := false, [2 * utf8.UTFMax]byte{}
@@ -269,6 +300,12 @@ func (sr *search) unescape(v *view, from, to, nesting int) {
 			n, decoded := 0, buf[:0]
 			if c := t[i]; c == '\\' || c == '&' || c == '%' {
 				n, decoded = escape(t[i:], decoded)
+				if layerAtEnd && c == '&' && n > 0 && t[i+n-1] != ';' && partialEscape(t[i+n:]) == to-i-n {
+					// "&#8" at the end of a cut text (or before an escape
+					// the cut split) may be the beginning of "&#88;":
+					// left as it is for findBeginning.
+					n, decoded = 0, buf[:0]
+				}
 			}
 			if n == 0 {
 				out, starts, ends = append(out, t[i]), append(starts, int32(i)), append(ends, int32(i+1))
@@ -284,7 +321,7 @@ func (sr *search) unescape(v *view, from, to, nesting int) {
 		if !changed {
 			return
 		}
-		layer = view{text: string(out), atEnd: v.atEnd && to == len(v.text), parent: clone(v), from: starts, to: ends}
+		layer = view{text: string(out), atEnd: layerAtEnd, parent: clone(v), from: starts, to: ends}
 		v, from, to = &layer, 0, len(layer.text)
 		sr.match(v, nesting)
 	}
@@ -310,9 +347,24 @@ func (sr *search) decodeRun(v *view, from, to, nesting int) {
 		return
 	}
 	sr.budget -= 3 * (to - from)
-	std := []byte(toStd.Replace(v.text[from:to]))
-	decoded := make([]byte, base64.RawStdEncoding.DecodedLen(len(std)))
-	parent := clone(v)
+	// One buffer: the run in the standard alphabet, then its decoding.
+	buf := make([]byte, to-from+base64.RawStdEncoding.DecodedLen(to-from))
+	std, decoded := buf[:to-from], buf[to-from:]
+	for i := range std {
+		switch c := v.text[from+i]; c {
+		case '-':
+			std[i] = '+'
+		case '_':
+			std[i] = '/'
+		default:
+			std[i] = c
+		}
+	}
+	// v, for the children to point to, and the child, in one allocation
+	// for every alignment: no search keeps a view past its own (spans are
+	// positions; a view's children point to copies).
+	views := &[2]view{*v}
+	parent, child := &views[0], &views[1]
 	for align := range 4 {
 		chars := std[align:]
 		if len(chars)%4 == 1 {
@@ -320,9 +372,11 @@ func (sr *search) decodeRun(v *view, from, to, nesting int) {
 		}
 		n, err := base64.RawStdEncoding.Decode(decoded, chars)
 		if err == nil && n >= sr.set.shortest {
-			child := view{text: string(decoded[:n]), atEnd: v.atEnd && to == len(v.text), parent: parent,
+			// The text is read in place: the next alignment decodes into
+			// the buffer only after this one's search.
+			*child = view{text: unsafe.String(&decoded[0], n), atEnd: v.atEnd && to == len(v.text), parent: parent,
 				start: from + align, end: to, padEnd: padEnd}
-			sr.view(&child, nesting-1)
+			sr.view(child, nesting-1)
 		}
 	}
 }
@@ -381,15 +435,76 @@ func (sr *search) findIn(v *view) {
 		}
 	}
 	if v.atEnd {
-		for _, p := range set.patterns {
-			for n := min(len(p)-1, len(t)); n >= minCut; n-- {
-				if strings.HasSuffix(t, p[:n]) {
-					sr.spans = append(sr.spans, v.origin(len(t)-n, len(t)))
+		sr.findBeginning(v)
+	}
+}
+
+// findBeginning records a secret's beginning at the end of v, a text cut
+// short: right at the end, or before an escape the cut split (`\u00`,
+// `%6`, `&#8`), left undecoded in every layer, and before up to
+// maxLayers of those (`%26%2`, a percent-encoded "&#" cut, reads "&%2"
+// one layer down). The escape goes with the beginning.
+func (sr *search) findBeginning(v *view) {
+	t := v.text
+	for end, layer := len(t), 0; ; layer++ {
+		for _, p := range sr.set.patterns {
+			for n := min(len(p)-1, end); n >= minCut; n-- {
+				if strings.HasSuffix(t[:end], p[:n]) {
+					sr.spans = append(sr.spans, v.origin(end-n, len(t)))
 					break
 				}
 			}
 		}
+		cut := partialEscape(t[:end])
+		if cut == 0 || layer == maxLayers {
+			return
+		}
+		end -= cut
 	}
+}
+
+// partialEscape returns the length of the escape t ends with, cut short:
+// `\` alone or `\u` and up to three hex digits; '%' and up to one; '&'
+// and a name, or "&#" and digits, or "&#x" and hex digits, without the
+// ';'. It returns 0 when t ends otherwise.
+func partialEscape(t string) int {
+	for i := len(t) - 1; i >= 0 && len(t)-i <= 2+maxNameRef; i-- {
+		rest := t[i+1:]
+		switch t[i] {
+		case '\\':
+			if rest == "" || rest[0] == 'u' && len(rest) <= 4 && all(rest[1:], isHex) {
+				return len(t) - i
+			}
+			return 0
+		case '%':
+			if len(rest) <= 1 && all(rest, isHex) {
+				return len(t) - i
+			}
+			return 0
+		case '&':
+			digits, digit := rest, isAlnum
+			if strings.HasPrefix(rest, "#x") || strings.HasPrefix(rest, "#X") {
+				digits, digit = rest[2:], isHex
+			} else if strings.HasPrefix(rest, "#") {
+				digits, digit = rest[1:], isDigit
+			}
+			if len(rest) <= maxNameRef && all(digits, digit) {
+				return len(t) - i
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+// all reports whether every byte of t is in class.
+func all(t string, class func(byte) bool) bool {
+	for i := range len(t) {
+		if !class(t[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // padded returns the end of the base64 padding at t[to:].
@@ -454,7 +569,7 @@ func escape(t string, buf []byte) (int, []byte) {
 // htmlReference decodes the HTML reference t starts with: &name;, &#digits
 // or &#xhex, the semicolon optional for numeric ones.
 func htmlReference(t string, buf []byte) (int, []byte) {
-	n, digit, limit := 1, isAlnum, 40
+	n, digit, limit := 1, isAlnum, maxNameRef
 	if strings.HasPrefix(t, "&#x") || strings.HasPrefix(t, "&#X") {
 		n, digit, limit = 3, isHex, 12
 	} else if strings.HasPrefix(t, "&#") {

@@ -362,3 +362,122 @@ func FuzzBase64Nested(f *testing.F) {
 func contains(set *Set, s string) bool {
 	return set != nil && len(s) >= set.shortest && len(set.find(s, false)) > 0
 }
+
+// TestCutInsideAnEscape cuts an escaped spelling of a JWT-shaped token at
+// every byte, also inside an escape (`\u00`, `%6`, `&#8`, a lone `\`
+// before `/`), as the 64 KiB error-body snippet may: whenever the cut
+// leaves minCut or more of the token's characters whole, Cut replaces
+// them and the partial escape after them, and nothing of them is left.
+func TestCutInsideAnEscape(t *testing.T) {
+	const jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzdmMvYmlsbGluZyJ9.c2lnbmF0dXJl/Ynl0ZXM+Zm9y/dGVzdA"
+	set := New(jwt)
+	per := func(f func(c byte) string) func(string) []string {
+		return func(s string) []string {
+			out := make([]string, len(s))
+			for i := range len(s) {
+				out[i] = f(s[i])
+			}
+			return out
+		}
+	}
+	only := func(class string, f func(c byte) string) func(string) []string {
+		return per(func(c byte) string {
+			if strings.IndexByte(class, c) >= 0 {
+				return f(c)
+			}
+			return string(c)
+		})
+	}
+	spellings := map[string]func(string) []string{
+		"json \\u":         per(func(c byte) string { return fmt.Sprintf(`\u%04x`, c) }),
+		"json \\/":         only("/", func(byte) string { return `\/` }),
+		"percent":          per(func(c byte) string { return fmt.Sprintf("%%%02X", c) }),
+		"html decimal":     per(func(c byte) string { return fmt.Sprintf("&#%d;", c) }),
+		"html hex":         per(func(c byte) string { return fmt.Sprintf("&#x%x;", c) }),
+		"html named":       only("/+.", func(c byte) string { return namedRefs[c] }),
+		"json of html":     per(func(c byte) string { return fmt.Sprintf(`\u0026#%d;`, c) }),
+		"percent of html":  per(func(c byte) string { return fmt.Sprintf("%%26%%23%d%%3B", c) }),
+		"html of json \\u": per(func(c byte) string { return fmt.Sprintf(`&#92;u%04x`, c) }),
+		"mixed":            mixed,
+	}
+	const prefix = `{"detail":"token `
+	for name, spellOf := range spellings {
+		chars := spellOf(jwt)
+		spelled := strings.Join(chars, "")
+		for n := 1; n < len(spelled); n++ {
+			whole, at := 0, 0 // the token's characters spelled whole in spelled[:n]
+			for _, c := range chars {
+				if at += len(c); at > n {
+					break
+				}
+				whole++
+			}
+			if whole < minCut {
+				continue
+			}
+			body := []byte(prefix + spelled[:n])
+			got := string(set.Cut(body))
+			if want := prefix + Redacted; got != want {
+				t.Errorf("%s cut after %d bytes (%d characters whole, then %q): Cut = …%q, want …%q",
+					name, n, whole, spelled[at-len(chars[whole]):n], tail(got), tail(want))
+			}
+		}
+	}
+}
+
+// mixed spells each character of s another way, in turn.
+func mixed(s string) []string {
+	out := make([]string, len(s))
+	for i := range len(s) {
+		out[i] = spell(s[i:i+1], func(int) int { return []int{1, 3, 4, 6, 7}[i%5] })
+	}
+	return out
+}
+
+func tail(s string) string { return s[max(0, len(s)-24):] }
+
+// TestJWTSignatureIsASecretOfItsOwn: a server may echo a JWT's signature
+// segment alone ("signature X does not verify"); it is the token's secret
+// part, found in every spelling and cut, while the whole token still goes
+// whole.
+func TestJWTSignatureIsASecretOfItsOwn(t *testing.T) {
+	const (
+		header    = "eyJhbGciOiJSUzI1NiJ9"
+		payload   = "eyJzdWIiOiJzdmMtYmlsbGluZyJ9"
+		signature = "c2lnbmF0dXJlLWJ5dGVz_Zm9yLXRlc3Rz-w"
+		jwt       = header + "." + payload + "." + signature
+	)
+	set := New("Bearer "+jwt, jwt)
+	for name, spelled := range map[string]string{
+		"raw":      signature,
+		"json \\u": spell(signature, func(int) int { return 1 }),
+		"mixed":    spell(signature, func(i int) int { return i }),
+		"base64":   base64.StdEncoding.EncodeToString([]byte(signature)),
+	} {
+		text := "signature " + spelled + " does not verify"
+		if got, want := set.String(text), "signature "+Redacted+" does not verify"; got != want {
+			t.Errorf("%s: String(%q) = %q, want %q", name, text, got, want)
+		}
+	}
+	if got, want := string(set.Cut([]byte("bad signature "+signature[:12]))), "bad signature "+Redacted; got != want {
+		t.Errorf("a cut signature: Cut = %q, want %q", got, want)
+	}
+	// The whole token, base64-encoded, still goes whole, not only its
+	// signature's characters.
+	encoded := base64.StdEncoding.EncodeToString([]byte(jwt))
+	if got := set.String("x " + encoded + " y"); got != "x "+Redacted+" y" {
+		t.Errorf("base64 of the token: %q, want it replaced whole", got)
+	}
+	// The header and payload alone are no secret; a signature under MinLen,
+	// or a token of another shape, adds none.
+	for _, tc := range []struct{ secret, text string }{
+		{jwt, "header " + header + " payload " + payload},
+		{header + "." + payload + ".abc1234", "sig abc1234"},
+		{"opaque.token-with.dots/and+more", "seg dots/and+more"},
+		{"two.segments-only-here", "seg segments-only-here"},
+	} {
+		if got := New(tc.secret).String(tc.text); got != tc.text {
+			t.Errorf("New(%q).String(%q) = %q, want it unchanged", tc.secret, tc.text, got)
+		}
+	}
+}
