@@ -57,10 +57,18 @@ func (e *WaitError) Is(target error) bool {
 	return target == apierrors.ErrRateLimited && e.Delay > 0
 }
 
-// RetryAfter returns Delay when it is positive, else 0: it lets
-// errors.RetryAfterOf (package github.com/memberplatform/memberplatform-go/errors)
-// report how long the refused attempt would have waited for its turn.
-func (e *WaitError) RetryAfter() time.Duration { return max(e.Delay, 0) }
+// RetryAfter returns how long the refused attempt would have waited for
+// its turn, so that errors.RetryAfterOf (package
+// github.com/memberplatform/memberplatform-go/errors) reports it: Delay,
+// except for a key holding a turn beyond what the limiter ever reserves,
+// whose Delay (days, or the largest Duration) is no wait to sleep on: 0,
+// unknown.
+func (e *WaitError) RetryAfter() time.Duration {
+	if errors.Is(e.Err, errForeignSchedule) {
+		return 0
+	}
+	return max(e.Delay, 0)
+}
 
 // Timeout reports whether the cause is an expired deadline.
 func (e *WaitError) Timeout() bool { return errors.Is(e.Err, context.DeadlineExceeded) }

@@ -108,6 +108,9 @@ func TestWaitRefusesTurnAfterDeadline(t *testing.T) {
 	if !errors.As(err, &waitErr) || waitErr.Key != "deadline" || waitErr.Delay < 500*time.Millisecond || waitErr.Delay > 1100*time.Millisecond {
 		t.Errorf("Wait error = %#v; want a *WaitError for key deadline with a Delay of about 1s", waitErr)
 	}
+	if wait, ok := apierrors.RetryAfterOf(err); !ok || wait != waitErr.Delay {
+		t.Errorf("RetryAfterOf = %v, %v; want the Delay %v", wait, ok, waitErr.Delay)
+	}
 	if !strings.Contains(err.Error(), "after the context's deadline") {
 		t.Errorf("error %q does not say why", err)
 	}
@@ -347,8 +350,8 @@ func TestFarFutureValueAtTheKey(t *testing.T) {
 				if !errors.As(err, &waitErr) || !errors.Is(err, apierrors.ErrRateLimited) || waitErr.Delay <= 0 {
 					t.Fatalf("Wait = %v (%#v); want a *WaitError matching ErrRateLimited with a positive Delay", err, waitErr)
 				}
-				if waitErr.RetryAfter() != waitErr.Delay {
-					t.Errorf("RetryAfter() = %v, want the Delay %v", waitErr.RetryAfter(), waitErr.Delay)
+				if wait, ok := apierrors.RetryAfterOf(err); ok || waitErr.RetryAfter() != 0 {
+					t.Errorf("RetryAfterOf = %v, %v; want no wait: the key's far turn is none to sleep on", wait, ok)
 				}
 				if elapsed > time.Second || sent > 25 { // a few script loads and heartbeats; a busy loop makes thousands
 					t.Fatalf("Wait took %v and %d Redis commands; want it at once", elapsed, sent)

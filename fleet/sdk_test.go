@@ -53,6 +53,9 @@ func TestClientCallsWaitTheirTurn(t *testing.T) {
 	case !errors.As(err, &waitErr) || waitErr.Delay <= 300*time.Millisecond:
 		t.Errorf("second call = %v; want a *fleet.WaitError with the delay it refused", err)
 	}
+	if wait, ok := apierrors.RetryAfterOf(err); !ok || waitErr == nil || wait != waitErr.Delay {
+		t.Errorf("RetryAfterOf(second call) = %v, %v; want the limiter's delay", wait, ok)
+	}
 	if elapsed := time.Since(start); elapsed > 250*time.Millisecond {
 		t.Errorf("the refused call took %v; want it to fail at once", elapsed)
 	}
