@@ -10,7 +10,8 @@
 // allows, however many replicas run.
 //
 //	rdb := redis.NewClient(&redis.Options{Addr: "redis:6379"})
-//	c, err := client.New(option.WithRateLimiter(fleet.NewRedisLimiter(rdb, "provider", 200, 20)))
+//	c, err := client.New(option.WithRateLimiter(fleet.NewRedisLimiter(rdb, "provider", 200, 20),
+//		option.AreaAccessMgmt)) // the access provider's limit: other areas do not wait on it
 //
 // Keep the client's adaptive rate limit on (the default; do not pass
 // option.WithoutAdaptiveRateLimit) beside the fleet limiter. It engages only
