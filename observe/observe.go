@@ -37,7 +37,8 @@ type Observer interface {
 	// for it), and returns the fetch's context. ctx is the context of the
 	// call that triggered the fetch.
 	StartTokenFetch(ctx context.Context) context.Context
-	// EndTokenFetch is called when the fetch returns, with its error.
+	// EndTokenFetch is called when the fetch returns, with its error: nil,
+	// or an *errors.TokenError (whatever the token source returned).
 	EndTokenFetch(ctx context.Context, err error)
 
 	// Retry is called when the policy decided to retry an attempt, before
