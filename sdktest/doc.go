@@ -2,8 +2,8 @@
 // served over HTTP by net/http/httptest, for testing code that uses the
 // memberplatform-go SDK (and for the SDK's own tests and examples).
 //
-// The fake implements the four operations of the contract and POST
-// /auth/token:
+// The fake implements every operation the SDK wraps, and POST /auth/token,
+// at the paths the SDK declares for them:
 //
 //   - PUT /auth/access-management/users/{userId}
 //   - PUT /auth/access-management/organizations/{organizationId}/roles/{slug}/permissions
@@ -11,9 +11,9 @@
 //   - POST /customer/members/{memberId}/address
 //   - POST /auth/token (AWS Signature Version 4; answers a short-lived HS256 JWT)
 //
-// It applies the contract's validation rules, answers errors in both of the
-// contract's formats (RFC 9457 problem documents for the first three
-// operations, code/message bodies for the fourth), and keeps its state in
+// It applies the contract's validation rules, answers errors in each
+// operation's format of the contract (RFC 9457 problem documents, or
+// code/message bodies under /customer), and keeps its state in
 // memory: seed it with AddUser, AddRole, AddPaymentMethod and AddMember,
 // inspect it with User, RolePermissions, ProviderPermissions, PaymentMethod,
 // MemberAddress, Requests and TokenRequests, and script failures with

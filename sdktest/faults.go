@@ -14,7 +14,7 @@ import (
 type Fault struct {
 	// Operation limits the fault to one operation: an Op* constant, or the
 	// pattern of an endpoint added with HandleFunc. "" matches any API
-	// operation (the four built-in ones and those added with HandleFunc),
+	// operation (the built-in ones and those added with HandleFunc),
 	// but not the token endpoint, which is matched only by OpToken.
 	Operation string
 	// Status is the status to answer. 0 with Reset false and Delay set only

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/memberplatform/memberplatform-go/internal/core"
 )
 
 // HandleFunc adds an endpoint the fake does not implement, such as the
@@ -28,11 +30,11 @@ import (
 // given, so RequestCount(pattern) counts them and Fault{Operation: pattern}
 // scripts them (a Fault with no Operation matches them too). h gets the
 // request body in full, at most 1 MiB. Errors the fake answers itself (401,
-// 429, 503, scripted faults) use the error format of the endpoint's area:
-// code/message under /customer/, problem documents with a free-form
-// serviceCode under /payment-methods, and problem documents with an 8-digit
-// serviceCode elsewhere. WriteProblem and WriteCodeMessage write those
-// formats from h.
+// 429, 503, scripted faults) use the error format of the operations the
+// SDK declares in the endpoint's area: code/message under /customer,
+// problem documents with a free-form serviceCode under /payment-methods and
+// /auth/token, and problem documents with an 8-digit serviceCode elsewhere.
+// WriteProblem and WriteCodeMessage write those formats from h.
 //
 // h runs on the server's goroutines and may call the Server's methods,
 // such as AddUser to store the user a createUser call made.
@@ -82,9 +84,9 @@ func (s *Server) addRoute(pattern string, h http.HandlerFunc) error {
 func (s *Server) checkPattern(pattern string) (err error) {
 	noop := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
 	builtins, all := http.NewServeMux(), http.NewServeMux()
-	for _, rt := range builtinRoutes {
-		builtins.Handle(rt.pattern, noop)
-		all.Handle(rt.pattern, noop)
+	for _, op := range core.Operations() {
+		builtins.Handle(routeOf(op), noop)
+		all.Handle(routeOf(op), noop)
 	}
 	all.Handle(unknownRoutePattern, noop)
 	for _, p := range s.customPatterns {
@@ -107,9 +109,8 @@ func (s *Server) checkPattern(pattern string) (err error) {
 	// pattern wins, the new pattern takes requests from that endpoint.
 	methods := []string{method}
 	if method == "" {
-		for _, rt := range builtinRoutes {
-			m, _ := splitPattern(rt.pattern)
-			methods = append(methods, m)
+		for _, op := range core.Operations() {
+			methods = append(methods, op.Method)
 		}
 	}
 	for _, m := range methods {
@@ -183,10 +184,11 @@ func samplePath(path string) string {
 	return strings.Join(segs, "/")
 }
 
+// builtinOp names the declared operation served at pattern, or "".
 func builtinOp(pattern string) string {
-	for _, rt := range builtinRoutes {
-		if rt.pattern == pattern {
-			return rt.op
+	for _, op := range core.Operations() {
+		if routeOf(op) == pattern {
+			return op.Name
 		}
 	}
 	return ""

@@ -200,6 +200,7 @@ func TestHandleFuncErrorFormatsByArea(t *testing.T) {
 		{"GET /auth/access-management/users", "/auth/access-management/users", "application/problem+json", `"serviceCode":"40100001"`},
 		{"GET /payment-methods/{id}/history", "/payment-methods/x/history", "application/problem+json", `"serviceCode":"UNAUTHORIZED"`},
 		{"GET /customer/members/{memberId}", "/customer/members/m", "application/json", `{"code":"UNAUTHENTICATED","message":"missing bearer token"}`},
+		{"GET /auth/token/keys", "/auth/token/keys", "application/problem+json", `"serviceCode":"UNAUTHORIZED"`},
 		{"DELETE /reports/{id}", "/reports/r", "application/problem+json", `"serviceCode":"40100001"`},
 	} {
 		t.Run(tc.pattern, func(t *testing.T) {

@@ -13,7 +13,9 @@ import (
 	"strings"
 	"time"
 
+	memberplatform "github.com/memberplatform/memberplatform-go"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/core"
 	"github.com/memberplatform/memberplatform-go/internal/validate"
 )
 
@@ -121,55 +123,53 @@ func newError(slug, detail string, fields ...fieldError) *apiError {
 	return &apiError{kind: kindFor(slug), detail: detail, fields: fields}
 }
 
-// errorFormat is one of the contract's error body formats.
-type errorFormat int
-
-const (
-	problemWithNumericCode errorFormat = iota // operations 1 and 2: 8-digit serviceCode
-	problemWithTextCode                       // operation 3 and the token endpoint: free-form serviceCode
-	codeMessageFormat                         // operation 4
-)
-
-// formatFor returns the error format of operation op, requested at path.
-// Endpoints registered with HandleFunc take the format of their area of the
-// platform, the only hint the contract gives.
-func formatFor(op, path string) errorFormat {
-	switch op {
-	case OpUpdateUser, OpReplaceRolePermissions:
-		return problemWithNumericCode
-	case OpUpdatePaymentMethod, OpToken, "":
-		return problemWithTextCode
-	case OpUpsertMemberAddress:
-		return codeMessageFormat
+// formatFor returns the error format of op, requested at path: its
+// declaration's, or for an endpoint added with HandleFunc (or an unknown
+// route) the format of the operations declared in the area of path, the
+// only hint the contract gives; the numeric problem format where none is.
+func formatFor(op, path string) core.ErrorFormat {
+	if d := declared(op); d != nil {
+		return d.Errors
 	}
-	switch {
-	case strings.HasPrefix(path, "/customer/"):
-		return codeMessageFormat
-	case path == "/payment-methods" || strings.HasPrefix(path, "/payment-methods/"):
-		return problemWithTextCode
+	area := core.AreaOfPath(path)
+	for _, d := range core.Operations() {
+		if d.Area == area {
+			return d.Errors
+		}
 	}
-	return problemWithNumericCode
+	return core.ProblemErrors
 }
 
 // isAccessManagement reports whether op, requested at path, is served by
-// the access provider: the two access-management operations and endpoints
-// registered under /auth/access-management/ (such as createUser). The
+// the access provider: an operation declared in its area or an endpoint
+// added under /auth/access-management (such as createUser). The
 // provider-not-configured mode and the provider's rate-limit wording apply
 // to them.
 func isAccessManagement(op, path string) bool {
-	switch op {
-	case OpUpdateUser, OpReplaceRolePermissions:
-		return true
-	case OpToken, OpUpdatePaymentMethod, OpUpsertMemberAddress, "":
-		return false
+	if d := declared(op); d != nil {
+		return d.Area == memberplatform.AreaAccessMgmt
 	}
-	return strings.HasPrefix(path, "/auth/access-management/")
+	return core.AreaOfPath(path) == memberplatform.AreaAccessMgmt
 }
 
+// declared returns the declaration of the operation named op, or nil for
+// an endpoint added with HandleFunc and for an unknown route.
+func declared(op string) *core.Operation {
+	for _, d := range core.Operations() {
+		if d.Name == op {
+			return d
+		}
+	}
+	return nil
+}
+
+// routeOf is the ServeMux pattern of a declared operation.
+func routeOf(op *core.Operation) string { return op.Method + " " + op.Path }
+
 // render returns the content type and body of e in format f.
-func (e *apiError) render(f errorFormat, path string) (string, []byte) {
+func (e *apiError) render(f core.ErrorFormat, path string) (string, []byte) {
 	k := e.kind
-	if f == codeMessageFormat {
+	if f == core.CodeMessageErrors {
 		doc := codeMessageWire{Code: k.codeMessageCode, Message: e.detail}
 		if doc.Message == "" {
 			doc.Message = k.title
@@ -189,7 +189,7 @@ func (e *apiError) render(f errorFormat, path string) (string, []byte) {
 		return codeMessageContentType, b
 	}
 	doc := problemWire{Type: ProblemTypeBase + k.slug, Title: k.title, Status: k.status, Detail: e.detail, Instance: path, ServiceCode: k.textServiceCode}
-	if f == problemWithNumericCode {
+	if f == core.ProblemErrors {
 		doc.ServiceCode = k.numericServiceCode
 	}
 	for _, fe := range e.fields {
@@ -212,31 +212,35 @@ func fieldName(pointer string) string {
 // body, or an error response.
 type handlerFunc func(r *http.Request, body []byte) (int, any, *apiError)
 
-// builtinRoutes are the fake's own endpoints, by ServeMux pattern.
-var builtinRoutes = []struct{ pattern, op string }{
-	{"POST /auth/token", OpToken},
-	{"PUT /auth/access-management/users/{userId}", OpUpdateUser},
-	{"PUT /auth/access-management/organizations/{organizationId}/roles/{slug}/permissions", OpReplaceRolePermissions},
-	{"PATCH /payment-methods/{id}", OpUpdatePaymentMethod},
-	{"POST /customer/members/{memberId}/address", OpUpsertMemberAddress},
-}
-
 // unknownRoutePattern catches every request no endpoint matches.
 const unknownRoutePattern = "/"
 
-func (s *Server) routes() *http.ServeMux {
-	handlers := map[string]handlerFunc{
-		OpToken: s.token, OpUpdateUser: s.updateUser, OpReplaceRolePermissions: s.replaceRolePermissions,
-		OpUpdatePaymentMethod: s.updatePaymentMethod, OpUpsertMemberAddress: s.upsertMemberAddress,
-	}
+// routes serves every declared operation at its declared pattern with its
+// handler from handlers; an operation without one answers 501.
+func (s *Server) routes(handlers map[string]handlerFunc) *http.ServeMux {
 	mux := http.NewServeMux()
-	for _, rt := range builtinRoutes {
-		mux.Handle(rt.pattern, s.wrap(rt.op, handlers[rt.op]))
+	for _, op := range core.Operations() {
+		fn := handlers[op.Name]
+		if fn == nil {
+			fn = func(*http.Request, []byte) (int, any, *apiError) {
+				return 0, nil, newError("not-implemented", "sdktest does not implement "+op.Name+" yet")
+			}
+		}
+		mux.Handle(routeOf(op), s.wrap(op.Name, fn))
 	}
 	mux.Handle(unknownRoutePattern, s.wrap("", func(r *http.Request, _ []byte) (int, any, *apiError) {
 		return 0, nil, newError("not-found", "no operation "+r.Method+" "+r.URL.EscapedPath())
 	}))
 	return mux
+}
+
+// handlers is the fake's behaviour, by operation name: one function per
+// declared operation (TestEveryOperationHasAHandler).
+func (s *Server) handlers() map[string]handlerFunc {
+	return map[string]handlerFunc{
+		OpToken: s.token, OpUpdateUser: s.updateUser, OpReplaceRolePermissions: s.replaceRolePermissions,
+		OpUpdatePaymentMethod: s.updatePaymentMethod, OpUpsertMemberAddress: s.upsertMemberAddress,
+	}
 }
 
 // statusRecorder remembers the status written.

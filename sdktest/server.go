@@ -22,7 +22,8 @@ import (
 )
 
 // Operation names, as recorded in Request.Operation and matched by
-// Fault.Operation. They are the SDK's own operation names.
+// Fault.Operation. They are the SDK's own operation names, one for each
+// operation the SDK declares (TestEveryOperationHasAnOpConstant).
 const (
 	OpToken                  = "auth.Token"
 	OpUpdateUser             = "accessmgmt.UpdateUser"
@@ -162,7 +163,7 @@ func Start(opts ...Option) *Server {
 		}
 	}
 	_, _ = rand.Read(s.jwtKey)
-	s.mux = s.routes()
+	s.mux = s.routes(s.handlers())
 	s.ts = httptest.NewServer(s.mux)
 	s.URL = s.ts.URL
 	return s
