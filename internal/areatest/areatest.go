@@ -130,16 +130,23 @@ func Problem(code int, body string) httpmock.Responder {
 	return Respond(code, "application/problem+json", body)
 }
 
-// CheckRequest asserts method, escaped path, no query, body, the SDK's
-// headers, and auth as the only Authorization value ("" for none).
-func CheckRequest(t *testing.T, r Request, method, escapedPath, body, auth string) {
+// CheckRequest asserts method, target (the escaped path and its raw query,
+// if any: "/users?limit=5"), body, the SDK's headers, and auth as the only
+// Authorization value ("" for none). A call without a body (body "", such
+// as a read) must send no Content-Type; one with a body, application/json.
+func CheckRequest(t testing.TB, r Request, method, target, body, auth string) {
 	t.Helper()
+	path, query, _ := strings.Cut(target, "?")
+	contentType := ""
+	if body != "" {
+		contentType = "application/json"
+	}
 	h := r.Header
 	got := []string{r.Method, r.URL.EscapedPath(), r.URL.RawQuery, string(r.Body), h.Get("Accept"), h.Get("User-Agent"),
 		strings.Join(h.Values("Content-Type"), " | "), strings.Join(h.Values("Authorization"), " | ")}
-	want := []string{method, escapedPath, "", body, "application/json, application/problem+json",
+	want := []string{method, path, query, body, "application/json, application/problem+json",
 		"memberplatform-go/" + memberplatform.Version + " (" + runtime.Version() + "; " + runtime.GOOS + "/" + runtime.GOARCH + ")",
-		"application/json", auth}
+		contentType, auth}
 	if !slices.Equal(got, want) {
 		t.Errorf("method, path, query, body, Accept, User-Agent, Content-Type, Authorization =\n%q, want\n%q", got, want)
 	}
