@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"reflect"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,23 +19,27 @@ import (
 	"github.com/memberplatform/memberplatform-go/customer"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/areatest"
+	"github.com/memberplatform/memberplatform-go/internal/core"
 	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/payments"
 )
 
-// The checks every operation of every area passes, run once over all four
-// operations; each area's own tests keep what only that area does.
+// The checks every operation of every area passes, run once over every
+// declared operation; each area's own tests keep what only that area does.
 
 // operation is one operation of an area package, called through the public
-// client, with the answers the shared checks give it.
+// client, with the answers the shared checks give it. Its name, method,
+// path and error format come from its declaration (operations); a row of
+// rows gives the rest.
 type operation struct {
 	name      string // as errors name it, such as "accessmgmt.UpdateUser"
 	method    string
-	path      string // escaped path below the base URL
-	body      string // the JSON body the call sends
-	response  string // a 2xx body the server answers with
-	want      any    // what call returns for response
-	problem   bool   // errors are RFC 9457 problems, not code/message bodies
+	path      string   // escaped path below the base URL: the declared one filled with ids
+	problem   bool     // errors are RFC 9457 problems, not code/message bodies
+	ids       []string // the test IDs the path's placeholders take, in order
+	body      string   // the JSON body the call sends
+	response  string   // a 2xx body the server answers with
+	want      any      // what call returns for response
 	retryable httpmock.Responder
 	call      func(ctx context.Context, c *client.Client, opts ...option.RequestOption) (any, error)
 	// malformed are bodies that answered with malformedStatus do not decode.
@@ -76,9 +81,10 @@ var accessProblems = []errorCase{
 	{"provider not configured", 503, `{"type":"https://errors.example.com/provider-not-configured","title":"Access provider not configured","status":503,"serviceCode":"50300001"}`, []error{apierrors.ErrProviderNotConfigured, apierrors.ErrServiceUnavailable}, "50300001", nil},
 }
 
-var operations = []operation{
-	{
-		name: "accessmgmt.UpdateUser", method: http.MethodPut, path: "/auth/access-management/users/" + testUserID, problem: true,
+// rows are the rows of the table, by operation name.
+var rows = map[string]operation{
+	"accessmgmt.UpdateUser": {
+		ids:       []string{testUserID},
 		body:      `{"firstName":"Ada"}`,
 		response:  `{"id":"` + testUserID + `","email":"ada@example.com","mobileNumber":"+61412345678","firstName":"Ada","lastName":"Lovelace"}`,
 		want:      &accessmgmt.ProviderUser{ID: testUserID, Email: "ada@example.com", MobileNumber: "+61412345678", FirstName: "Ada", LastName: "Lovelace"},
@@ -89,9 +95,8 @@ var operations = []operation{
 		malformedStatus: http.StatusOK, malformed: []string{`{not json`, `[]`, `{"id":5}`, `"user"`, `<html>oops</html>`},
 		errors: accessProblems,
 	},
-	{
-		name: "accessmgmt.ReplaceRolePermissions", method: http.MethodPut, problem: true,
-		path:      "/auth/access-management/organizations/" + testOrgID + "/roles/org-admin/permissions",
+	"accessmgmt.ReplaceRolePermissions": {
+		ids:       []string{testOrgID, "org-admin"},
 		body:      `{"permissions":["users:read"]}`,
 		response:  `{"slug":"org-admin","permissions":["users:read"]}`,
 		retryable: areatest.Problem(http.StatusServiceUnavailable, `{"title":"Service Unavailable","status":503}`),
@@ -100,8 +105,8 @@ var operations = []operation{
 		},
 		errors: accessProblems, // any 2xx body is success: none is malformed
 	},
-	{
-		name: "payments.UpdatePaymentMethod", method: http.MethodPatch, path: "/payment-methods/" + testPMID, problem: true,
+	"payments.UpdatePaymentMethod": {
+		ids:      []string{testPMID},
 		body:     `{"setAsPrimary":true}`,
 		response: `{"id":"` + testPMID + `","billingAccountId":"` + testAcctID + `","lastFourDigits":"4242","cardBrand":"visa","expDate":"03/2030","primary":true,"createdAt":"2024-05-06T07:08:09Z","updatedAt":"2024-06-07T08:09:10.5+10:00"}`,
 		want: &payments.PaymentMethod{ID: testPMID, BillingAccountID: testAcctID, LastFourDigits: "4242", CardBrand: "visa", ExpDate: "03/2030", Primary: true,
@@ -124,8 +129,8 @@ var operations = []operation{
 			{"numeric service code", 409, `{"type":"about:blank","title":"Conflict","status":409,"serviceCode":40900001}`, []error{apierrors.ErrConflict}, "40900001", nil},
 		},
 	},
-	{
-		name: "customer.UpsertMemberAddress", method: http.MethodPost, path: "/customer/members/" + testMemberID + "/address",
+	"customer.UpsertMemberAddress": {
+		ids:      []string{testMemberID},
 		body:     `{"addressLineOne":"1 Main St","state":"NSW","suburb":"Sydney","postcode":"2000","country":"AU"}`,
 		response: `{"id":"` + testAddrID + `","tenantId":"tenant-42","addressFull":"Unit 4, 1 Main St, Sydney NSW 2000","addressLineOne":"1 Main St","addressLineTwo":"Unit 4","state":"NSW","suburb":"Sydney","postcode":"2000","country":"AU","createdDate":"2024-05-06T07:08:09Z","lastModifiedDate":"2024-06-07T08:09:10.5+10:00"}`,
 		want: &customer.MemberAddress{ID: testAddrID, TenantID: "tenant-42",
@@ -151,6 +156,51 @@ var operations = []operation{
 			{"internal", 500, `{"code":"INTERNAL_ERROR","message":"database failure"}`, []error{apierrors.ErrInternal}, "INTERNAL_ERROR", nil},
 		},
 	},
+}
+
+// operations is the table: a row for every declared operation but the
+// token call (auth_test.go and token_test.go test it), in the order of
+// the declarations, with its name, method, path and error format taken from
+// its declaration. TestEveryOperationHasARow fails when one has no row.
+var operations = func() []operation {
+	var ops []operation
+	for _, d := range core.Operations() {
+		op, ok := rows[d.Name]
+		if !ok {
+			continue
+		}
+		op.name, op.method, op.problem = d.Name, d.Method, d.Errors != core.CodeMessageErrors
+		op.path = fillPath(d.Path, op.ids)
+		ops = append(ops, op)
+	}
+	return ops
+}()
+
+// fillPath fills the {name} placeholders of a declared path with params,
+// in order, escaped.
+func fillPath(template string, params []string) string {
+	segs := strings.Split(template, "/")
+	for i, seg := range segs {
+		if strings.HasPrefix(seg, "{") && len(params) > 0 {
+			segs[i], params = url.PathEscape(params[0]), params[1:]
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+func TestEveryOperationHasARow(t *testing.T) {
+	declared := map[string]bool{}
+	for _, d := range core.Operations() {
+		declared[d.Name] = true
+		if _, ok := rows[d.Name]; !ok && d.Name != "auth.Token" {
+			t.Errorf("%s is declared but has no row in the shared operation table", d.Name)
+		}
+	}
+	for name := range rows {
+		if !declared[name] {
+			t.Errorf("row %s names no declared operation", name)
+		}
+	}
 }
 
 // run calls op, checking that a success returns op.want and a failure no
