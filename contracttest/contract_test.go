@@ -23,6 +23,7 @@ import (
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/customer"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/core"
 	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/payments"
 	"github.com/memberplatform/memberplatform-go/sdktest"
@@ -326,6 +327,16 @@ func TestContract(t *testing.T) {
 	}
 	if n := len(sdkEx); n < 20 {
 		t.Errorf("only %d SDK exchanges recorded", n)
+	}
+	// Every operation the SDK declares went through the check.
+	sent := map[string]bool{}
+	for _, r := range srv.Requests() {
+		sent[r.Operation] = sent[r.Operation] || strings.HasPrefix(r.Header.Get("User-Agent"), "memberplatform-go/")
+	}
+	for _, op := range core.Operations() {
+		if !sent[op.Name] {
+			t.Errorf("the scenario sends no %s through the SDK: its requests go unchecked", op.Name)
+		}
 	}
 }
 
