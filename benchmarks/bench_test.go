@@ -181,10 +181,10 @@ type errorCase struct {
 }
 
 var errorCases = []errorCase{
-	{"serviceErrors=1", newCanned(422, "application/problem+json", problemBody(1)), 1, operations[1]},
-	{"serviceErrors=100", newCanned(422, "application/problem+json", problemBody(100)), 100, operations[1]},
-	{"serviceErrors=1000", newCanned(422, "application/problem+json", problemBody(1000)), 1000, operations[1]},
-	{"fieldErrors=100", newCanned(400, "application/json", codeMessageBody(100)), 100, operations[3]},
+	{"serviceErrors=1", newCanned(422, "application/problem+json", problemBody(1)), 1, byName["accessmgmt.ReplaceRolePermissions"]},
+	{"serviceErrors=100", newCanned(422, "application/problem+json", problemBody(100)), 100, byName["accessmgmt.ReplaceRolePermissions"]},
+	{"serviceErrors=1000", newCanned(422, "application/problem+json", problemBody(1000)), 1000, byName["accessmgmt.ReplaceRolePermissions"]},
+	{"fieldErrors=100", newCanned(400, "application/json", codeMessageBody(100)), 100, byName["customer.UpsertMemberAddress"]},
 }
 
 // expectError turns a call that must fail into one that must not.

@@ -8,7 +8,8 @@
 //     api/openapi.yaml (internal/genclient).
 //
 // It is a module of its own so that the SDK's module never requires the
-// generated client's runtime. The package has no code beyond this file and
-// its tests; run the benchmarks with go test -run='^$' -bench=. or, for the
-// budget table, go run ./cmd/benchreport (see README.md).
+// generated client's runtime. The package's only code is Operations, the
+// rows' list both the benchmarks and their report read; run the benchmarks
+// with go test -run='^$' -bench=. or, for the budget table, go run
+// ./cmd/benchreport (see README.md).
 package benchmarks

@@ -15,6 +15,7 @@ import (
 	"github.com/memberplatform/memberplatform-go/customer"
 	"github.com/memberplatform/memberplatform-go/payments"
 
+	"github.com/memberplatform/memberplatform-go/benchmarks"
 	"github.com/memberplatform/memberplatform-go/benchmarks/internal/genclient"
 )
 
@@ -75,15 +76,41 @@ func genStatus(resp *http.Response) error {
 // operation is one operation as each contender calls it. Each call returns
 // only an error, so the decoded value is built and dropped the same way.
 type operation struct {
-	name string
+	name string // the declared name, set by operations
 	sdk  func(context.Context, *client.Client) error
 	raw  func(context.Context, *rawClient) error
 	gen  func(context.Context, *genClient) error
 }
 
-var operations = []operation{
-	{
-		name: "UpdateUser",
+// operations are the benchmarks' rows: the operations benchmarks.Operations
+// names, in its order, each with its contenders from byName.
+var operations = func() []operation {
+	var ops []operation
+	for _, name := range benchmarks.Operations() {
+		if op, ok := byName[name]; ok {
+			op.name = name
+			ops = append(ops, op)
+		}
+	}
+	return ops
+}()
+
+// TestEveryOperationHasContenders: a declared operation without its three
+// contenders would have no row.
+func TestEveryOperationHasContenders(t *testing.T) {
+	for _, name := range benchmarks.Operations() {
+		if op := byName[name]; op.sdk == nil || op.raw == nil || op.gen == nil {
+			t.Errorf("%s is declared but byName lacks its sdk, raw or generated contender", name)
+		}
+	}
+	if len(operations) != len(byName) {
+		t.Errorf("byName has %d operations, %d of them declared", len(byName), len(operations))
+	}
+}
+
+// byName holds each operation's contenders, by its declared name.
+var byName = map[string]operation{
+	"accessmgmt.UpdateUser": {
 		sdk: func(ctx context.Context, c *client.Client) error {
 			_, err := c.AccessMgmt.UpdateUser(ctx, userID, userParams)
 			return err
@@ -100,8 +127,7 @@ var operations = []operation{
 			return err
 		},
 	},
-	{
-		name: "ReplaceRolePermissions",
+	"accessmgmt.ReplaceRolePermissions": {
 		sdk: func(ctx context.Context, c *client.Client) error {
 			return c.AccessMgmt.ReplaceRolePermissions(ctx, orgID, roleSlug, permissions)
 		},
@@ -112,8 +138,7 @@ var operations = []operation{
 			return genReplace(ctx, c, permissions)
 		},
 	},
-	{
-		name: "UpdatePaymentMethod",
+	"payments.UpdatePaymentMethod": {
 		sdk: func(ctx context.Context, c *client.Client) error {
 			_, err := c.Payments.UpdatePaymentMethod(ctx, pmID, pmParams)
 			return err
@@ -130,8 +155,7 @@ var operations = []operation{
 			return err
 		},
 	},
-	{
-		name: "UpsertMemberAddress",
+	"customer.UpsertMemberAddress": {
 		sdk: func(ctx context.Context, c *client.Client) error {
 			_, err := c.Customer.UpsertMemberAddress(ctx, memberID, addrParams)
 			return err

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/memberplatform/memberplatform-go/benchmarks"
 )
 
 // line is one go test -bench result line.
@@ -11,23 +13,24 @@ func line(name string, ns, allocs float64) string {
 	return fmt.Sprintf("%s-2 \t 1000\t %.0f ns/op\t 4096 B/op\t %.0f allocs/op\n", name, ns, allocs)
 }
 
-// sampleOutput is a run where UpdateUser passes every budget on loopback,
-// fails time in parallel and allocs in memory, and the error and scale rows
+// sampleOutput is a run where UpdateUser passes every budget on loopback
+// (more allocations than raw, fewer than generated), fails time in
+// parallel and allocs in memory, and the error and scale rows
 // exercise the slope and the informational rows.
 func sampleOutput() string {
 	var b strings.Builder
 	b.WriteString("goos: linux\ngoarch: amd64\npkg: github.com/memberplatform/memberplatform-go/benchmarks\ncpu: Test CPU\n")
 	for _, ns := range []float64{35000, 37000, 99000} { // median 37000
-		b.WriteString(line("BenchmarkLoopback/UpdateUser/serial/sdk", ns, 110))
+		b.WriteString(line("BenchmarkLoopback/accessmgmt.UpdateUser/serial/sdk", ns, 115))
 	}
-	b.WriteString(line("BenchmarkLoopback/UpdateUser/serial/raw", 36000, 108))
-	b.WriteString(line("BenchmarkLoopback/UpdateUser/serial/generated", 40000, 124))
-	b.WriteString(line("BenchmarkLoopback/UpdateUser/parallel/sdk", 30000, 110))
-	b.WriteString(line("BenchmarkLoopback/UpdateUser/parallel/raw", 20000, 108))
-	b.WriteString(line("BenchmarkLoopback/UpdateUser/parallel/generated", 25000, 124))
-	b.WriteString(line("BenchmarkInMemory/UpdateUser/sdk", 5000, 45))
-	b.WriteString(line("BenchmarkInMemory/UpdateUser/raw", 5000, 39))
-	b.WriteString(line("BenchmarkInMemory/UpdateUser/generated", 6000, 50))
+	b.WriteString(line("BenchmarkLoopback/accessmgmt.UpdateUser/serial/raw", 36000, 108))
+	b.WriteString(line("BenchmarkLoopback/accessmgmt.UpdateUser/serial/generated", 40000, 124))
+	b.WriteString(line("BenchmarkLoopback/accessmgmt.UpdateUser/parallel/sdk", 30000, 110))
+	b.WriteString(line("BenchmarkLoopback/accessmgmt.UpdateUser/parallel/raw", 20000, 108))
+	b.WriteString(line("BenchmarkLoopback/accessmgmt.UpdateUser/parallel/generated", 25000, 124))
+	b.WriteString(line("BenchmarkInMemory/accessmgmt.UpdateUser/sdk", 5000, 51))
+	b.WriteString(line("BenchmarkInMemory/accessmgmt.UpdateUser/raw", 5000, 39))
+	b.WriteString(line("BenchmarkInMemory/accessmgmt.UpdateUser/generated", 6000, 50))
 	b.WriteString(line("BenchmarkErrors/serviceErrors=100/sdk", 100000, 500))
 	b.WriteString(line("BenchmarkErrors/serviceErrors=100/raw", 80000, 266))
 	b.WriteString(line("BenchmarkErrors/serviceErrors=1000/sdk", 1000000, 3200))
@@ -42,8 +45,8 @@ func sampleOutput() string {
 
 func TestParse(t *testing.T) {
 	st := parse(strings.NewReader(sampleOutput()))
-	m, ok := st.median("BenchmarkLoopback/UpdateUser/serial/sdk")
-	if !ok || m.ns != 37000 || m.allocs != 110 || m.bytes != 4096 {
+	m, ok := st.median("BenchmarkLoopback/accessmgmt.UpdateUser/serial/sdk")
+	if !ok || m.ns != 37000 || m.allocs != 115 || m.bytes != 4096 {
 		t.Fatalf("median = %+v, %v", m, ok)
 	}
 	if st.env["cpu"] != "Test CPU" || st.env["goarch"] != "amd64" {
@@ -62,14 +65,14 @@ func TestParse(t *testing.T) {
 // whose "<contender>-ns/call", "-allocs/call" and "-B/call" metrics become
 // that contender's sample, two runs making two samples.
 func TestParsePerCallMetrics(t *testing.T) {
-	row := "BenchmarkLoopback/UpdateUser/serial-2 \t 1725\t 137327 ns/op\t 10344 generated-B/call\t 127.0 generated-allocs/call\t 47580 generated-ns/call" +
+	row := "BenchmarkLoopback/accessmgmt.UpdateUser/serial-2 \t 1725\t 137327 ns/op\t 10344 generated-B/call\t 127.0 generated-allocs/call\t 47580 generated-ns/call" +
 		"\t 9124 raw-B/call\t 108.1 raw-allocs/call\t %d raw-ns/call\t 9018 sdk-B/call\t 105.1 sdk-allocs/call\t %d sdk-ns/call\n"
 	st := parse(strings.NewReader(fmt.Sprintf(row, 44000, 45000) + fmt.Sprintf(row, 46000, 47000)))
 	for name, want := range map[string]sample{
-		"BenchmarkLoopback/UpdateUser/serial/sdk":       {ns: 46000, bytes: 9018, allocs: 105.1},
-		"BenchmarkLoopback/UpdateUser/serial/raw":       {ns: 45000, bytes: 9124, allocs: 108.1},
-		"BenchmarkLoopback/UpdateUser/serial/generated": {ns: 47580, bytes: 10344, allocs: 127},
-		"BenchmarkLoopback/UpdateUser/serial":           {ns: 137327},
+		"BenchmarkLoopback/accessmgmt.UpdateUser/serial/sdk":       {ns: 46000, bytes: 9018, allocs: 105.1},
+		"BenchmarkLoopback/accessmgmt.UpdateUser/serial/raw":       {ns: 45000, bytes: 9124, allocs: 108.1},
+		"BenchmarkLoopback/accessmgmt.UpdateUser/serial/generated": {ns: 47580, bytes: 10344, allocs: 127},
+		"BenchmarkLoopback/accessmgmt.UpdateUser/serial":           {ns: 137327},
 	} {
 		if got, ok := st.median(name); !ok || got != want {
 			t.Errorf("%s: median = %+v, %v; want %+v", name, got, ok, want)
@@ -77,13 +80,13 @@ func TestParsePerCallMetrics(t *testing.T) {
 	}
 	// A contender whose name has a hyphen keeps it; one without a time, or
 	// with NaN (no turn was timed), was not run and leaves no sample.
-	odd := parse(strings.NewReader("BenchmarkInMemory/UpdateUser-2 \t 10\t 5 ns/op\t 7 oapi-codegen-ns/call\t 3 oapi-codegen-allocs/call" +
+	odd := parse(strings.NewReader("BenchmarkInMemory/accessmgmt.UpdateUser-2 \t 10\t 5 ns/op\t 7 oapi-codegen-ns/call\t 3 oapi-codegen-allocs/call" +
 		"\t 9 sdk-allocs/call\t NaN raw-ns/call\t 4 raw-allocs/call\n"))
-	if got, ok := odd.median("BenchmarkInMemory/UpdateUser/oapi-codegen"); !ok || got != (sample{ns: 7, allocs: 3}) {
+	if got, ok := odd.median("BenchmarkInMemory/accessmgmt.UpdateUser/oapi-codegen"); !ok || got != (sample{ns: 7, allocs: 3}) {
 		t.Errorf("oapi-codegen: median = %+v, %v", got, ok)
 	}
 	for _, who := range []string{"sdk", "raw", "oapi"} {
-		if got, ok := odd.median("BenchmarkInMemory/UpdateUser/" + who); ok {
+		if got, ok := odd.median("BenchmarkInMemory/accessmgmt.UpdateUser/" + who); ok {
 			t.Errorf("%s has a sample without a time: %+v", who, got)
 		}
 	}
@@ -94,10 +97,10 @@ func TestReport(t *testing.T) {
 	fails := report(&b, parse(strings.NewReader(sampleOutput())), "")
 	out := b.String()
 	for _, want := range []string{
-		"| UpdateUser, loopback | 37.0 µs | 36.0 µs | 40.0 µs | 1.03× | 0.93× | 110 / 108 / 124 | ≤ 1.05× raw; allocs ≤ generated, ≤ raw + 5 | PASS |",
-		"| UpdateUser, loopback parallel | 30.0 µs | 20.0 µs | 25.0 µs | 1.50× | 1.20× | 110 / 108 / 124 | ≤ 1.05× raw; allocs ≤ generated, ≤ raw + 5 | FAIL (time) |",
-		"| UpdateUser, in memory | 5.0 µs | 5.0 µs | 6.0 µs | 1.00× | 0.83× | 45 / 39 / 50 | ≤ 1.08× raw; allocs ≤ generated, ≤ raw + 5 | FAIL (allocs) |",
-		"| ReplaceRolePermissions, loopback | not run |",
+		"| accessmgmt.UpdateUser, loopback | 37.0 µs | 36.0 µs | 40.0 µs | 1.03× | 0.93× | 115 / 108 / 124 | ≤ 1.10× raw; allocs ≤ generated | PASS |",
+		"| accessmgmt.UpdateUser, loopback parallel | 30.0 µs | 20.0 µs | 25.0 µs | 1.50× | 1.20× | 110 / 108 / 124 | ≤ 1.10× raw; allocs ≤ generated | FAIL (time) |",
+		"| accessmgmt.UpdateUser, in memory | 5.0 µs | 5.0 µs | 6.0 µs | 1.00× | 0.83× | 51 / 39 / 50 | ≤ 1.15× raw; allocs ≤ generated | FAIL (allocs) |",
+		"| accessmgmt.ReplaceRolePermissions, loopback | not run |",
 		"| 422 problem, 100 serviceErrors | 100.0 µs | 80.0 µs | — | 1.25× | — | 500 / 266 / — | ≤ 1.30× raw | PASS |",
 		"| 422 problem, 1,000 serviceErrors | 1.00 ms | 790.0 µs | — | 1.27× | — | 3200 / 2066 / — | ≤ 1.30× raw | PASS |",
 		"| 422 problem, allocs per serviceError (100 → 1,000) | | | | | | 3.0 / 2.0 / — | ≤ 4 allocs per item | PASS |",
@@ -116,6 +119,14 @@ func TestReport(t *testing.T) {
 	}
 	if strings.Count(out, "\n|") < 20 {
 		t.Errorf("report has too few rows:\n%s", out)
+	}
+	// A row, run or not, for every operation the SDK declares.
+	for _, op := range benchmarks.Operations() {
+		for _, row := range []string{", loopback |", ", loopback parallel |", ", in memory |"} {
+			if !strings.Contains(out, "\n| "+op+row) {
+				t.Errorf("report lacks the row %q", op+row)
+			}
+		}
 	}
 }
 
