@@ -27,8 +27,7 @@ type Fault struct {
 	RetryAfter time.Duration
 	// Body is the raw response body. When empty, a body in the
 	// operation's error format is generated from Status (a problem
-	// document for the access-management, payment and token endpoints, a
-	// code/message body for the member address).
+	// document, or a code/message body under /customer).
 	Body string
 	// Fields are field-level errors for the generated body, written in the
 	// operation's format: serviceErrors items {detail, pointer} in a
@@ -90,9 +89,10 @@ func (s *Server) SetLatency(d time.Duration) {
 }
 
 // SetProviderConfigured switches the provider-not-configured mode: when
-// false, both access-management operations answer 503 with a problem
-// saying "The access-management provider is not configured for this
-// environment". The default is true.
+// false, the access-management operations (and endpoints added under
+// /auth/access-management) answer 503 with a problem saying "The
+// access-management provider is not configured for this environment". The
+// default is true.
 func (s *Server) SetProviderConfigured(configured bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
