@@ -109,9 +109,25 @@ func deref(p *string) string {
 	return *p
 }
 
-// rolePermissions is the request body of ReplaceRolePermissions.
-type rolePermissions struct {
-	Permissions []string `json:"permissions"`
+// rolePermissionsBody is the request body of ReplaceRolePermissions,
+// {"permissions":[...]}, written by hand: the one body whose benchmark
+// shows more than 10 % (json.Marshal takes the 8-slug call 15 % longer in
+// memory, and 10,000 slugs 1.3 × raw against the 1.10 × budget). The
+// slugs match ^[a-z0-9:._*-]+$, so none needs escaping; a test holds the
+// bytes to json.Marshal's.
+func rolePermissionsBody(permissions []string) []byte {
+	size := len(`{"permissions":[]}`)
+	for _, p := range permissions {
+		size += len(p) + len(`"",`)
+	}
+	body := append(make([]byte, 0, size), `{"permissions":[`...)
+	for i, p := range permissions {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(append(append(body, '"'), p...), '"')
+	}
+	return append(body, "]}"...)
 }
 
 // ReplaceRolePermissions replaces the complete permission set of the role
@@ -138,9 +154,6 @@ func (s *Service) ReplaceRolePermissions(ctx context.Context, organizationID, ro
 	if err := v.Err(); err != nil {
 		return err
 	}
-	if permissions == nil {
-		permissions = []string{} // [], never null
-	}
 	return core.Do(ctx, s.pipeline(), &core.Call{Op: replaceRolePermissionsOp, PathParams: [2]string{organizationID, roleSlug},
-		Body: rolePermissions{permissions}}, opts)
+		EncodedBody: rolePermissionsBody(permissions)}, opts)
 }
