@@ -1,15 +1,17 @@
 // Package memberplatform is the root of memberplatform-go, the Go client SDK
-// for the member platform's HTTP API. It holds the SDK's Version and the
+// for the member platform's HTTP API. It holds the SDK's Version, the
 // bearer-token vocabulary (Token, TokenSource) that package client
+// re-exports, and the areas of the platform (Area) that package option
 // re-exports; the API lives in the sub-packages:
 //
 //   - client: New builds the Client and exposes the three areas below as
 //     fields; Execute calls endpoints the SDK does not wrap.
 //   - option: every option of client.New and of a single call (base URL,
 //     token source, retries, timeouts, logging, middleware...).
-//   - accessmgmt: UpdateUser and ReplaceRolePermissions.
-//   - payments: UpdatePaymentMethod.
-//   - customer: UpsertMemberAddress.
+//   - accessmgmt: the access provider's users and organization role
+//     permissions.
+//   - payments: payment methods.
+//   - customer: member addresses.
 //   - errors: the typed errors every operation returns (import it as
 //     apierrors).
 //   - sdktest: an in-process fake of the platform for tests and examples.

@@ -2,14 +2,9 @@
 // served over HTTP by net/http/httptest, for testing code that uses the
 // memberplatform-go SDK (and for the SDK's own tests and examples).
 //
-// The fake implements every operation the SDK wraps, and POST /auth/token,
-// at the paths the SDK declares for them:
-//
-//   - PUT /auth/access-management/users/{userId}
-//   - PUT /auth/access-management/organizations/{organizationId}/roles/{slug}/permissions
-//   - PATCH /payment-methods/{id}
-//   - POST /customer/members/{memberId}/address
-//   - POST /auth/token (AWS Signature Version 4; answers a short-lived HS256 JWT)
+// The fake implements every operation the SDK wraps (the Op* constants name
+// them), at the method and path the SDK declares for each, and POST
+// /auth/token (AWS Signature Version 4; it answers a short-lived HS256 JWT).
 //
 // It applies the contract's validation rules, answers errors in each
 // operation's format of the contract (RFC 9457 problem documents, or

@@ -21,17 +21,6 @@ import (
 	"github.com/memberplatform/memberplatform-go/payments"
 )
 
-// Operation names, as recorded in Request.Operation and matched by
-// Fault.Operation. They are the SDK's own operation names, one for each
-// operation the SDK declares (TestEveryOperationHasAnOpConstant).
-const (
-	OpToken                  = "auth.Token"
-	OpUpdateUser             = "accessmgmt.UpdateUser"
-	OpReplaceRolePermissions = "accessmgmt.ReplaceRolePermissions"
-	OpUpdatePaymentMethod    = "payments.UpdatePaymentMethod"
-	OpUpsertMemberAddress    = "customer.UpsertMemberAddress"
-)
-
 // Default SigV4 credentials and scope the token endpoint accepts, unless
 // changed with WithCredentials, WithRegion or WithSigningService.
 const (
