@@ -93,7 +93,7 @@ func TestRequestsAlike(t *testing.T) {
 	var bodies []map[string]any
 	rec := recorder(func(r *http.Request, body []byte) {
 		var m map[string]any
-		if err := json.Unmarshal(body, &m); err != nil {
+		if err := json.Unmarshal(body, &m); err != nil && len(body) > 0 { // a read sends none
 			t.Errorf("%s %s: body %q: %v", r.Method, r.URL.Path, body, err)
 		}
 		got, bodies = append(got, r), append(bodies, m)
@@ -111,7 +111,7 @@ func TestRequestsAlike(t *testing.T) {
 			t.Fatalf("%s: %d requests, want 3", op.name, len(got))
 		}
 		for i, r := range got {
-			if r.Method != got[0].Method || r.URL.Path != got[0].URL.Path || r.Header.Get("Authorization") != "Bearer "+benchToken {
+			if r.Method != got[0].Method || r.URL.Path != got[0].URL.Path || r.URL.RawQuery != got[0].URL.RawQuery || r.Header.Get("Authorization") != "Bearer "+benchToken {
 				t.Errorf("%s: request %d is %s %s with Authorization %q; want %s %s with the bearer token",
 					op.name, i, r.Method, r.URL.Path, r.Header.Get("Authorization"), got[0].Method, got[0].URL.Path)
 			}

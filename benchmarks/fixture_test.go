@@ -100,37 +100,43 @@ func newCanned(status int, ctype string, body []byte) *canned {
 	return &canned{status, strconv.Itoa(status) + " " + http.StatusText(status), []string{ctype}, body}
 }
 
-var (
-	userResp  = newCanned(http.StatusOK, "application/json", userBody)
-	permsResp = newCanned(http.StatusOK, "application/json", permsBody)
-	pmResp    = newCanned(http.StatusOK, "application/json", pmBody)
-	addrResp  = newCanned(http.StatusOK, "application/json", addrBody)
-)
-
 // responder answers like the platform, on a loopback server (ServeHTTP) or
 // without a socket (RoundTrip): it reads the whole request body and returns
-// the operation's canned response, or fixed for every request when set.
+// the answer of the operation whose declared method and path the request
+// has, or fixed for every request when set.
 type responder struct{ fixed *canned }
 
-func (r responder) pick(path string) *canned {
-	switch {
-	case r.fixed != nil:
+func (r responder) pick(req *http.Request) *canned {
+	if r.fixed != nil {
 		return r.fixed
-	case strings.HasPrefix(path, "/auth/access-management/users/"):
-		return userResp
-	case strings.HasSuffix(path, "/permissions"):
-		return permsResp
-	case strings.HasPrefix(path, "/payment-methods/"):
-		return pmResp
-	case strings.HasPrefix(path, "/customer/members/"):
-		return addrResp
+	}
+	for _, op := range operations {
+		if op.method == req.Method && matches(op.path, req.URL.EscapedPath()) {
+			return op.answer
+		}
 	}
 	return nil
 }
 
+// matches reports whether path fills the path template tmpl, each
+// {placeholder} with one segment.
+func matches(tmpl, path string) bool {
+	for {
+		t, tRest, tMore := strings.Cut(strings.TrimPrefix(tmpl, "/"), "/")
+		p, pRest, pMore := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+		if t != p && !(strings.HasPrefix(t, "{") && p != "") || tMore != pMore {
+			return false
+		}
+		if !tMore {
+			return true
+		}
+		tmpl, path = tRest, pRest
+	}
+}
+
 func (r responder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	_, _ = io.Copy(io.Discard, req.Body)
-	c := r.pick(req.URL.Path)
+	c := r.pick(req)
 	if c == nil {
 		http.NotFound(w, req)
 		return
@@ -149,7 +155,7 @@ func (r responder) RoundTrip(req *http.Request) (*http.Response, error) {
 		_, _ = io.Copy(io.Discard, req.Body)
 		_ = req.Body.Close()
 	}
-	c := r.pick(req.URL.Path)
+	c := r.pick(req)
 	if c == nil {
 		c = notFound
 	}

@@ -6,15 +6,15 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/core"
 )
 
-// Operations names the operations the benchmarks compare, a row each, in
-// the order the SDK declares them: every operation but the token call,
-// which the SDK makes only to fill its token cache.
-func Operations() []string {
-	var names []string
+// Operations are the operations the benchmarks compare, a row each, in the
+// order the SDK declares them: every operation but the token call, which
+// the SDK makes only to fill its token cache.
+func Operations() []*core.Operation {
+	var ops []*core.Operation
 	for _, op := range core.Operations() {
 		if op.Area != memberplatform.AreaToken {
-			names = append(names, op.Name)
+			ops = append(ops, op)
 		}
 	}
-	return names
+	return ops
 }

@@ -73,22 +73,24 @@ func genStatus(resp *http.Response) error {
 	return fmt.Errorf("generated: status %d", resp.StatusCode)
 }
 
-// operation is one operation as each contender calls it. Each call returns
-// only an error, so the decoded value is built and dropped the same way.
+// operation is one operation as each contender calls it, and the answer
+// the responder gives it. Each call returns only an error, so the decoded
+// value is built and dropped the same way.
 type operation struct {
-	name string // the declared name, set by operations
-	sdk  func(context.Context, *client.Client) error
-	raw  func(context.Context, *rawClient) error
-	gen  func(context.Context, *genClient) error
+	name, method, path string // declared, set by operations
+	sdk                func(context.Context, *client.Client) error
+	raw                func(context.Context, *rawClient) error
+	gen                func(context.Context, *genClient) error
+	answer             *canned
 }
 
 // operations are the benchmarks' rows: the operations benchmarks.Operations
 // names, in its order, each with its contenders from byName.
 var operations = func() []operation {
 	var ops []operation
-	for _, name := range benchmarks.Operations() {
-		if op, ok := byName[name]; ok {
-			op.name = name
+	for _, decl := range benchmarks.Operations() {
+		if op, ok := byName[decl.Name]; ok {
+			op.name, op.method, op.path = decl.Name, decl.Method, decl.Path
 			ops = append(ops, op)
 		}
 	}
@@ -98,9 +100,9 @@ var operations = func() []operation {
 // TestEveryOperationHasContenders: a declared operation without its three
 // contenders would have no row.
 func TestEveryOperationHasContenders(t *testing.T) {
-	for _, name := range benchmarks.Operations() {
-		if op := byName[name]; op.sdk == nil || op.raw == nil || op.gen == nil {
-			t.Errorf("%s is declared but byName lacks its sdk, raw or generated contender", name)
+	for _, decl := range benchmarks.Operations() {
+		if op := byName[decl.Name]; op.sdk == nil || op.raw == nil || op.gen == nil || op.answer == nil {
+			t.Errorf("%s is declared but byName lacks its sdk, raw or generated contender, or its answer", decl.Name)
 		}
 	}
 	if len(operations) != len(byName) {
@@ -126,6 +128,7 @@ var byName = map[string]operation{
 			}
 			return err
 		},
+		answer: newCanned(http.StatusOK, "application/json", userBody),
 	},
 	"accessmgmt.ReplaceRolePermissions": {
 		sdk: func(ctx context.Context, c *client.Client) error {
@@ -137,6 +140,7 @@ var byName = map[string]operation{
 		gen: func(ctx context.Context, c *genClient) error {
 			return genReplace(ctx, c, permissions)
 		},
+		answer: newCanned(http.StatusOK, "application/json", permsBody),
 	},
 	"payments.UpdatePaymentMethod": {
 		sdk: func(ctx context.Context, c *client.Client) error {
@@ -154,6 +158,7 @@ var byName = map[string]operation{
 			}
 			return err
 		},
+		answer: newCanned(http.StatusOK, "application/json", pmBody),
 	},
 	"customer.UpsertMemberAddress": {
 		sdk: func(ctx context.Context, c *client.Client) error {
@@ -171,6 +176,7 @@ var byName = map[string]operation{
 			}
 			return err
 		},
+		answer: newCanned(http.StatusOK, "application/json", addrBody),
 	},
 }
 

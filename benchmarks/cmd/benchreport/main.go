@@ -353,7 +353,8 @@ func report(w io.Writer, st stats, runInfo string) (fails int) {
 	}
 
 	loopbackBudget := fmt.Sprintf("≤ %.2f× raw; allocs ≤ generated", maxLoopbackRatio)
-	for _, op := range benchmarks.Operations() {
+	for _, decl := range benchmarks.Operations() {
+		op := decl.Name
 		row(op+", loopback", "BenchmarkLoopback/"+op+"/serial", true, maxLoopbackRatio, loopbackBudget)
 		row(op+", loopback parallel", "BenchmarkLoopback/"+op+"/parallel", true, maxLoopbackRatio, loopbackBudget)
 		row(op+", in memory", "BenchmarkInMemory/"+op, true, maxInMemoryRatio,

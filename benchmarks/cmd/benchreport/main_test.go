@@ -123,8 +123,8 @@ func TestReport(t *testing.T) {
 	// A row, run or not, for every operation the SDK declares.
 	for _, op := range benchmarks.Operations() {
 		for _, row := range []string{", loopback |", ", loopback parallel |", ", in memory |"} {
-			if !strings.Contains(out, "\n| "+op+row) {
-				t.Errorf("report lacks the row %q", op+row)
+			if !strings.Contains(out, "\n| "+op.Name+row) {
+				t.Errorf("report lacks the row %q", op.Name+row)
 			}
 		}
 	}
