@@ -6,49 +6,10 @@ import (
 	"net/http"
 	"time"
 
-	memberplatform "github.com/memberplatform/memberplatform-go"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/pacer"
 	"github.com/memberplatform/memberplatform-go/observe"
 )
-
-// areas are the platform's backends, each with a Scope of its own in
-// Settings.Scopes, in this order.
-var areas = [...]memberplatform.Area{memberplatform.AreaAccessMgmt, memberplatform.AreaPayments,
-	memberplatform.AreaCustomer, memberplatform.AreaToken, memberplatform.AreaOther}
-
-// AreaIndex returns a's place in Settings.Scopes; an unknown area is AreaOther's.
-func AreaIndex(a memberplatform.Area) int {
-	for i, known := range areas {
-		if a == known {
-			return i
-		}
-	}
-	return len(areas) - 1
-}
-
-// AreaOf returns the area at index i of Settings.Scopes.
-func AreaOf(i int) memberplatform.Area { return areas[i] }
-
-// AreaOfPath returns the area of a client.Execute path by its prefix.
-func AreaOfPath(path string) memberplatform.Area {
-	for _, p := range areaPrefixes {
-		if path == p.prefix || len(path) > len(p.prefix) && path[:len(p.prefix)] == p.prefix && path[len(p.prefix)] == '/' {
-			return p.area
-		}
-	}
-	return memberplatform.AreaOther
-}
-
-var areaPrefixes = []struct {
-	prefix string
-	area   memberplatform.Area
-}{
-	{"/auth/access-management", memberplatform.AreaAccessMgmt},
-	{"/auth/token", memberplatform.AreaToken},
-	{"/payment-methods", memberplatform.AreaPayments},
-	{"/customer", memberplatform.AreaCustomer},
-}
 
 // Scope is one area's load control; a nil field is switched off. Every
 // call of the area, retries and its token calls' own area aside, shares it.
