@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	memberplatform "github.com/memberplatform/memberplatform-go"
@@ -142,7 +143,7 @@ func observeClient(c *Client) {
 		return &scopes[i], areas[i] == a
 	}
 	c.observed = &observe.State{
-		Areas: areas[:],
+		Areas: slices.Clone(areas[:]), // a copy: an observer must not reach the pipeline's
 		RetryBudget: func(a memberplatform.Area) (int, bool) {
 			if sc, ok := known(a); ok && sc.Budget != nil {
 				return sc.Budget.Tokens(), true
