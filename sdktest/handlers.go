@@ -640,21 +640,6 @@ func (s *Server) replaceRolePermissions(r *http.Request, body []byte) (int, any,
 	}{append([]string{}, roles[slug]...)}, nil
 }
 
-// paymentMethodWire is the JSON form of a payment method. It is not
-// payments.PaymentMethod marshalled as is, because time.Time would marshal
-// fractional seconds and the clock's zone; the fake reports whole-second
-// UTC timestamps.
-type paymentMethodWire struct {
-	ID               string `json:"id"`
-	BillingAccountID string `json:"billingAccountId"`
-	LastFourDigits   string `json:"lastFourDigits"`
-	CardBrand        string `json:"cardBrand"`
-	ExpDate          string `json:"expDate"`
-	Primary          bool   `json:"primary"`
-	CreatedAt        string `json:"createdAt"`
-	UpdatedAt        string `json:"updatedAt"`
-}
-
 func (s *Server) updatePaymentMethod(r *http.Request, body []byte) (int, any, *apiError) {
 	id := r.PathValue("id")
 	if !validate.UUID(id) {
@@ -705,11 +690,11 @@ func (s *Server) updatePaymentMethod(r *http.Request, body []byte) (int, any, *a
 		pm.ExpDate = exp
 	}
 	pm.UpdatedAt = s.now()
-	return http.StatusOK, paymentMethodWire{
-		ID: pm.ID, BillingAccountID: pm.BillingAccountID, LastFourDigits: pm.LastFourDigits, CardBrand: pm.CardBrand,
-		ExpDate: pm.ExpDate, Primary: pm.Primary,
-		CreatedAt: pm.CreatedAt.UTC().Format(time.RFC3339), UpdatedAt: pm.UpdatedAt.UTC().Format(time.RFC3339),
-	}, nil
+	// The SDK's own type, with whole-second UTC timestamps as the platform
+	// reports them (a seeded time may carry fractions and another zone).
+	out := *pm
+	out.CreatedAt, out.UpdatedAt = pm.CreatedAt.UTC().Truncate(time.Second), pm.UpdatedAt.UTC().Truncate(time.Second)
+	return http.StatusOK, out, nil
 }
 
 func (s *Server) upsertMemberAddress(r *http.Request, body []byte) (int, any, *apiError) {
