@@ -50,6 +50,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -105,6 +106,22 @@ var (
 	v020     = []option.RequestOption{option.WithoutAdaptiveRateLimit()}
 	v010     = []option.RequestOption{option.WithoutAdaptiveRateLimit(), option.WithRetryBudget(option.RetryBudget{Disabled: true})}
 )
+
+// clientConfig is a client a figure runs: its name in the rows, its options.
+type clientConfig struct {
+	name string
+	opts []option.RequestOption
+}
+
+// compared returns the clients of a figure: default options repeat times,
+// then, when old is set, the older behaviour o.
+func compared(repeat int, old bool, o clientConfig) []clientConfig {
+	cs := slices.Repeat([]clientConfig{{"default options", defaults}}, repeat)
+	if old {
+		cs = append(cs, o)
+	}
+	return cs
+}
 
 var verdicts []string
 
@@ -276,14 +293,7 @@ func outage(ctx context.Context, old bool, _ int) bool {
 	defer srv.Close()
 	var ratio float64
 	var spent *client.Client
-	for _, cfg := range []struct {
-		name string
-		opts []option.RequestOption
-		run  bool
-	}{{"default options", defaults, true}, {"0.1.0 (no budget)", v010, old}} {
-		if !cfg.run {
-			continue
-		}
+	for _, cfg := range compared(1, old, clientConfig{"0.1.0 (no budget)", v010}) {
 		srv.reset(unavailable503)
 		c := newClient(srv, cfg.opts)
 		defer c.CloseIdleConnections()
@@ -378,17 +388,7 @@ func loneCall(ctx context.Context, old bool, _ int) bool {
 	srv := newServer(ok200)
 	defer srv.Close()
 	met := true
-	configs := []struct {
-		name string
-		opts []option.RequestOption
-	}{{"default options", defaults}}
-	if old {
-		configs = append(configs, struct {
-			name string
-			opts []option.RequestOption
-		}{"0.2.0 defaults", v020})
-	}
-	for _, cfg := range configs {
+	for _, cfg := range compared(1, old, clientConfig{"0.2.0 defaults", v020}) {
 		for _, afterOutage := range []bool{false, true} {
 			c := newClient(srv, cfg.opts)
 			name := cfg.name + ", fresh client"
@@ -442,14 +442,7 @@ func errKinds(err error) string {
 func outageThenThrottle(ctx context.Context, old bool, _ int) bool {
 	batchHeader("5. outage (as in 1) then the throttled batch (as in 2) on one client; the batch's figures")
 	met := true
-	for _, cfg := range []struct {
-		name string
-		opts []option.RequestOption
-		run  bool
-	}{{"default options", defaults, true}, {"0.2.0 defaults", v020, old}} {
-		if !cfg.run {
-			continue
-		}
+	for _, cfg := range compared(1, old, clientConfig{"0.2.0 defaults", v020}) {
 		srv := newServer(unavailable503)
 		c := newClient(srv, cfg.opts)
 		run(ctx, c, outageG, outagePerG, callTimeout)
@@ -471,23 +464,7 @@ func throttledForever(ctx context.Context, old bool, repeat int) bool {
 	fmt.Printf("6. every answer 429 + Retry-After: 1; %d goroutines × %d calls, %v deadline each\n", g, perG, deadline)
 	fmt.Printf("  %-16s %9s %9s %12s %15s %11s %12s %12s\n", "client", "attempts", "wall", "attempts/s", "after opening", "failures", "rate-limited", "budget-stop")
 	met := true
-	runs := []struct {
-		name string
-		opts []option.RequestOption
-	}{}
-	for range repeat {
-		runs = append(runs, struct {
-			name string
-			opts []option.RequestOption
-		}{"default options", defaults})
-	}
-	if old {
-		runs = append(runs, struct {
-			name string
-			opts []option.RequestOption
-		}{"0.2.0 defaults", v020})
-	}
-	for _, cfg := range runs {
+	for _, cfg := range compared(repeat, old, clientConfig{"0.2.0 defaults", v020}) {
 		srv := newServer(throttle429RetryAfter)
 		c := newClient(srv, cfg.opts)
 		r := run(ctx, c, g, perG, deadline)
