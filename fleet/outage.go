@@ -38,18 +38,29 @@ type outage struct {
 	refused    int // attempts refused during this outage (fail-closed)
 }
 
+// lockDown reports whether Redis is down and, when it is, locks o.mu, which
+// the caller unlocks. It looks without the lock first, so that while Redis
+// is up Wait takes no lock, and again with it.
+func (o *outage) lockDown() bool {
+	if !o.down.Load() {
+		return false
+	}
+	o.mu.Lock()
+	if !o.down.Load() {
+		o.mu.Unlock()
+		return false
+	}
+	return true
+}
+
 // mayAskRedis reports whether this Wait should ask Redis: always while it
 // is up, and during an outage once every probeEvery.
 func (l *Limiter) mayAskRedis(now time.Time) bool {
 	o := &l.outage
-	if !o.down.Load() {
+	if !o.lockDown() {
 		return true
 	}
-	o.mu.Lock()
 	defer o.mu.Unlock()
-	if !o.down.Load() {
-		return true
-	}
 	if now.Before(o.nextProbe) {
 		return false
 	}
@@ -100,14 +111,10 @@ func (l *Limiter) beginOutage(err error, now time.Time) {
 // starts the grace period. It reports whether an outage ended.
 func (l *Limiter) endOutage(now time.Time) bool {
 	o := &l.outage
-	if !o.down.Load() {
+	if !o.lockDown() {
 		return false
 	}
-	o.mu.Lock()
 	defer o.mu.Unlock()
-	if !o.down.Load() {
-		return false
-	}
 	o.down.Store(false)
 	o.graceUntil = now.Add(recoveryGrace)
 	if l.cfg.logger != nil {

@@ -89,41 +89,35 @@ func newInstrumentation(cfg config) *instrumentation {
 		tracer: tp.Tracer(ScopeName, trace.WithInstrumentationVersion(Version)),
 		meter:  mp.Meter(ScopeName, metric.WithInstrumentationVersion(Version)),
 	}
-	// An instrument that cannot be created comes back as a no-op one with
-	// the error: the error goes to OpenTelemetry's handler, the calls go on.
-	var err error
+	// Every duration is in seconds, with the same buckets.
 	seconds := metric.WithExplicitBucketBoundaries(durationBuckets...)
-	in.callDuration, err = in.meter.Float64Histogram("memberplatform.client.call.duration", metric.WithUnit("s"), seconds,
-		metric.WithDescription("Duration of an operation call, retries and waits included."))
-	handle(err)
-	in.callAttempts, err = in.meter.Int64Counter("memberplatform.client.call.attempts", metric.WithUnit("{attempt}"),
-		metric.WithDescription("HTTP attempts made by operation calls."))
-	handle(err)
-	in.callErrors, err = in.meter.Int64Counter("memberplatform.client.call.errors", metric.WithUnit("{error}"),
-		metric.WithDescription("Operation calls that returned an error, by error.type."))
-	handle(err)
-	in.attemptDuration, err = in.meter.Float64Histogram("http.client.request.duration", metric.WithUnit("s"), seconds,
-		metric.WithDescription("Duration of HTTP client requests."))
-	handle(err)
-	in.fetchDuration, err = in.meter.Float64Histogram("memberplatform.client.token.fetch.duration", metric.WithUnit("s"), seconds,
-		metric.WithDescription("Duration of a bearer token fetch."))
-	handle(err)
-	in.waitDuration, err = in.meter.Float64Histogram("memberplatform.client.ratelimit.wait.duration", metric.WithUnit("s"), seconds,
-		metric.WithDescription("Time an attempt waited for the adaptive pacer or the user's rate limiter."))
-	handle(err)
-	in.budgetAvailable, err = in.meter.Int64ObservableGauge("memberplatform.client.retry_budget.available", metric.WithUnit("{token}"),
-		metric.WithDescription("Tokens left in the client's retry budget."))
-	handle(err)
-	in.pacerRate, err = in.meter.Float64ObservableGauge("memberplatform.client.ratelimit.rate", metric.WithUnit("{request}/s"),
-		metric.WithDescription("Rate at which the adaptive pacer lets attempts out; 0 while it is dormant."))
-	handle(err)
+	histogram := func(name, description string) metric.Float64Histogram {
+		return made(in.meter.Float64Histogram(name, metric.WithUnit("s"), seconds, metric.WithDescription(description)))
+	}
+	in.callDuration = histogram("memberplatform.client.call.duration", "Duration of an operation call, retries and waits included.")
+	in.callAttempts = made(in.meter.Int64Counter("memberplatform.client.call.attempts", metric.WithUnit("{attempt}"),
+		metric.WithDescription("HTTP attempts made by operation calls.")))
+	in.callErrors = made(in.meter.Int64Counter("memberplatform.client.call.errors", metric.WithUnit("{error}"),
+		metric.WithDescription("Operation calls that returned an error, by error.type.")))
+	in.attemptDuration = histogram("http.client.request.duration", "Duration of HTTP client requests.")
+	in.fetchDuration = histogram("memberplatform.client.token.fetch.duration", "Duration of a bearer token fetch.")
+	in.waitDuration = histogram("memberplatform.client.ratelimit.wait.duration",
+		"Time an attempt waited for the adaptive pacer or the user's rate limiter.")
+	in.budgetAvailable = made(in.meter.Int64ObservableGauge("memberplatform.client.retry_budget.available", metric.WithUnit("{token}"),
+		metric.WithDescription("Tokens left in the client's retry budget.")))
+	in.pacerRate = made(in.meter.Float64ObservableGauge("memberplatform.client.ratelimit.rate", metric.WithUnit("{request}/s"),
+		metric.WithDescription("Rate at which the adaptive pacer lets attempts out; 0 while it is dormant.")))
 	return in
 }
 
-func handle(err error) {
+// made returns an instrument the meter made. One that cannot be made comes
+// back as a no-op one with the error: the error goes to OpenTelemetry's
+// handler, and the calls go on.
+func made[I any](instrument I, err error) I {
 	if err != nil {
 		otel.Handle(err)
 	}
+	return instrument
 }
 
 // propagator is the configured propagator, or the global one at the time

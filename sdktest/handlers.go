@@ -492,6 +492,19 @@ func (o object) str(key string) (val string, present, isNull bool, typeErr *fiel
 
 // ---- operations ----
 
+// withRecord runs change with s.mu held on the record m holds for id, or
+// answers missing when it holds none: each operation checks the request
+// first, without the lock, then finds and changes one record under it.
+func withRecord[T any](s *Server, m map[string]T, id string, missing *apiError, change func(T) (int, any, *apiError)) (int, any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, ok := m[id]
+	if !ok {
+		return 0, nil, missing
+	}
+	return change(rec)
+}
+
 func (s *Server) token(r *http.Request, body []byte) (int, any, *apiError) {
 	now := time.Now()
 	if err := s.verifySigV4(r, body, now); err != nil {
@@ -555,30 +568,26 @@ func (s *Server) updateUser(r *http.Request, body []byte) (int, any, *apiError) 
 	if len(ruleErrs) > 0 {
 		return 0, nil, newError("unprocessable-entity", "request body failed validation", ruleErrs...)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u, ok := s.users[id]
-	if !ok {
-		return 0, nil, newError("not-found", "user "+id+" not found")
-	}
-	if v := vals["email"]; v != nil {
-		for oid, other := range s.users {
-			if oid != id && strings.EqualFold(other.Email, *v) {
-				return 0, nil, newError("conflict", "email address is already used by another user", fieldError{pointer: "/email", message: "already used by another user"})
+	return withRecord(s, s.users, id, newError("not-found", "user "+id+" not found"), func(u *User) (int, any, *apiError) {
+		if v := vals["email"]; v != nil {
+			for oid, other := range s.users {
+				if oid != id && strings.EqualFold(other.Email, *v) {
+					return 0, nil, newError("conflict", "email address is already used by another user", fieldError{pointer: "/email", message: "already used by another user"})
+				}
 			}
+			u.Email = *v
 		}
-		u.Email = *v
-	}
-	if v := vals["mobileNumber"]; v != nil {
-		u.MobileNumber = *v
-	}
-	if v := vals["firstName"]; v != nil {
-		u.FirstName = *v
-	}
-	if v := vals["lastName"]; v != nil {
-		u.LastName = *v
-	}
-	return http.StatusOK, *u, nil
+		if v := vals["mobileNumber"]; v != nil {
+			u.MobileNumber = *v
+		}
+		if v := vals["firstName"]; v != nil {
+			u.FirstName = *v
+		}
+		if v := vals["lastName"]; v != nil {
+			u.LastName = *v
+		}
+		return http.StatusOK, *u, nil
+	})
 }
 
 func (s *Server) replaceRolePermissions(r *http.Request, body []byte) (int, any, *apiError) {
@@ -618,41 +627,22 @@ func (s *Server) replaceRolePermissions(r *http.Request, body []byte) (int, any,
 	if len(ruleErrs) > 0 {
 		return 0, nil, newError("unprocessable-entity", "permission slugs may contain only lowercase letters, digits, colon, period, underscore, hyphen and asterisk", ruleErrs...)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	roles, ok := s.roles[org]
-	if !ok {
-		return 0, nil, newError("not-found", "organization "+org+" not found")
-	}
-	if _, ok := roles[slug]; !ok {
-		return 0, nil, newError("not-found", "role "+slug+" not found in organization "+org)
-	}
-	// Rule 2: unknown permission slugs are created at the provider first.
-	for _, p := range perms {
-		if !s.providerPerms[p] {
-			s.providerPerms[p] = true
-			s.createdPerms = append(s.createdPerms, p)
+	return withRecord(s, s.roles, org, newError("not-found", "organization "+org+" not found"), func(roles map[string][]string) (int, any, *apiError) {
+		if _, ok := roles[slug]; !ok {
+			return 0, nil, newError("not-found", "role "+slug+" not found in organization "+org)
 		}
-	}
-	roles[slug] = normalizePerms(perms)
-	return http.StatusOK, struct {
-		Permissions []string `json:"permissions"`
-	}{append([]string{}, roles[slug]...)}, nil
-}
-
-// paymentMethodWire is the JSON form of a payment method. It is not
-// payments.PaymentMethod marshalled as is, because time.Time would marshal
-// fractional seconds and the clock's zone; the fake reports whole-second
-// UTC timestamps.
-type paymentMethodWire struct {
-	ID               string `json:"id"`
-	BillingAccountID string `json:"billingAccountId"`
-	LastFourDigits   string `json:"lastFourDigits"`
-	CardBrand        string `json:"cardBrand"`
-	ExpDate          string `json:"expDate"`
-	Primary          bool   `json:"primary"`
-	CreatedAt        string `json:"createdAt"`
-	UpdatedAt        string `json:"updatedAt"`
+		// Rule 2: unknown permission slugs are created at the provider first.
+		for _, p := range perms {
+			if !s.providerPerms[p] {
+				s.providerPerms[p] = true
+				s.createdPerms = append(s.createdPerms, p)
+			}
+		}
+		roles[slug] = normalizePerms(perms)
+		return http.StatusOK, struct {
+			Permissions []string `json:"permissions"`
+		}{append([]string{}, roles[slug]...)}, nil
+	})
 }
 
 func (s *Server) updatePaymentMethod(r *http.Request, body []byte) (int, any, *apiError) {
@@ -689,27 +679,25 @@ func (s *Server) updatePaymentMethod(r *http.Request, body []byte) (int, any, *a
 	if len(fs) > 0 {
 		return 0, nil, newError("bad-request", "request body failed validation", fs...)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	pm, ok := s.paymentMethods[id]
-	if !ok {
-		return 0, nil, newError("not-implemented", "updating payment method "+id+" is not implemented in this environment")
-	}
-	if primary != nil {
-		if *primary {
-			s.clearPrimaryLocked(pm.BillingAccountID)
+	missing := newError("not-implemented", "updating payment method "+id+" is not implemented in this environment")
+	return withRecord(s, s.paymentMethods, id, missing, func(pm *PaymentMethod) (int, any, *apiError) {
+		if primary != nil {
+			if *primary {
+				s.clearPrimaryLocked(pm.BillingAccountID)
+			}
+			pm.Primary = *primary
 		}
-		pm.Primary = *primary
-	}
-	if expPresent {
-		pm.ExpDate = exp
-	}
-	pm.UpdatedAt = s.now()
-	return http.StatusOK, paymentMethodWire{
-		ID: pm.ID, BillingAccountID: pm.BillingAccountID, LastFourDigits: pm.LastFourDigits, CardBrand: pm.CardBrand,
-		ExpDate: pm.ExpDate, Primary: pm.Primary,
-		CreatedAt: pm.CreatedAt.UTC().Format(time.RFC3339), UpdatedAt: pm.UpdatedAt.UTC().Format(time.RFC3339),
-	}, nil
+		if expPresent {
+			pm.ExpDate = exp
+		}
+		pm.UpdatedAt = s.now()
+		// The SDK's own type, with whole-second UTC timestamps as the
+		// platform reports them (a seeded time may carry fractions and
+		// another zone).
+		out := *pm
+		out.CreatedAt, out.UpdatedAt = pm.CreatedAt.UTC().Truncate(time.Second), pm.UpdatedAt.UTC().Truncate(time.Second)
+		return http.StatusOK, out, nil
+	})
 }
 
 func (s *Server) upsertMemberAddress(r *http.Request, body []byte) (int, any, *apiError) {
@@ -746,35 +734,31 @@ func (s *Server) upsertMemberAddress(r *http.Request, body []byte) (int, any, *a
 	if len(fs) > 0 {
 		return 0, nil, newError("bad-request", "Validation failed", fs...)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a, known := s.members[memberID]
-	if !known {
-		return 0, nil, newError("not-found", "member "+memberID+" not found")
-	}
-	now := s.now().Format(time.RFC3339)
-	status := http.StatusOK
-	if a == nil {
-		status = http.StatusCreated
-		a = &MemberAddress{ID: s.newUUIDLocked(), TenantID: s.cfg.tenantID, CreatedDate: &now}
-		s.members[memberID] = a
-	}
-	set := func(dst **string, k string) {
-		if v := vals[k]; v != nil {
-			cp := *v
-			*dst = &cp
+	return withRecord(s, s.members, memberID, newError("not-found", "member "+memberID+" not found"), func(a *MemberAddress) (int, any, *apiError) {
+		now := s.now().Format(time.RFC3339)
+		status := http.StatusOK
+		if a == nil {
+			status = http.StatusCreated
+			a = &MemberAddress{ID: s.newUUIDLocked(), TenantID: s.cfg.tenantID, CreatedDate: &now}
+			s.members[memberID] = a
 		}
-	}
-	set(&a.AddressFull, "addressFull")
-	set(&a.AddressLineOne, "addressLineOne")
-	set(&a.AddressLineTwo, "addressLineTwo")
-	if lineTwoNull {
-		a.AddressLineTwo = nil
-	}
-	set(&a.State, "state")
-	set(&a.Suburb, "suburb")
-	set(&a.Postcode, "postcode")
-	set(&a.Country, "country")
-	a.LastModifiedDate = &now
-	return status, *a, nil
+		set := func(dst **string, k string) {
+			if v := vals[k]; v != nil {
+				cp := *v
+				*dst = &cp
+			}
+		}
+		set(&a.AddressFull, "addressFull")
+		set(&a.AddressLineOne, "addressLineOne")
+		set(&a.AddressLineTwo, "addressLineTwo")
+		if lineTwoNull {
+			a.AddressLineTwo = nil
+		}
+		set(&a.State, "state")
+		set(&a.Suburb, "suburb")
+		set(&a.Postcode, "postcode")
+		set(&a.Country, "country")
+		a.LastModifiedDate = &now
+		return status, *a, nil
+	})
 }

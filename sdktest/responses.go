@@ -174,9 +174,7 @@ func codeMessageBody(status int, cm apierrors.CodeMessage) []byte {
 // It panics when ServiceMeta or Extensions holds a value encoding/json
 // cannot encode, such as a channel: a mistake in the test itself.
 func ProblemResponse(status int, p apierrors.Problem) *http.Response {
-	resp := httpmock.NewBytesResponse(status, problemBody(status, p))
-	resp.Header.Set("Content-Type", problemContentType)
-	return resp
+	return mockResponse(status, problemContentType, problemBody(status, p))
 }
 
 // ProblemResponder returns an httpmock responder answering every request
@@ -201,9 +199,7 @@ func ProblemResponder(status int, p apierrors.Problem) httpmock.Responder {
 //
 // It panics when Extensions holds a value encoding/json cannot encode.
 func CodeMessageResponse(status int, cm apierrors.CodeMessage) *http.Response {
-	resp := httpmock.NewBytesResponse(status, codeMessageBody(status, cm))
-	resp.Header.Set("Content-Type", codeMessageContentType)
-	return resp
+	return mockResponse(status, codeMessageContentType, codeMessageBody(status, cm))
 }
 
 // CodeMessageResponder returns an httpmock responder answering every
@@ -224,6 +220,14 @@ func WriteProblem(w http.ResponseWriter, status int, p apierrors.Problem) {
 // Server.HandleFunc.
 func WriteCodeMessage(w http.ResponseWriter, status int, cm apierrors.CodeMessage) {
 	writeBody(w, status, codeMessageContentType, codeMessageBody(status, cm))
+}
+
+// mockResponse and writeBody serve an error body b as contentType: as an
+// httpmock response, and through a ResponseWriter.
+func mockResponse(status int, contentType string, b []byte) *http.Response {
+	resp := httpmock.NewBytesResponse(status, b)
+	resp.Header.Set("Content-Type", contentType)
+	return resp
 }
 
 func writeBody(w http.ResponseWriter, status int, contentType string, b []byte) {

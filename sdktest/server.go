@@ -313,13 +313,7 @@ func (s *Server) AddUser(u accessmgmt.ProviderUser) accessmgmt.ProviderUser {
 
 // User returns the provider user id as currently stored.
 func (s *Server) User(id string) (accessmgmt.ProviderUser, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u, ok := s.users[id]
-	if !ok {
-		return accessmgmt.ProviderUser{}, false
-	}
-	return *u, true
+	return stored(s, s.users, id)
 }
 
 // AddRole seeds the role slug of organization org with permissions (the
@@ -430,13 +424,7 @@ func (s *Server) AddPaymentMethod(pm payments.PaymentMethod) payments.PaymentMet
 
 // PaymentMethod returns the payment method id as currently stored.
 func (s *Server) PaymentMethod(id string) (payments.PaymentMethod, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	pm, ok := s.paymentMethods[id]
-	if !ok {
-		return payments.PaymentMethod{}, false
-	}
-	return *pm, true
+	return stored(s, s.paymentMethods, id)
 }
 
 func (s *Server) clearPrimaryLocked(billingAccountID string) {
@@ -470,13 +458,18 @@ func (s *Server) AddMember(id string) string {
 // MemberAddress returns the address stored for member id; ok is false when
 // the member is unknown or has no address yet.
 func (s *Server) MemberAddress(id string) (customer.MemberAddress, bool) {
+	return stored(s, s.members, id)
+}
+
+// stored returns a copy of the record m holds for id; ok is false when it
+// holds none (or, for members, no address yet).
+func stored[T any](s *Server, m map[string]*T, id string) (rec T, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	a := s.members[id]
-	if a == nil {
-		return customer.MemberAddress{}, false
+	if p := m[id]; p != nil {
+		return *p, true
 	}
-	return *a, true
+	return rec, false
 }
 
 // newUUIDLocked returns a deterministic version-4-shaped UUID.

@@ -26,6 +26,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -41,6 +42,7 @@ import (
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/client"
 	"github.com/memberplatform/memberplatform-go/customer"
+	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/observe"
 	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/payments"
@@ -106,8 +108,10 @@ func okFor(a area) answer {
 	return ok200
 }
 
-// call makes one call of area a through c.
-func call(ctx context.Context, c *client.Client, a area) error {
+// call makes one call of area a through c, with at most timeout.
+func call(ctx context.Context, c *client.Client, a area, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	var err error
 	switch a {
 	case access:
@@ -121,14 +125,15 @@ func call(ctx context.Context, c *client.Client, a area) error {
 	return err
 }
 
-// tally is what one area's goroutines saw.
-type tally struct{ calls, failed atomic.Int64 }
+// tally is what one area's goroutines saw: calls, and failed calls, those
+// stopped by the retry budget and those that match ErrRateLimited.
+type tally struct{ calls, failed, budgetStopped, rateLimited atomic.Int64 }
 
 // load runs g goroutines per area of areas, each calling until it made perG
 // calls (0: no limit) or, when until is set, until then, and returns each
-// area's tally. A call's deadline is its own (callTimeout), not the run's:
-// a caller's deadline is what the pacer refuses a wait past.
-func load(ctx context.Context, c *client.Client, areas []area, g, perG int, until time.Time) map[area]*tally {
+// area's tally. A call's deadline is its own (timeout), not the run's: a
+// caller's deadline is what the pacer refuses a wait past.
+func load(ctx context.Context, c *client.Client, areas []area, g, perG int, until time.Time, timeout time.Duration) map[area]*tally {
 	out := map[area]*tally{}
 	var wg sync.WaitGroup
 	for _, a := range areas {
@@ -140,14 +145,19 @@ func load(ctx context.Context, c *client.Client, areas []area, g, perG int, unti
 					if ctx.Err() != nil || !until.IsZero() && time.Now().After(until) {
 						return
 					}
-					callCtx, cancel := context.WithTimeout(ctx, callTimeout)
-					err := call(callCtx, c, a)
-					cancel()
+					err := call(ctx, c, a, timeout)
 					t.calls.Add(1)
-					if err != nil {
-						if n := t.failed.Add(1); n <= 3 && *verbose {
-							fmt.Printf("  a failure (%s): %v\n", errKinds(err), err)
-						}
+					if err == nil {
+						continue
+					}
+					if n := t.failed.Add(1); n <= 3 && *verbose {
+						fmt.Printf("  a failure (%s): %v\n", errKinds(err), err)
+					}
+					if errors.Is(err, apierrors.ErrRetryBudgetExhausted) {
+						t.budgetStopped.Add(1)
+					}
+					if errors.Is(err, apierrors.ErrRateLimited) {
+						t.rateLimited.Add(1)
 					}
 				}
 			})
@@ -159,16 +169,7 @@ func load(ctx context.Context, c *client.Client, areas []area, g, perG int, unti
 
 // timed runs load for d and returns the tallies.
 func timed(ctx context.Context, c *client.Client, areas []area, g int, d time.Duration) map[area]*tally {
-	return load(ctx, c, areas, g, 0, time.Now().Add(d))
-}
-
-func newAreaClient(p *platform, opts ...option.RequestOption) *client.Client {
-	all := append([]option.RequestOption{option.WithBaseURL(p.URL), option.WithTokenSource(nil)}, opts...)
-	c, err := client.New(all...)
-	if err != nil {
-		log.Fatal(err)
-	}
-	return c
+	return load(ctx, c, areas, g, 0, time.Now().Add(d), callTimeout)
 }
 
 // 7. A throttled access provider beside healthy payments and customer.
@@ -192,7 +193,7 @@ func throttledProviderBesideOthers(ctx context.Context, _ bool, _ int) bool {
 			})
 			name = "10 requests/s"
 		}
-		c := newAreaClient(p)
+		c := newClient(p.URL)
 		start := time.Now()
 		t := timed(ctx, c, []area{access, pay, cust}, g, d)
 		el := time.Since(start).Seconds()
@@ -225,9 +226,9 @@ func outageBesideTransientFailures(ctx context.Context, _ bool, _ int) bool {
 	p := newPlatform(func(next http.Handler) http.Handler { return firstAttemptFaults(next, &firsts, &faulted) })
 	defer p.Close()
 	p.set(cust, unavailable503)
-	c := newAreaClient(p)
+	c := newClient(p.URL)
 	defer c.CloseIdleConnections()
-	t := load(ctx, c, []area{access, cust}, g, perG, time.Time{})
+	t := load(ctx, c, []area{access, cust}, g, perG, time.Time{}, callTimeout)
 	accessFailed := 100 * float64(t[access].failed.Load()) / float64(t[access].calls.Load())
 	custPerCall := float64(p.attempts[cust].Load()) / float64(t[cust].calls.Load())
 	fmt.Printf("  access: %d of %d calls failed (%.2f%%), %d attempts; customer: %d calls, %d attempts (%.3f per call)\n",
@@ -271,20 +272,20 @@ func burstAfterQuiet(ctx context.Context, _ bool, _ int) bool {
 		return ok200(w)
 	})
 	waits := &waitCounter{}
-	c := newAreaClient(p, option.WithObserver(waits))
+	c := newClient(p.URL, option.WithObserver(waits))
 	defer c.CloseIdleConnections()
-	if err := call(ctx, c, access); err != nil {
+	if err := call(ctx, c, access, callTimeout); err != nil {
 		fmt.Println("  the throttled call failed:", err)
 		return verdict(false, "9. burst after quiet: the throttled call failed")
 	}
 	time.Sleep(6 * time.Second)
 	before := p.attempts[access].Load()
 	start := time.Now()
-	t := load(ctx, c, []area{access}, 300, 1, time.Time{})
+	t := load(ctx, c, []area{access}, 300, 1, time.Time{}, callTimeout)
 	burst := time.Since(start)
 	sent := p.attempts[access].Load() - before
 	waits.waits.Store(0)
-	after := load(ctx, c, []area{access}, 1, 500, time.Time{})
+	after := load(ctx, c, []area{access}, 1, 500, time.Time{}, callTimeout)
 	fmt.Printf("  burst: %d of %d succeeded, %d sent, in %v; then %d of 500 healthy calls succeeded with %d rate-limit waits\n",
 		t[access].calls.Load()-t[access].failed.Load(), t[access].calls.Load(), sent, burst.Round(time.Millisecond),
 		after[access].calls.Load()-after[access].failed.Load(), waits.waits.Load())
@@ -314,7 +315,7 @@ func stormThenHealing(ctx context.Context, name string, refuse answer) time.Dura
 	fmt.Printf("10. %d goroutines of access calls: healthy 2 s, every answer %s for 3 s, then healthy\n", g, name)
 	p := newPlatform()
 	defer p.Close()
-	c := newAreaClient(p)
+	c := newClient(p.URL)
 	defer c.CloseIdleConnections()
 	var mu sync.Mutex
 	var done []time.Time // when each successful call returned
@@ -323,10 +324,7 @@ func stormThenHealing(ctx context.Context, name string, refuse answer) time.Dura
 	for range g {
 		wg.Go(func() {
 			for runCtx.Err() == nil {
-				callCtx, cancelCall := context.WithTimeout(runCtx, callTimeout)
-				err := call(callCtx, c, access)
-				cancelCall()
-				if err == nil {
+				if err := call(runCtx, c, access, callTimeout); err == nil {
 					mu.Lock()
 					done = append(done, time.Now())
 					mu.Unlock()
@@ -388,7 +386,7 @@ func limiterForOneArea(ctx context.Context, _ bool, _ int) bool {
 		{option.WithRateLimiter(rate.NewLimiter(50, 5), option.AreaAccessMgmt)},
 		{option.WithRateLimiter(rate.NewLimiter(50, 5))}} {
 		p := newPlatform()
-		c := newAreaClient(p, opts...)
+		c := newClient(p.URL, opts...)
 		start := time.Now()
 		t := timed(ctx, c, []area{access, cust}, g, d)
 		el := time.Since(start).Seconds()

@@ -50,13 +50,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
 
-	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/option"
@@ -67,7 +67,7 @@ func main() {
 	old := flag.Bool("old", true, "also run 0.2.0's (and where useful 0.1.0's) behaviour beside the defaults")
 	repeat := flag.Int("repeat", 1, "run the default-options measurement of figures 2, 3 and 6 this many times (at most 10)")
 	timeout := flag.Duration("timeout", 5*time.Minute, "stop everything after this long")
-	verbose = flag.Bool("v", false, "print the first failure of each area's calls (figures 7–11)")
+	verbose = flag.Bool("v", false, "print the first failures of each run of calls, per area")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
@@ -105,6 +105,22 @@ var (
 	v020     = []option.RequestOption{option.WithoutAdaptiveRateLimit()}
 	v010     = []option.RequestOption{option.WithoutAdaptiveRateLimit(), option.WithRetryBudget(option.RetryBudget{Disabled: true})}
 )
+
+// clientConfig is a client a figure runs: its name in the rows, its options.
+type clientConfig struct {
+	name string
+	opts []option.RequestOption
+}
+
+// compared returns the clients of a figure: default options repeat times,
+// then, when old is set, the older behaviour o.
+func compared(repeat int, old bool, o clientConfig) []clientConfig {
+	cs := slices.Repeat([]clientConfig{{"default options", defaults}}, repeat)
+	if old {
+		cs = append(cs, o)
+	}
+	return cs
+}
 
 var verdicts []string
 
@@ -219,41 +235,19 @@ type result struct {
 	wall                                         time.Duration
 }
 
-// run makes perG calls from each of g goroutines through c, each with at
-// most callTimeout, and waits for them. None starts once ctx is done.
-func run(ctx context.Context, c *client.Client, g, perG int, callTimeout time.Duration) result {
-	var calls, succeeded, stopped, limited atomic.Int64
+// run makes perG access calls from each of g goroutines through c, each
+// with at most timeout, and waits for them. None starts once ctx is done.
+func run(ctx context.Context, c *client.Client, g, perG int, timeout time.Duration) result {
 	start := time.Now()
-	var wg sync.WaitGroup
-	for range g {
-		wg.Go(func() {
-			for range perG {
-				if ctx.Err() != nil {
-					return
-				}
-				callCtx, cancel := context.WithTimeout(ctx, callTimeout)
-				_, err := c.AccessMgmt.UpdateUser(callCtx, "user_1", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
-				cancel()
-				calls.Add(1)
-				if err == nil {
-					succeeded.Add(1)
-					continue
-				}
-				if errors.Is(err, apierrors.ErrRetryBudgetExhausted) {
-					stopped.Add(1)
-				}
-				if errors.Is(err, apierrors.ErrRateLimited) {
-					limited.Add(1)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return result{calls: calls.Load(), succeeded: succeeded.Load(), budgetStopped: stopped.Load(), rateLimited: limited.Load(), wall: time.Since(start)}
+	t := load(ctx, c, []area{access}, g, perG, time.Time{}, timeout)[access]
+	return result{calls: t.calls.Load(), succeeded: t.calls.Load() - t.failed.Load(), budgetStopped: t.budgetStopped.Load(),
+		rateLimited: t.rateLimited.Load(), wall: time.Since(start)}
 }
 
-func newClient(srv *server, opts []option.RequestOption) *client.Client {
-	all := append([]option.RequestOption{option.WithBaseURL(srv.URL), option.WithTokenSource(nil)}, opts...)
+// newClient returns a client of the loopback server at baseURL, without a
+// token, with opts.
+func newClient(baseURL string, opts ...option.RequestOption) *client.Client {
+	all := append([]option.RequestOption{option.WithBaseURL(baseURL), option.WithTokenSource(nil)}, opts...)
 	c, err := client.New(all...)
 	if err != nil {
 		log.Fatal(err)
@@ -276,16 +270,9 @@ func outage(ctx context.Context, old bool, _ int) bool {
 	defer srv.Close()
 	var ratio float64
 	var spent *client.Client
-	for _, cfg := range []struct {
-		name string
-		opts []option.RequestOption
-		run  bool
-	}{{"default options", defaults, true}, {"0.1.0 (no budget)", v010, old}} {
-		if !cfg.run {
-			continue
-		}
+	for _, cfg := range compared(1, old, clientConfig{"0.1.0 (no budget)", v010}) {
 		srv.reset(unavailable503)
-		c := newClient(srv, cfg.opts)
+		c := newClient(srv.URL, cfg.opts...)
 		defer c.CloseIdleConnections()
 		r := run(ctx, c, outageG, outagePerG, callTimeout)
 		perCall := float64(srv.attempts.Load()) / float64(r.calls)
@@ -314,7 +301,7 @@ func outage(ctx context.Context, old bool, _ int) bool {
 func batch(ctx context.Context, name string, refuse answer, opts []option.RequestOption) (okPct, thrPct, times float64) {
 	srv := newServer(limited(refuse))
 	defer srv.Close()
-	c := newClient(srv, opts)
+	c := newClient(srv.URL, opts...)
 	defer c.CloseIdleConnections()
 	r := run(ctx, c, batchG, batchPerG, callTimeout)
 	return batchRow(name, r, srv)
@@ -378,19 +365,9 @@ func loneCall(ctx context.Context, old bool, _ int) bool {
 	srv := newServer(ok200)
 	defer srv.Close()
 	met := true
-	configs := []struct {
-		name string
-		opts []option.RequestOption
-	}{{"default options", defaults}}
-	if old {
-		configs = append(configs, struct {
-			name string
-			opts []option.RequestOption
-		}{"0.2.0 defaults", v020})
-	}
-	for _, cfg := range configs {
+	for _, cfg := range compared(1, old, clientConfig{"0.2.0 defaults", v020}) {
 		for _, afterOutage := range []bool{false, true} {
-			c := newClient(srv, cfg.opts)
+			c := newClient(srv.URL, cfg.opts...)
 			name := cfg.name + ", fresh client"
 			if afterOutage {
 				srv.reset(unavailable503)
@@ -405,9 +382,7 @@ func loneCall(ctx context.Context, old bool, _ int) bool {
 				return ok200(w)
 			})
 			start := time.Now()
-			callCtx, cancel := context.WithTimeout(ctx, callTimeout)
-			_, err := c.AccessMgmt.UpdateUser(callCtx, "user_1", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
-			cancel()
+			err := call(ctx, c, access, callTimeout)
 			took := time.Since(start)
 			c.CloseIdleConnections()
 			outcome, detail := "succeeded", ""
@@ -442,16 +417,9 @@ func errKinds(err error) string {
 func outageThenThrottle(ctx context.Context, old bool, _ int) bool {
 	batchHeader("5. outage (as in 1) then the throttled batch (as in 2) on one client; the batch's figures")
 	met := true
-	for _, cfg := range []struct {
-		name string
-		opts []option.RequestOption
-		run  bool
-	}{{"default options", defaults, true}, {"0.2.0 defaults", v020, old}} {
-		if !cfg.run {
-			continue
-		}
+	for _, cfg := range compared(1, old, clientConfig{"0.2.0 defaults", v020}) {
 		srv := newServer(unavailable503)
-		c := newClient(srv, cfg.opts)
+		c := newClient(srv.URL, cfg.opts...)
 		run(ctx, c, outageG, outagePerG, callTimeout)
 		srv.reset(limited(throttle429RetryAfter))
 		r := run(ctx, c, batchG, batchPerG, callTimeout)
@@ -471,25 +439,9 @@ func throttledForever(ctx context.Context, old bool, repeat int) bool {
 	fmt.Printf("6. every answer 429 + Retry-After: 1; %d goroutines × %d calls, %v deadline each\n", g, perG, deadline)
 	fmt.Printf("  %-16s %9s %9s %12s %15s %11s %12s %12s\n", "client", "attempts", "wall", "attempts/s", "after opening", "failures", "rate-limited", "budget-stop")
 	met := true
-	runs := []struct {
-		name string
-		opts []option.RequestOption
-	}{}
-	for range repeat {
-		runs = append(runs, struct {
-			name string
-			opts []option.RequestOption
-		}{"default options", defaults})
-	}
-	if old {
-		runs = append(runs, struct {
-			name string
-			opts []option.RequestOption
-		}{"0.2.0 defaults", v020})
-	}
-	for _, cfg := range runs {
+	for _, cfg := range compared(repeat, old, clientConfig{"0.2.0 defaults", v020}) {
 		srv := newServer(throttle429RetryAfter)
-		c := newClient(srv, cfg.opts)
+		c := newClient(srv.URL, cfg.opts...)
 		r := run(ctx, c, g, perG, deadline)
 		c.CloseIdleConnections()
 		srv.Close()
