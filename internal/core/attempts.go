@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -81,7 +82,10 @@ type callState struct {
 	wait     time.Duration // chosen by checkRetry, waited by prepareRetry
 	waited   time.Duration
 	sent     *http.Request // the current attempt, as authorized
-	own      ownedHeaders
+	// authz holds the first attempt's Authorization value, so that a
+	// cached token costs no allocation and a middleware editing it in
+	// place changes only this send.
+	authz [1]string
 
 	resp       *http.Response // the final response; its body is in body
 	lastStatus int
@@ -100,23 +104,6 @@ type callStateKey struct{}
 func stateOf(ctx context.Context) *callState {
 	state, _ := ctx.Value(callStateKey{}).(*callState)
 	return state
-}
-
-// ownedHeaders holds the SDK's header values per send, so a middleware
-// writing req.Header["Authorization"][0] in place changes only its request.
-type ownedHeaders [4]string
-
-const (
-	ownedUserAgent = iota
-	ownedAccept
-	ownedContentType
-	ownedAuthorization
-)
-
-// own stores v in slot i and returns it as a slice whose append reallocates.
-func (o *ownedHeaders) own(i int, v string) []string {
-	o[i] = v
-	return o[i : i+1 : i+1]
 }
 
 // Header values the SDK sends.
@@ -187,29 +174,22 @@ func newAttemptRequest(ctx context.Context, method string, base *url.URL, req *r
 
 func success(status int) bool { return status >= 200 && status <= 299 }
 
-// setHeaders sets every attempt's headers, in slices the request owns.
+// setHeaders sets every attempt's headers, in slices the request owns, so
+// a middleware writing req.Header["Authorization"][0] in place changes
+// only its request.
 func (state *callState) setHeaders(h http.Header) {
 	c, s := state.client, state.s
 	ua := c.userAgent
 	if s.AppInfo != c.settings.AppInfo {
 		ua = UserAgent(s.AppInfo)
 	}
-	h["User-Agent"] = state.own.own(ownedUserAgent, ua)
-	h["Accept"] = state.own.own(ownedAccept, acceptHeader)
+	h["User-Agent"] = []string{ua}
+	h["Accept"] = []string{acceptHeader}
 	if state.req.body != nil {
-		h["Content-Type"] = state.own.own(ownedContentType, jsonContentType)
+		h["Content-Type"] = []string{jsonContentType}
 	}
-	if len(s.Header) > 0 {
-		n := 0 // one allocation holds every extra value
-		for _, v := range s.Header {
-			n += len(v)
-		}
-		vals := make([]string, 0, n)
-		for k, v := range s.Header {
-			start := len(vals)
-			vals = append(vals, v...)
-			h[k] = vals[start:len(vals):len(vals)]
-		}
+	for k, v := range s.Header {
+		h[k] = slices.Clone(v)
 	}
 }
 
@@ -346,7 +326,8 @@ func (state *callState) readyAttempt(req *http.Request, retry bool) error {
 			state.tok = t
 			req.Header["Authorization"] = []string{t.Header} // prepareRetry cloned the headers
 		} else {
-			req.Header["Authorization"] = state.own.own(ownedAuthorization, state.tok.Header)
+			state.authz[0] = state.tok.Header
+			req.Header["Authorization"] = state.authz[:1:1]
 		}
 	}
 	if state.s.Observer != nil {
