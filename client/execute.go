@@ -24,7 +24,7 @@ import (
 const MaxRequestBodyBytes = 8 << 20
 
 // Execute calls an endpoint the SDK does not wrap, such as the contract's
-// createUser or listUsers, through the operations' pipeline (token cache
+// createUser, through the operations' pipeline (token cache
 // and 401 refresh, retries, body limits, logging as "client.Execute",
 // errors decoded into *errors.Error).
 //

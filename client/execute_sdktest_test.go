@@ -20,7 +20,7 @@ func TestExecuteAgainstSdktest(t *testing.T) {
 	t.Parallel()
 	srv := sdktest.NewServer(t)
 	const create = "POST /auth/access-management/users"
-	const lookup = "GET /auth/access-management/users/{id}"
+	const lookup = "GET /auth/access-management/users/{id}/profile"
 	srv.HandleFunc(create, func(w http.ResponseWriter, r *http.Request) {
 		var in struct{ Email string }
 		if json.NewDecoder(r.Body).Decode(&in) != nil || in.Email == "" {
@@ -61,7 +61,7 @@ func TestExecuteAgainstSdktest(t *testing.T) {
 		t.Fatalf("created = %+v", created)
 	}
 
-	err = c.Execute(t.Context(), http.MethodGet, "/auth/access-management/users/nobody", nil, nil)
+	err = c.Execute(t.Context(), http.MethodGet, "/auth/access-management/users/nobody/profile", nil, nil)
 	var apiErr *apierrors.Error
 	if !errors.Is(err, apierrors.ErrNotFound) || !errors.As(err, &apiErr) || apiErr.Problem == nil || apiErr.Problem.Detail != "no user nobody" {
 		t.Fatalf("404: %v", err)
@@ -77,7 +77,7 @@ func TestExecuteAgainstSdktest(t *testing.T) {
 	srv.FailNext(2, sdktest.Fault{Operation: lookup, Status: http.StatusServiceUnavailable})
 	var fetched accessmgmt.ProviderUser
 	var resp *http.Response
-	if err := c.Execute(t.Context(), http.MethodGet, "/auth/access-management/users/user_new", nil, &fetched, option.WithResponseInto(&resp)); err != nil {
+	if err := c.Execute(t.Context(), http.MethodGet, "/auth/access-management/users/user_new/profile", nil, &fetched, option.WithResponseInto(&resp)); err != nil {
 		t.Fatal(err)
 	}
 	if attempts.Load() != 3 || fetched.ID != "user_new" || resp.StatusCode != http.StatusOK {

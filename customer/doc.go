@@ -1,7 +1,7 @@
-// Package customer is the customer area of the platform: it creates or
-// updates a member's address.
+// Package customer is the customer area of the platform: members'
+// addresses.
 //
-// Reach it through a client: c.Customer.UpsertMemberAddress(...). Errors use
+// Reach its Service through a client, c.Customer. Errors use
 // the code/message format, decoded into *errors.Error with a
 // *errors.CodeMessage; validation errors list their fields.
 package customer

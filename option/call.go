@@ -54,7 +54,8 @@ func isToken(s string) bool {
 
 // WithQuery adds the query parameters of v, a url.Values or a struct tagged
 // for github.com/google/go-querystring (`url:"name,omitempty"`), for
-// gateways and endpoints the SDK does not wrap (its operations take none).
+// gateways and endpoints the SDK does not wrap. They come after an
+// operation's own: a name in both is sent twice.
 //
 // Scope: both (a call's add to the client's). Default: none.
 func WithQuery(v any) RequestOption {

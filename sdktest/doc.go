@@ -17,9 +17,9 @@
 // (accessmgmt.ProviderUser, payments.PaymentMethod, customer.MemberAddress),
 // so what the fake stored compares directly with what a call returned.
 //
-// Endpoints the SDK does not wrap, such as the contract's createUser and
-// listUsers, can be added with HandleFunc; they sit behind the same
-// authentication, faults and modes as the built-in ones.
+// Endpoints the SDK does not wrap, such as the contract's createUser, can
+// be added with HandleFunc; they sit behind the same authentication,
+// faults and modes as the built-in ones.
 //
 // For tests that stub the SDK's HTTP with github.com/jarcoal/httpmock
 // instead, ProblemResponse, ProblemResponder, CodeMessageResponse and

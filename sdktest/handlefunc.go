@@ -15,11 +15,11 @@ import (
 )
 
 // HandleFunc adds an endpoint the fake does not implement, such as the
-// contract's createUser or listUsers (whose shapes the contract does not
-// show), so code that calls them through the SDK's generic request support
-// or plain net/http can be tested against the same server. pattern is a
-// net/http ServeMux pattern such as "POST /auth/access-management/users" or
-// "GET /auth/access-management/users/{userId}"; h reads path wildcards
+// contract's createUser (whose shape the contract does not show), so code
+// that calls it through the SDK's generic request support or plain
+// net/http can be tested against the same server. pattern is a net/http
+// ServeMux pattern such as "POST /auth/access-management/users" or
+// "DELETE /auth/access-management/users/{userId}"; h reads path wildcards
 // with r.PathValue as usual.
 //
 // The endpoint sits behind the same gate as the built-in operations: a

@@ -141,7 +141,7 @@ func TestHandleFuncWorksWithTheBuiltInOperations(t *testing.T) {
 	srv := sdktest.NewServer(t)
 	var calls atomic.Int32
 	srv.HandleFunc(createUserPattern, createUser(srv, &calls))
-	srv.HandleFunc("GET /auth/access-management/users/{userId}", func(w http.ResponseWriter, r *http.Request) {
+	srv.HandleFunc("GET /auth/access-management/users/{userId}/profile", func(w http.ResponseWriter, r *http.Request) {
 		u, ok := srv.User(r.PathValue("userId"))
 		if !ok {
 			sdktest.WriteProblem(w, http.StatusNotFound, apierrors.Problem{Detail: "no user " + r.PathValue("userId")})
@@ -159,9 +159,9 @@ func TestHandleFuncWorksWithTheBuiltInOperations(t *testing.T) {
 	if err != nil || u.FirstName != "Ada" {
 		t.Fatalf("UpdateUser after createUser: %+v, %v", u, err)
 	}
-	status, _, got = send(t, srv, http.MethodGet, "/auth/access-management/users/user_new", "", tok)
+	status, _, got = send(t, srv, http.MethodGet, "/auth/access-management/users/user_new/profile", "", tok)
 	if status != http.StatusOK || !strings.Contains(got, `"firstName":"Ada"`) {
-		t.Errorf("getUser: %d %s", status, got)
+		t.Errorf("the user's profile: %d %s", status, got)
 	}
 	status, ctype, got := send(t, srv, http.MethodPost, "/auth/access-management/users", `{}`, tok)
 	if status != http.StatusBadRequest || ctype != "application/problem+json" || !strings.Contains(got, `"pointer":"/email"`) {
@@ -177,7 +177,7 @@ func TestHandleFuncWorksWithTheBuiltInOperations(t *testing.T) {
 	want := []string{
 		createUserPattern + " 201",
 		sdktest.OpUpdateUser + " 200",
-		"GET /auth/access-management/users/{userId} 200",
+		"GET /auth/access-management/users/{userId}/profile 200",
 		createUserPattern + " 400",
 	}
 	if !slices.Equal(statuses, want) {
@@ -197,7 +197,7 @@ func TestHandleFuncErrorFormatsByArea(t *testing.T) {
 	for _, tc := range []struct {
 		pattern, path, ctype, want string
 	}{
-		{"GET /auth/access-management/users", "/auth/access-management/users", "application/problem+json", `"serviceCode":"40100001"`},
+		{"DELETE /auth/access-management/users/{userId}", "/auth/access-management/users/u", "application/problem+json", `"serviceCode":"40100001"`},
 		{"GET /payment-methods/{id}/history", "/payment-methods/x/history", "application/problem+json", `"serviceCode":"UNAUTHORIZED"`},
 		{"GET /customer/members/{memberId}", "/customer/members/m", "application/json", `{"code":"UNAUTHENTICATED","message":"missing bearer token"}`},
 		{"GET /auth/token/keys", "/auth/token/keys", "application/problem+json", `"serviceCode":"UNAUTHORIZED"`},
@@ -342,8 +342,7 @@ func TestHandleFuncRefusesConflicts(t *testing.T) {
 		h       http.HandlerFunc
 		want    string // "" means accepted
 	}{
-		{"GET /auth/access-management/users", noop, ""},
-		{"GET /auth/access-management/users/{userId}", noop, ""},
+		{"GET /auth/access-management/users/{userId}/profile", noop, ""},
 		{"DELETE /auth/access-management/users/{id}", noop, ""},
 		{"/auth/access-management/users/{userId}/sessions/", noop, ""},
 		{"GET /payment-methods/{id}", noop, ""},

@@ -57,10 +57,10 @@ func run(ctx context.Context, w io.Writer) (err error) {
 	}
 	fmt.Fprintf(out, "created %s <%s>\n", created.ID, created.Email)
 
-	// A GET of the new user: path segments are escaped by the caller.
+	// A GET of the new user's profile: path segments are escaped by the caller.
 	var fetched accessmgmt.ProviderUser
 	var resp *http.Response
-	path := "/auth/access-management/users/" + url.PathEscape(created.ID)
+	path := "/auth/access-management/users/" + url.PathEscape(created.ID) + "/profile"
 	if err := c.Execute(ctx, http.MethodGet, path, nil, &fetched, option.WithResponseInto(&resp)); err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func fakeCreateUser(srv *sdktest.Server) {
 		w.WriteHeader(http.StatusCreated)
 		_ = json.NewEncoder(w).Encode(u)
 	})
-	srv.HandleFunc("GET /auth/access-management/users/{id}", func(w http.ResponseWriter, r *http.Request) {
+	srv.HandleFunc("GET /auth/access-management/users/{id}/profile", func(w http.ResponseWriter, r *http.Request) {
 		u, ok := srv.User(r.PathValue("id"))
 		if !ok {
 			sdktest.WriteProblem(w, http.StatusNotFound, apierrors.Problem{Detail: "no such user"})
