@@ -86,7 +86,8 @@ func TestContendersDecodeAlike(t *testing.T) {
 }
 
 // TestRequestsAlike checks that the three contenders send the same JSON
-// body and the same bearer token for every operation.
+// body, Content-Type, query (in any order) and bearer token for every
+// operation.
 func TestRequestsAlike(t *testing.T) {
 	ctx := context.Background()
 	var got []*http.Request
@@ -111,9 +112,11 @@ func TestRequestsAlike(t *testing.T) {
 			t.Fatalf("%s: %d requests, want 3", op.name, len(got))
 		}
 		for i, r := range got {
-			if r.Method != got[0].Method || r.URL.Path != got[0].URL.Path || r.URL.RawQuery != got[0].URL.RawQuery || r.Header.Get("Authorization") != "Bearer "+benchToken {
-				t.Errorf("%s: request %d is %s %s with Authorization %q; want %s %s with the bearer token",
-					op.name, i, r.Method, r.URL.Path, r.Header.Get("Authorization"), got[0].Method, got[0].URL.Path)
+			if r.Method != got[0].Method || r.URL.Path != got[0].URL.Path || r.URL.Query().Encode() != got[0].URL.Query().Encode() ||
+				r.Header.Get("Content-Type") != got[0].Header.Get("Content-Type") || r.Header.Get("Authorization") != "Bearer "+benchToken {
+				t.Errorf("%s: request %d is %s %s?%s, Content-Type %q, Authorization %q; want request 0's %s %s?%s, Content-Type %q, with the bearer token",
+					op.name, i, r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Content-Type"), r.Header.Get("Authorization"),
+					got[0].Method, got[0].URL.Path, got[0].URL.RawQuery, got[0].Header.Get("Content-Type"))
 			}
 			if a, b := mustJSON(t, bodies[i]), mustJSON(t, bodies[0]); a != b {
 				t.Errorf("%s: body %d is %s, body 0 is %s", op.name, i, a, b)

@@ -148,18 +148,26 @@ func newRaw(baseURL string, rt http.RoundTripper) *rawClient {
 	}
 }
 
+// do sends in as the JSON body, or no body for a nil in (a read), and
+// decodes the 2xx answer into out.
 func (rc *rawClient) do(ctx context.Context, method, path string, in, out any, ef errFormat) error {
-	body, err := json.Marshal(in)
-	if err != nil {
-		return err
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, rc.base+path, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, rc.base+path, body)
 	if err != nil {
 		return err
 	}
 	req.Header.Set("User-Agent", rc.ua)
 	req.Header.Set("Accept", "application/json, application/problem+json")
-	req.Header.Set("Content-Type", "application/json")
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	req.Header.Set("Authorization", rc.auth)
 	resp, err := rc.hc.Do(req)
 	if err != nil {

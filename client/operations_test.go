@@ -36,8 +36,9 @@ type operation struct {
 	method    string
 	path      string   // escaped path below the base URL: the declared one filled with ids
 	problem   bool     // errors are RFC 9457 problems, not code/message bodies
-	ids       []string // the test IDs the path's placeholders take, in order
-	body      string   // the JSON body the call sends
+	ids       []string   // the test IDs the path's placeholders take, in order
+	query     url.Values // the query the call sends, nil for none (a read's)
+	body      string     // the JSON body the call sends, "" for none
 	response  string   // a 2xx body the server answers with
 	want      any      // what call returns for response
 	retryable httpmock.Responder
@@ -176,6 +177,15 @@ var operations = func() []operation {
 	return ops
 }()
 
+// queryPart is the row's query as a target ends with it: "?" and the
+// encoded query, or "" for none.
+func (op operation) queryPart() string {
+	if len(op.query) == 0 {
+		return ""
+	}
+	return "?" + op.query.Encode()
+}
+
 // fillPath fills the {name} placeholders of a declared path with params,
 // in order, escaped.
 func fillPath(template string, params []string) string {
@@ -262,7 +272,7 @@ func checkClientOptions(t *testing.T, op operation) {
 			if r.URL.Scheme != want.Scheme || r.URL.Host != want.Host {
 				t.Errorf("URL = %s, want %s", r.URL, tt.url)
 			}
-			areatest.CheckRequest(t, r, op.method, want.EscapedPath(), op.body, tt.auth)
+			areatest.CheckRequest(t, r, op.method, want.EscapedPath()+op.queryPart(), op.body, tt.auth)
 		})
 	}
 }
@@ -306,18 +316,21 @@ func checkPerCallOptions(t *testing.T, op operation) {
 		}
 	}
 	want := url.Values{"trace": {"a b&c/1"}, "limit": {"5"}, "tag": {"roles", "orgs"}, "dryRun": {"true"}}
+	for k, v := range op.query { // the operation's own come first
+		want[k] = append(slices.Clone(v), want[k]...)
+	}
 	if got := first.URL.Query(); len(got) != len(want) || got.Encode() != want.Encode() {
 		t.Errorf("first query = %v, want %v", got, want)
 	}
 	if !first.HasDeadline || second.HasDeadline {
 		t.Errorf("deadlines: first %v, second %v; want true, false (WithTimeout on the first call only)", first.HasDeadline, second.HasDeadline)
 	}
-	first.URL.RawQuery = "" // checked above
+	first.URL.RawQuery = op.query.Encode() // checked above
 	for i, want := range [][]string{{"wide", "per-call"}, {"wide"}} {
 		if got := reqs[i].Header.Values("X-Client"); !slices.Equal(got, want) {
 			t.Errorf("call %d: X-Client = %q, want %q", i+1, got, want)
 		}
-		areatest.CheckRequest(t, reqs[i], op.method, op.path, op.body, "Bearer "+areatest.Token)
+		areatest.CheckRequest(t, reqs[i], op.method, op.path+op.queryPart(), op.body, "Bearer "+areatest.Token)
 	}
 }
 
@@ -369,7 +382,7 @@ func checkRetriedOnServerError(t *testing.T, op operation) {
 		t.Fatalf("requests = %d, want 2", len(reqs))
 	}
 	for _, r := range reqs {
-		areatest.CheckRequest(t, r, op.method, op.path, op.body, "Bearer "+areatest.Token)
+		areatest.CheckRequest(t, r, op.method, op.path+op.queryPart(), op.body, "Bearer "+areatest.Token)
 	}
 }
 

@@ -299,7 +299,7 @@ func (out *callState) decodeResult() error {
 	if out.refused != nil {
 		return out.undecodable(out.refused)
 	}
-	if out.op.ResultRequired && len(bytes.TrimSpace(out.body)) == 0 {
+	if out.op.ResultRequired && (len(bytes.TrimSpace(out.body)) == 0 || string(bytes.TrimSpace(out.body)) == "null") {
 		return out.undecodable(errNoResult)
 	}
 	switch result := out.result.(type) {
@@ -333,8 +333,8 @@ func (out *callState) undecodable(err error) error {
 	return e
 }
 
-// errNoResult is the cause for an empty 2xx body of a read.
-var errNoResult = errors.New("the 2xx response has no body, and the operation returns one")
+// errNoResult is the cause for an empty (or null) 2xx body of a read.
+var errNoResult = errors.New("the 2xx response has no body, or null, and the operation returns one")
 
 // bodyTooLong is the cause for a 2xx body over option.WithMaxResponseBytes.
 type bodyTooLong struct{ limit int64 }

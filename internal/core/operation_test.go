@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	stderrors "errors"
+	"io"
 	"net/http"
 	"net/url"
 	"testing"
@@ -50,20 +51,22 @@ func TestCallQuery(t *testing.T) {
 	}
 }
 
-// A 2xx without a body is an error for an operation that returns one (a
-// read), and a success for a write.
+// A 2xx without a body, or with null, is an error for an operation that
+// returns one (a read), and a success for a write.
 func TestResultRequired(t *testing.T) {
-	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { w.WriteHeader(http.StatusOK) })
-	c := rtNewClient(t, srv.URL, nil)
-	read := &Operation{Name: "test.Get", Method: http.MethodGet, Path: "/things/{id}", Idempotent: true, ResultRequired: true}
-	var out map[string]any
-	err := c.do(context.Background(), &Call{Op: read, PathParams: [2]string{"t-1"}, Result: &out})
-	ae := rtWantAPIError(t, err, 200, 1)
-	if !stderrors.Is(err, apierrors.ErrUnexpectedResponseBody) || !stderrors.Is(ae.Err, errNoResult) {
-		t.Fatalf("a read answered 200 with no body: %v, want ErrUnexpectedResponseBody", err)
-	}
-	if err := c.do(context.Background(), rtCall(rtPutOp, &out)); err != nil {
-		t.Fatalf("a write answered 200 with no body: %v, want success", err)
+	for _, body := range []string{"", " \n", "null", " null "} {
+		srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { _, _ = io.WriteString(w, body) })
+		c := rtNewClient(t, srv.URL, nil)
+		read := &Operation{Name: "test.Get", Method: http.MethodGet, Path: "/things/{id}", Idempotent: true, ResultRequired: true}
+		var out map[string]any
+		err := c.do(context.Background(), &Call{Op: read, PathParams: [2]string{"t-1"}, Result: &out})
+		ae := rtWantAPIError(t, err, 200, 1)
+		if !stderrors.Is(err, apierrors.ErrUnexpectedResponseBody) || !stderrors.Is(ae.Err, errNoResult) {
+			t.Fatalf("a read answered 200 with %q: %v, want ErrUnexpectedResponseBody", body, err)
+		}
+		if err := c.do(context.Background(), rtCall(rtPutOp, &out)); err != nil {
+			t.Fatalf("a write answered 200 with %q: %v, want success", body, err)
+		}
 	}
 }
 
