@@ -34,13 +34,13 @@ import (
 type operation struct {
 	name      string // as errors name it, such as "accessmgmt.UpdateUser"
 	method    string
-	path      string   // escaped path below the base URL: the declared one filled with ids
-	problem   bool     // errors are RFC 9457 problems, not code/message bodies
+	path      string     // escaped path below the base URL: the declared one filled with ids
+	problem   bool       // errors are RFC 9457 problems, not code/message bodies
 	ids       []string   // the test IDs the path's placeholders take, in order
 	query     url.Values // the query the call sends, nil for none (a read's)
 	body      string     // the JSON body the call sends, "" for none
-	response  string   // a 2xx body the server answers with
-	want      any      // what call returns for response
+	response  string     // a 2xx body the server answers with
+	want      any        // what call returns for response
 	retryable httpmock.Responder
 	call      func(ctx context.Context, c *client.Client, opts ...option.RequestOption) (any, error)
 	// malformed are bodies that answered with malformedStatus do not decode.
