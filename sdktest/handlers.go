@@ -319,7 +319,7 @@ func (s *Server) serve(op string, next func(w http.ResponseWriter, r *http.Reque
 		s.reqSeq++
 		reqID := fmt.Sprintf("sdktest-%06d", s.reqSeq)
 		idx := len(s.requests)
-		s.requests = append(s.requests, Request{Operation: op, Method: r.Method, Path: r.URL.EscapedPath(), Header: r.Header.Clone(), Body: body})
+		s.requests = append(s.requests, Request{Operation: op, Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
 		if op == OpToken {
 			s.tokenRequests++
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -640,5 +641,19 @@ func TestEnvironmentDoesNotLeak(t *testing.T) {
 	}
 	if srv.TokensIssued() != 1 {
 		t.Error("client did not use the server's SigV4 token flow")
+	}
+}
+
+// Requests keep each request's query, so a test sees what its code sent.
+func TestRequestsKeepTheQuery(t *testing.T) {
+	srv := sdktest.NewServer(t)
+	srv.AddUser(sdktest.User{ID: "user_1", Email: "ada@example.com"})
+	if _, err := srv.Client().AccessMgmt.UpdateUser(t.Context(), "user_1", accessmgmt.UpdateUserParams{FirstName: new("Ada")},
+		option.WithQuery(url.Values{"trace": {"a b"}})); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if last := reqs[len(reqs)-1]; last.Operation != sdktest.OpUpdateUser || last.Query != "trace=a+b" {
+		t.Fatalf("last request %s ?%s, want %s ?trace=a+b", last.Operation, last.Query, sdktest.OpUpdateUser)
 	}
 }

@@ -233,6 +233,7 @@ type Request struct {
 	Operation string
 	Method    string
 	Path      string // escaped URL path
+	Query     string // the encoded query, without "?"; "" for none
 	Header    http.Header
 	Body      []byte
 	// Status is the status answered, or 0 when the connection was reset.

@@ -79,6 +79,9 @@ func TestDeclaredOperations(t *testing.T) {
 		if seen[op.Name] || op.Method == "" || op.Path == "" || op.Area == "" {
 			t.Errorf("%+v: declared twice, or without a method, path or area", op)
 		}
+		if op.Method == http.MethodGet && !op.ResultRequired {
+			t.Errorf("%s: a read that accepts an empty 2xx: set ResultRequired", op.Name)
+		}
 		seen[op.Name] = true
 	}
 }
