@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -88,35 +87,25 @@ func (c *Client) Execute(ctx context.Context, method, path string, body, out any
 	return err
 }
 
-// readBody reads r, at most MaxRequestBodyBytes, and closes it. A reader
-// in memory, or a ctx that never ends, is read here; any other in a
+// readBody reads r, at most MaxRequestBodyBytes, and closes it, in a
 // goroutine, so that the call ends with ctx even when a Read blocks.
 func readBody(ctx context.Context, r io.Reader) ([]byte, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1) // the goroutine never blocks on it
+	go func() {
+		b, err := readAtMost(ctx, r)
+		done <- result{b, err}
+	}()
 	var b []byte
 	var err error
-	switch r.(type) {
-	case *bytes.Buffer, *bytes.Reader, *strings.Reader:
-		b, err = readAtMost(ctx, r)
-	default:
-		if ctx.Done() == nil {
-			b, err = readAtMost(ctx, r)
-			break
-		}
-		type result struct {
-			b   []byte
-			err error
-		}
-		done := make(chan result, 1) // the goroutine never blocks on it
-		go func() {
-			b, err := readAtMost(ctx, r)
-			done <- result{b, err}
-		}()
-		select {
-		case res := <-done:
-			b, err = res.b, res.err
-		case <-ctx.Done():
-			return nil, ctx.Err() // core reports the call as out of time
-		}
+	select {
+	case res := <-done:
+		b, err = res.b, res.err
+	case <-ctx.Done():
+		return nil, ctx.Err() // core reports the call as out of time
 	}
 	if err != nil {
 		return nil, invalidExecute("body", fmt.Sprintf("reading the %T: %v", r, err))
