@@ -69,10 +69,10 @@ func (state *callState) observeRate(apiErr *apierrors.Error, err error) {
 	switch {
 	case p == nil || err != nil:
 	case apiErr == nil:
-		p.Admitted()
+		p.Admitted(state.epoch)
 	case rateLimited(apiErr):
 		p.Throttled(state.epoch, apiErr.RetryAfter)
 	case apiErr.StatusCode < http.StatusInternalServerError:
-		p.Admitted()
+		p.Admitted(state.epoch)
 	}
 }

@@ -22,7 +22,7 @@ func BenchmarkAttempt(b *testing.B) {
 				if _, err := p.Wait(context.Background(), NoMaxWait); err != nil {
 					b.Fatal(err)
 				}
-				p.Admitted()
+				p.Admitted(0)
 			}
 		})
 	}

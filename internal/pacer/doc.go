@@ -18,9 +18,15 @@
 //   - The curve flattens at the rate admitted, not the one refused; cuts
 //     while the provider admits nothing keep it, so the curve climbs back
 //     to where it was. A throttle that finds nothing admitted for a second
-//     (a storm of refusals) makes the first admitted answer release the
-//     pacer: the provider admits again, as before the storm. Until then it
+//     (a storm of refusals, or a lone call) makes the first admitted answer
+//     to an attempt let through after it release the pacer: the provider
+//     admits again, as before. (An answer to an attempt sent before it
+//     shows that the provider was admitting: no storm.) Until then it
 //     probes once a second.
+//   - A wait is refused only when its own slot, counting the queue ahead
+//     at the rate of the moment, is past the deadline or the longest
+//     wait; in slow start and in a storm, whose rates are about to rise,
+//     only the head's slot counts.
 //   - Attempts queue in order; a slot taken late is not lost.
 //   - CUBIC's K is a fixed 2 s of sending, and its clock advances 1/rate
 //     per admitted answer (it stops while idle).

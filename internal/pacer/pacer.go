@@ -164,7 +164,14 @@ func (p *Pacer) waitEngaged(ctx context.Context, maxWait time.Duration) (uint64,
 		p.mu.Unlock()
 		return 0, fmt.Errorf("waiting on the adaptive rate limit: %w", err)
 	}
-	if err := p.refuse(ctx, start, start, len(p.queue), maxWait); err != nil {
+	// The queue ahead counts at the rate of the moment, except while the
+	// rate is about to rise (slow start) or the pacer to let go (the
+	// provider refusing everything): the head re-checks its own slot.
+	ahead := len(p.queue)
+	if p.slowStart || p.refusing {
+		ahead = 0
+	}
+	if err := p.refuse(ctx, start, start, ahead, maxWait); err != nil {
 		p.mu.Unlock()
 		return 0, err
 	}
@@ -265,8 +272,9 @@ func later(t, u time.Time) time.Time {
 }
 
 // Admitted records an answer the provider's limit let through (a 2xx, or a
-// 4xx other than a rate-limited one).
-func (p *Pacer) Admitted() {
+// 4xx other than a rate-limited one) to an attempt let through in epoch
+// (Wait's result).
+func (p *Pacer) Admitted(epoch uint64) {
 	now := p.now()
 	p.meter.add(now)
 	if !p.engaged.Load() {
@@ -279,10 +287,16 @@ func (p *Pacer) Admitted() {
 		return
 	}
 	if p.refusing {
-		// The provider refused everything for a second or more and now
-		// admits again: back to how it was before, as after a quiet spell.
-		p.release()
-		return
+		if epoch == p.epoch.Load() {
+			// The provider refused everything for a second or more and
+			// now admits again: back to how it was before, as after a
+			// quiet spell.
+			p.release()
+			return
+		}
+		// Answered after the cut, but sent before it: the provider was
+		// admitting attempts then, so it was not refusing everything.
+		p.refusing = false
 	}
 	p.admitted = true
 	if p.slowStart {

@@ -3,6 +3,7 @@ package pacer
 import (
 	"context"
 	"math"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +15,10 @@ func newClockedPacer() (*fakeclock.Clock, *Pacer) {
 	clock := fakeclock.New()
 	return clock, &Pacer{now: clock.Now}
 }
+
+// admit records an admitted answer to an attempt let through in the
+// current epoch.
+func admit(p *Pacer) { p.Admitted(p.epoch.Load()) }
 
 func wantRate(t *testing.T, a *Pacer, want float64, wantEngaged bool) {
 	t.Helper()
@@ -30,7 +35,7 @@ func TestPacerRatesAfterASequence(t *testing.T) {
 	// A burst of 20 admitted answers, then the first throttle: engaged at
 	// the admitted rate of the last second, 20/s, in slow start.
 	for range 20 {
-		a.Admitted()
+		admit(a)
 	}
 	clock.Add(10 * time.Millisecond)
 	a.Throttled(0, 0)
@@ -46,9 +51,9 @@ func TestPacerRatesAfterASequence(t *testing.T) {
 
 	// Slow start: each admitted answer adds ln 2 / 0.15 s.
 	step := math.Ln2 / 0.150
-	a.Admitted()
+	admit(a)
 	wantRate(t, a, 20+step, true)
-	a.Admitted()
+	admit(a)
 	wantRate(t, a, 20+2*step, true)
 
 	// The second throttle (an attempt of epoch 1) ends slow start: the new
@@ -66,7 +71,7 @@ func TestPacerRatesAfterASequence(t *testing.T) {
 		clk += 1 / r
 		x := (clk - 2) / 2
 		r = w * (1 + 0.3*x*x*x)
-		a.Admitted()
+		admit(a)
 		wantRate(t, a, r, true)
 	}
 }
@@ -94,7 +99,7 @@ func TestFirstThrottleEngagesAtLeastAtOnePerRetryAfter(t *testing.T) {
 			clock := fakeclock.New()
 			p := &Pacer{now: clock.Now}
 			for range tc.admitted {
-				p.Admitted()
+				admit(p)
 			}
 			p.Throttled(0, tc.retryAfter)
 			wantRate(t, p, tc.want, true)
@@ -155,25 +160,25 @@ func TestPacerFirstEstimateIsRaisedByLateAnswers(t *testing.T) {
 	now := clock.Now
 	a := &Pacer{now: now}
 	// The throttle arrives before most of the burst's answers.
-	a.Admitted()
-	a.Admitted()
+	admit(a)
+	admit(a)
 	a.Throttled(0, 0)
 	wantRate(t, a, 2, true)
 	for range 18 {
-		a.Admitted()
+		admit(a)
 	}
 	// max(2 + 18 steps, 20 admitted) = 2 + 18 steps
 	wantRate(t, a, 2+18*math.Ln2/0.150, true)
 
 	b := &Pacer{now: now}
-	b.Admitted()
+	admit(b)
 	b.Throttled(0, 0)
 	wantRate(t, b, 1, true)
 	clock.Add(500 * time.Millisecond)
 	for range 40 { // a late burst of answers: the meter wins over the steps
 		b.meter.add(clock.Now())
 	}
-	b.Admitted()
+	admit(b)
 	wantRate(t, b, 42, true)
 }
 
@@ -191,15 +196,15 @@ func TestPacerCutCap(t *testing.T) {
 	clock := fakeclock.New() // at a whole second
 	now := clock.Now
 	a := &Pacer{now: now}
-	a.Admitted()
-	a.Admitted()
+	admit(a)
+	admit(a)
 	a.Throttled(0, 0)
 	a.mu.Lock()
 	a.rate = 1000 // grown in slow start
 	a.mu.Unlock()
 	clock.Add(2 * time.Second)
 	for range 10 {
-		a.Admitted() // now 10 admitted in the last second
+		admit(a) // now 10 admitted in the last second
 	}
 	a.Throttled(1, 0)
 	wantRate(t, a, 0.7*4*10, true)
@@ -210,7 +215,7 @@ func TestPacerCutCap(t *testing.T) {
 func TestPacerShortStormKeepsThePlateau(t *testing.T) {
 	clock, a := newClockedPacer()
 	for range 1000 {
-		a.Admitted() // 1,000/s before the storm
+		admit(a) // 1,000/s before the storm
 	}
 	clock.Add(10 * time.Millisecond)
 	a.Throttled(0, time.Second)
@@ -224,7 +229,7 @@ func TestPacerShortStormKeepsThePlateau(t *testing.T) {
 	if a.plateau != 1000 || a.refusing {
 		t.Fatalf("plateau %v (refusing %v) after a short storm, want the 1,000/s admitted before it", a.plateau, a.refusing)
 	}
-	a.Admitted() // the provider admits again: CUBIC towards 1,000
+	admit(a) // the provider admits again: CUBIC towards 1,000
 	x := (1/low - 2) / 2
 	wantRate(t, a, 1000+(1000-low)*x*x*x, true)
 
@@ -246,7 +251,7 @@ func TestPacerShortStormKeepsThePlateau(t *testing.T) {
 func TestPacerReleasesWhenAdmittedAfterRefusingEverything(t *testing.T) {
 	clock, a := newClockedPacer()
 	for range 1000 {
-		a.Admitted()
+		admit(a)
 	}
 	clock.Add(10 * time.Millisecond)
 	a.Throttled(0, time.Second)
@@ -258,10 +263,48 @@ func TestPacerReleasesWhenAdmittedAfterRefusingEverything(t *testing.T) {
 		t.Fatalf("after 3 s of refusals: refusing %v, engaged %v; want both", a.refusing, a.Engaged())
 	}
 	epoch := a.epoch.Load()
-	a.Admitted()
+	a.Admitted(epoch - 1) // an answer to an attempt sent before the last cut...
+	if !a.Engaged() || a.refusing {
+		t.Fatalf("an answer sent before the cut: engaged %v, refusing %v; want engaged, not refusing (answers were in flight)", a.Engaged(), a.refusing)
+	}
+	a.refusing = true
+	admit(a) // ...and one let through after it
 	wantRate(t, a, 0, false)
 	if e, err := a.Wait(context.Background(), 0); err != nil || e != epoch+1 {
 		t.Fatalf("wait after the release = %d, %v; want epoch %d at once", e, err, epoch+1)
+	}
+}
+
+// A lone throttle of an idle client engages the pacer at one attempt a
+// second, refusing; a burst of callers then queues for the first slot
+// rather than being refused for the queue's length at that rate: the
+// first admitted answer lets them all through.
+func TestPacerAfterALoneThrottleQueuesABurst(t *testing.T) {
+	p := New()
+	p.Throttled(0, time.Second)
+	var wg sync.WaitGroup
+	errs := make(chan error, 30)
+	for range 30 {
+		wg.Go(func() {
+			_, err := p.Wait(context.Background(), 5*time.Second)
+			errs <- err
+		})
+	}
+	for start := time.Now(); time.Since(start) < 500*time.Millisecond; time.Sleep(time.Millisecond) {
+		p.mu.Lock()
+		queued := len(p.queue)
+		p.mu.Unlock()
+		if queued == 30 {
+			break
+		}
+	}
+	admit(p) // the provider admits the lone call's retry
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("a caller of the burst was refused: %v", err)
+		}
 	}
 }
 
@@ -272,14 +315,14 @@ func TestPacerReleasesWhenAdmittedAfterRefusingEverything(t *testing.T) {
 func TestPacerReleasesByTime(t *testing.T) {
 	for _, traffic := range []bool{false, true} {
 		clock, a := newClockedPacer()
-		a.Admitted()
-		a.Admitted()
+		admit(a)
+		admit(a)
 		a.Throttled(0, 0)
 		a.Throttled(1, 0) // CUBIC
 		for range 29 {
 			clock.Add(100 * time.Millisecond)
 			if traffic {
-				a.Admitted()
+				admit(a)
 			}
 		}
 		if !a.Engaged() {

@@ -38,7 +38,7 @@ func TestDormantPacerTakesNoLockAndAllocatesNothing(t *testing.T) {
 		t.Fatalf("Wait = %d, %v; want epoch 0 at once", epoch, err)
 	}
 	if n := testing.AllocsPerRun(1000, func() {
-		p.Admitted()
+		admit(p)
 		if _, err := p.Wait(context.Background(), time.Second); err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func TestDormantPacerTakesNoLockAndAllocatesNothing(t *testing.T) {
 	go func() {
 		defer close(done)
 		for range 100 {
-			p.Admitted()
+			admit(p)
 			_, _ = p.Wait(context.Background(), time.Second)
 		}
 	}()
