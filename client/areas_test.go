@@ -204,16 +204,32 @@ func TestRateLimiterRefusalCarriesItsDelay(t *testing.T) {
 	}
 }
 
+// A limiter's invalid-input error (a misconfigured limiter) is no rate
+// limit: the call's error matches ErrInvalidInput, not ErrRateLimited.
+func TestRateLimiterInvalidInputIsNoRateLimit(t *testing.T) {
+	srv := newAreaServer(t)
+	invalid := &apierrors.ValidationError{Operation: "limiter", Fields: []apierrors.FieldError{{Field: "rate", Message: "is 0"}}}
+	c := newRetryClient(t, srv.URL, option.WithRateLimiter(&countingLimiter{fail: invalid}))
+	err := updateAda(context.Background(), c)
+	if !errors.Is(err, apierrors.ErrInvalidInput) || errors.Is(err, apierrors.ErrRateLimited) {
+		t.Fatalf("err = %v; want ErrInvalidInput, not ErrRateLimited", err)
+	}
+}
+
 // countingLimiter counts its waits; with refuse set it refuses each with a
-// delayError.
+// delayError, with fail set with fail.
 type countingLimiter struct {
 	waits  atomic.Int32
 	refuse time.Duration
+	fail   error
 }
 
 func (l *countingLimiter) Wait(context.Context) error {
 	l.waits.Add(1)
-	if l.refuse > 0 {
+	switch {
+	case l.fail != nil:
+		return l.fail
+	case l.refuse > 0:
 		return delayError(l.refuse)
 	}
 	return nil

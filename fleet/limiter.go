@@ -114,6 +114,11 @@ func isNil(rdb redis.UniversalClient) bool {
 	return false
 }
 
+// Validate returns the *errors.ValidationError naming the arguments
+// NewRedisLimiter could not use, or nil. option.WithRateLimiter calls it,
+// so a misconfigured limiter fails client.New rather than every call.
+func (l *Limiter) Validate() error { return l.invalid }
+
 // Wait blocks until the attempt's turn in the fleet's budget comes. It
 // returns at once with a *WaitError, without taking a turn, when the turn
 // would come after ctx's deadline (the error matches errors.ErrRateLimited

@@ -3,6 +3,7 @@ package fleet_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,5 +59,15 @@ func TestClientCallsWaitTheirTurn(t *testing.T) {
 	}
 	if elapsed := time.Since(start); elapsed > 250*time.Millisecond {
 		t.Errorf("the refused call took %v; want it to fail at once", elapsed)
+	}
+}
+
+// A limiter built from unusable arguments fails client.New, naming them,
+// rather than every call as a rate limit.
+func TestMisconfiguredLimiterFailsNew(t *testing.T) {
+	_, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(nil),
+		option.WithRateLimiter(fleet.NewRedisLimiter(nil, "k", 0, 1, fleet.WithLogger(nil)), option.AreaAccessMgmt))
+	if !errors.Is(err, apierrors.ErrInvalidInput) || !strings.Contains(err.Error(), "rdb: is nil") || !strings.Contains(err.Error(), "perSecond") {
+		t.Fatalf("client.New = %v; want a ValidationError naming rdb and perSecond", err)
 	}
 }

@@ -74,7 +74,9 @@ func WithRetryBudget(b RetryBudget) RequestOption {
 // golang.org/x/time/rate's *rate.Limiter: Wait returns when one may be sent,
 // or an error at once when ctx is done or the wait would pass its deadline.
 // An error that knows when to try again (errors.RetryAfterError, as fleet's
-// *WaitError) tells errors.RetryAfterOf.
+// *WaitError) tells errors.RetryAfterOf. A limiter that can tell it was
+// misconfigured has a Validate() error method (fleet's *Limiter does):
+// WithRateLimiter calls it, so client.New fails with its error.
 type RateLimiter interface {
 	Wait(ctx context.Context) error
 }
@@ -86,7 +88,9 @@ type RateLimiter interface {
 // module github.com/memberplatform/memberplatform-go/fleet, given for
 // AreaAccessMgmt. An area has one limiter: a later WithRateLimiter naming
 // it replaces the earlier. Wait's error ends the call in an
-// *errors.TransportError matching errors.ErrRateLimited.
+// *errors.TransportError matching errors.ErrRateLimited (but for an error
+// matching errors.ErrInvalidInput, a misconfigured limiter's, which
+// matches only that).
 //
 // Scope: client. Default: none.
 func WithRateLimiter(l RateLimiter, areas ...Area) RequestOption {
@@ -96,6 +100,11 @@ func WithRateLimiter(l RateLimiter, areas ...Area) RequestOption {
 			return errors.New("memberplatform: WithRateLimiter: nil RateLimiter")
 		case core.NilInside(l):
 			return core.TypedNilError("WithRateLimiter", l, "pass a limiter, or leave the option out for none")
+		}
+		if v, ok := l.(interface{ Validate() error }); ok {
+			if err := v.Validate(); err != nil {
+				return fmt.Errorf("memberplatform: WithRateLimiter: %w", err)
+			}
 		}
 		if len(areas) == 0 {
 			for i := range s.Scopes {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -48,7 +49,11 @@ func (state *callState) waitTurn(ctx context.Context) error {
 	}
 	if sc.Limiter != nil {
 		if err := sc.Limiter.Wait(ctx); err != nil {
-			return rateLimitedWait(fmt.Errorf("waiting on the rate limiter: %w", err))
+			err = fmt.Errorf("waiting on the rate limiter: %w", err)
+			if errors.Is(err, apierrors.ErrInvalidInput) { // a limiter misconfigured: no rate limit to wait for
+				return err
+			}
+			return rateLimitedWait(err)
 		}
 	}
 	return nil
@@ -57,7 +62,7 @@ func (state *callState) waitTurn(ctx context.Context) error {
 // rateLimitedWait marks the error of a wait for a rate limit, a refusal or
 // the context ending during it, as the rate limit's: it matches
 // errors.ErrRateLimited beside its cause (context.Canceled,
-// context.DeadlineExceeded, a limiter's own error).
+// context.DeadlineExceeded, a limiter's own error but invalid input).
 func rateLimitedWait(err error) error {
 	return markedError{cause: err, sentinel: apierrors.ErrRateLimited}
 }
