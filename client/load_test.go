@@ -68,7 +68,7 @@ func TestTokenCallHasTheTokenAreasBudgetAndLimiter(t *testing.T) {
 	if !errors.As(err, &te) || !errors.Is(err, apierrors.ErrRetryBudgetExhausted) || tokenHits.Load() != 3 {
 		t.Fatalf("err = %v after %d token attempts; want a TokenError stopped by the budget after 3", err, tokenHits.Load())
 	}
-	if left, _ := obs.state.RetryBudget(option.AreaToken); left != 0 {
+	if left, _ := obs.state.RetryBudgetOf(option.AreaToken); left != 0 {
 		t.Fatalf("the client's token budget has %d tokens left after the token call's two retries, want 0", left)
 	}
 	if tokenLim.waits.Load() != 3 || accessLim.waits.Load() != 0 {

@@ -131,20 +131,28 @@ type Refusal struct {
 
 // State reads a client's load-control state, for gauges. The SDK builds
 // one per client and hands it to a StateObserver. A client keeps its load
-// control per area (memberplatform.Area); the functions read one area's,
-// are safe for concurrent use and cheap, and never block.
+// control per area (memberplatform.Area). The functions are safe for
+// concurrent use and cheap, and never block.
 type State struct {
+	// RetryBudget returns the tokens left in access management's retry
+	// budget (the access provider's, the one rate limit the contract
+	// names), as RetryBudgetOf(memberplatform.AreaAccessMgmt) does.
+	RetryBudget func() (tokens int, ok bool)
+	// PacerRate returns the rate of access management's adaptive pacer,
+	// as PacerRateOf(memberplatform.AreaAccessMgmt) does.
+	PacerRate func() (perSecond float64, ok bool)
+
 	// Areas lists the areas the functions below know, in a fixed order.
 	Areas []memberplatform.Area
-	// RetryBudget returns the tokens left in the area's retry budget; ok
+	// RetryBudgetOf returns the tokens left in the area's retry budget; ok
 	// is false when it has none (option.WithRetryBudget with Disabled) or
 	// the area is unknown.
-	RetryBudget func(area memberplatform.Area) (tokens int, ok bool)
-	// PacerRate returns the rate, in requests per second, at which the
+	RetryBudgetOf func(area memberplatform.Area) (tokens int, ok bool)
+	// PacerRateOf returns the rate, in requests per second, at which the
 	// area's adaptive pacer lets attempts out: 0 while it is dormant
 	// (until the first throttle, and again 3 s after the last). ok is
 	// false when the client has no pacer.
-	PacerRate func(area memberplatform.Area) (perSecond float64, ok bool)
+	PacerRateOf func(area memberplatform.Area) (perSecond float64, ok bool)
 }
 
 // StateObserver is an Observer that also reads the client's State: client.New

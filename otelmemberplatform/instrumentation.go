@@ -331,10 +331,10 @@ func (in *instrumentation) ObserveState(state *observe.State) {
 			}
 			for _, area := range state.Areas {
 				attrs := in.measures.get(measureKey{area: string(area)})
-				if tokens, ok := state.RetryBudget(area); ok {
+				if tokens, ok := state.RetryBudgetOf(area); ok {
 					o.ObserveInt64(budget, int64(tokens), attrs)
 				}
-				if perSecond, ok := state.PacerRate(area); ok {
+				if perSecond, ok := state.PacerRateOf(area); ok {
 					o.ObserveFloat64(rate, perSecond, attrs)
 				}
 			}

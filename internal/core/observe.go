@@ -142,21 +142,25 @@ func observeClient(c *Client) {
 		i := AreaIndex(a)
 		return &scopes[i], areas[i] == a
 	}
+	budget := func(a memberplatform.Area) (int, bool) {
+		if sc, ok := known(a); ok && sc.Budget != nil {
+			return sc.Budget.Tokens(), true
+		}
+		return 0, false
+	}
+	rate := func(a memberplatform.Area) (float64, bool) {
+		if sc, ok := known(a); ok && sc.Pacer != nil {
+			rate, _ := sc.Pacer.Rate()
+			return rate, true
+		}
+		return 0, false
+	}
 	c.observed = &observe.State{
-		Areas: slices.Clone(areas[:]), // a copy: an observer must not reach the pipeline's
-		RetryBudget: func(a memberplatform.Area) (int, bool) {
-			if sc, ok := known(a); ok && sc.Budget != nil {
-				return sc.Budget.Tokens(), true
-			}
-			return 0, false
-		},
-		PacerRate: func(a memberplatform.Area) (float64, bool) {
-			if sc, ok := known(a); ok && sc.Pacer != nil {
-				rate, _ := sc.Pacer.Rate()
-				return rate, true
-			}
-			return 0, false
-		},
+		RetryBudget:   func() (int, bool) { return budget(memberplatform.AreaAccessMgmt) },
+		PacerRate:     func() (float64, bool) { return rate(memberplatform.AreaAccessMgmt) },
+		Areas:         slices.Clone(areas[:]), // a copy: an observer must not reach the pipeline's
+		RetryBudgetOf: budget,
+		PacerRateOf:   rate,
 	}
 	so.ObserveState(c.observed)
 }

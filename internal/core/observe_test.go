@@ -285,15 +285,23 @@ func TestObserverState(t *testing.T) {
 	c.settings.Scopes[0].Budget.take(7)
 	c.settings.Scopes[2].Pacer.Engage(42)
 	for i, a := range areas {
-		if tokens, ok := obs.state.RetryBudget(a); !ok || tokens != c.settings.Scopes[i].Budget.Tokens() || (i == 0) != (tokens == 493) {
-			t.Errorf("RetryBudget(%s) = %d, %v", a, tokens, ok)
+		if tokens, ok := obs.state.RetryBudgetOf(a); !ok || tokens != c.settings.Scopes[i].Budget.Tokens() || (i == 0) != (tokens == 493) {
+			t.Errorf("RetryBudgetOf(%s) = %d, %v", a, tokens, ok)
 		}
-		if r, ok := obs.state.PacerRate(a); !ok || (i == 2) != (r == 42) {
-			t.Errorf("PacerRate(%s) = %v, %v", a, r, ok)
+		if r, ok := obs.state.PacerRateOf(a); !ok || (i == 2) != (r == 42) {
+			t.Errorf("PacerRateOf(%s) = %v, %v", a, r, ok)
 		}
 	}
-	if _, ok := obs.state.RetryBudget("nowhere"); ok {
-		t.Error("RetryBudget of an unknown area ok")
+	if _, ok := obs.state.RetryBudgetOf("nowhere"); ok {
+		t.Error("RetryBudgetOf an unknown area ok")
+	}
+	// The fields of 0.3 read access management's, the access provider's.
+	if tokens, ok := obs.state.RetryBudget(); !ok || tokens != 493 {
+		t.Errorf("RetryBudget() = %d, %v; want access management's 493", tokens, ok)
+	}
+	c.settings.Scopes[0].Pacer.Engage(7)
+	if r, ok := obs.state.PacerRate(); !ok || r != 7 {
+		t.Errorf("PacerRate() = %v, %v; want access management's 7", r, ok)
 	}
 
 	obs = &stateRecorder{}
@@ -304,11 +312,11 @@ func TestObserverState(t *testing.T) {
 	if _, err := New(s, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := obs.state.RetryBudget(memberplatform.AreaOther); ok {
-		t.Error("RetryBudget() ok without a budget")
+	if _, ok := obs.state.RetryBudgetOf(memberplatform.AreaOther); ok {
+		t.Error("RetryBudgetOf ok without a budget")
 	}
-	if r, ok := obs.state.PacerRate(memberplatform.AreaOther); !ok || r != 0 {
-		t.Errorf("PacerRate() = %v, %v for a dormant pacer, want 0, true", r, ok)
+	if r, ok := obs.state.PacerRateOf(memberplatform.AreaOther); !ok || r != 0 {
+		t.Errorf("PacerRateOf = %v, %v for a dormant pacer, want 0, true", r, ok)
 	}
 }
 
