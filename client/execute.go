@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/core"
@@ -38,10 +39,10 @@ const MaxRequestBodyBytes = 8 << 20
 // io.Closer, once before the first attempt, so retries resend its bytes.
 // It is read under the call's deadline (ctx's, or option.WithTimeout's):
 // when that passes or ctx is cancelled first, Execute returns at once with
-// the *errors.TransportError of a call that ran out of time, and a Read
-// still blocked is left to a goroutine that stops reading, and closes the
-// reader, when that Read returns (so do not reuse the reader). A reader
-// longer than MaxRequestBodyBytes, or one that fails, is refused.
+// the *errors.TransportError of a call that ran out of time, and closes
+// the reader, which ends a Read blocked on a pipe, file or connection (as
+// net/http closes a cancelled request's body; do not reuse the reader). A
+// reader longer than MaxRequestBodyBytes, or one that fails, is refused.
 //
 // out receives the decoded 2xx body: a non-nil pointer, a *[]byte for the
 // raw bytes, or nil to discard it. A method that is no upper-case token, an
@@ -87,16 +88,21 @@ func (c *Client) Execute(ctx context.Context, method, path string, body, out any
 	return err
 }
 
-// readBody reads r, at most MaxRequestBodyBytes, and closes it, in a
-// goroutine, so that the call ends with ctx even when a Read blocks.
+// readBody reads r, at most MaxRequestBodyBytes, in a goroutine, so that
+// the call ends with ctx even when a Read blocks; it closes r either way,
+// when ctx ends too, which unblocks a Read of a pipe, file or connection,
+// as net/http closes the body of a cancelled request.
 func readBody(ctx context.Context, r io.Reader) ([]byte, error) {
+	var once sync.Once
+	closeOnce := func() { once.Do(func() { closeReader(r) }) }
 	type result struct {
 		b   []byte
 		err error
 	}
 	done := make(chan result, 1) // the goroutine never blocks on it
 	go func() {
-		b, err := readAtMost(ctx, r)
+		b, err := io.ReadAll(io.LimitReader(ctxReader{ctx, r}, MaxRequestBodyBytes+1))
+		closeOnce()
 		done <- result{b, err}
 	}()
 	var b []byte
@@ -105,6 +111,7 @@ func readBody(ctx context.Context, r io.Reader) ([]byte, error) {
 	case res := <-done:
 		b, err = res.b, res.err
 	case <-ctx.Done():
+		closeOnce()
 		return nil, ctx.Err() // core reports the call as out of time
 	}
 	if err != nil {
@@ -117,13 +124,6 @@ func readBody(ctx context.Context, r io.Reader) ([]byte, error) {
 		return nil, nil
 	}
 	return b, nil
-}
-
-// readAtMost reads r to its end or one byte past MaxRequestBodyBytes,
-// reading no more once ctx has ended, then closes it.
-func readAtMost(ctx context.Context, r io.Reader) ([]byte, error) {
-	defer closeReader(r)
-	return io.ReadAll(io.LimitReader(ctxReader{ctx, r}, MaxRequestBodyBytes+1))
 }
 
 // ctxReader reads r until ctx ends.

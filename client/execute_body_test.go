@@ -235,7 +235,11 @@ func TestExecuteReaderHonoursTheDeadline(t *testing.T) {
 			if m.Calls() != 0 {
 				t.Fatalf("%d requests sent", m.Calls())
 			}
-			// The Read left blocked returns: the reader is closed then.
+			// The reader is closed when the call ends, once, also after
+			// the Read left blocked returns.
+			if body.closed.Load() != 1 {
+				t.Fatalf("the reader was closed %d times when the call ended, want 1", body.closed.Load())
+			}
 			body.free()
 			for wait := time.Now(); body.closed.Load() != 1; time.Sleep(time.Millisecond) {
 				if time.Since(wait) > 5*time.Second {
@@ -254,6 +258,23 @@ func TestExecuteReaderHonoursTheDeadline(t *testing.T) {
 			t.Fatalf("err = %v, reader closed %d times; want context.Canceled and closed once", err, body.closed.Load())
 		}
 	})
+}
+
+// A pipe that stalls (a proxied body whose upstream stopped) is closed when
+// the call runs out of time, which ends the Read blocked on it: no
+// goroutine is left behind (leakcheck, TestMain), and the writer learns
+// the body is gone.
+func TestExecuteClosesAStalledPipe(t *testing.T) {
+	t.Parallel()
+	m := areatest.NewMock(t)
+	pr, pw := io.Pipe()
+	err := m.Client().Execute(context.Background(), http.MethodPost, usersPath, pr, nil, option.WithTimeout(50*time.Millisecond))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want DeadlineExceeded", err)
+	}
+	if _, err := pw.Write([]byte("{}")); !errors.Is(err, io.ErrClosedPipe) {
+		t.Fatalf("writing to the pipe after the call: %v, want io.ErrClosedPipe (the reader closed)", err)
+	}
 }
 
 // spaces hands out size spaces, counting what it hands out.
