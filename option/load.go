@@ -150,10 +150,13 @@ func WithAdaptiveRateLimit() RequestOption {
 // it in about 2 s (CUBIC) and probe above it; while every answer is a
 // throttle it probes once a second. 3 s after the last throttle it is
 // dormant again, whether or not calls flowed, and so it is at once when a
-// provider that refused everything for a second admits an attempt. A wait it cannot finish
-// before the context's deadline or within WithMaxRetryAfter fails the call
-// at once with an *errors.TransportError matching errors.ErrRateLimited,
-// whose errors.RetryAfterOf is the slot's distance; a call whose context
+// provider that refused everything for a second admits an attempt. A wait
+// it cannot finish before the context's deadline or within
+// WithMaxRetryAfter (counting the calls queued ahead, but right after a
+// first throttle and while the provider refuses everything, whose rates
+// are about to rise) fails the call at once with an
+// *errors.TransportError matching errors.ErrRateLimited, whose
+// errors.RetryAfterOf is the slot's distance; a call whose context
 // ends while it waits matches both errors.ErrRateLimited and the context's
 // error. Rate-limited retries cost the retry budget nothing.
 //
