@@ -12,6 +12,14 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/redact"
 )
 
+// turnIn is a rate limiter's refusal whose next turn is that far away.
+type turnIn time.Duration
+
+func (d turnIn) Error() string             { return "next turn in " + time.Duration(d).String() }
+func (d turnIn) RetryAfter() time.Duration { return time.Duration(d) }
+
+var _ apierrors.RetryAfterError = turnIn(0)
+
 // TestFieldErrorsOfAndRetryAfterOf also pins that a *TransportError or
 // *TokenError keeps its own kind and cause while reaching Last.
 func TestFieldErrorsOfAndRetryAfterOf(t *testing.T) {
@@ -42,6 +50,14 @@ func TestFieldErrorsOfAndRetryAfterOf(t *testing.T) {
 		{"transport error after a 422", &apierrors.TransportError{Err: context.DeadlineExceeded, Last: problem}, "email", 0, false,
 			[]error{apierrors.ErrTransport, context.DeadlineExceeded}, problem},
 		{"transport error without an answer", &apierrors.TransportError{Err: context.Canceled}, "", 0, false, []error{apierrors.ErrTransport}, nil},
+		// A limiter's refusal that knows its wait is read before the
+		// answer retried earlier (errors.As order); one that knows none
+		// leaves the answer's.
+		{"limiter's wait before the last answer's", &apierrors.TransportError{Err: turnIn(3 * time.Second), Last: throttled}, "", 3 * time.Second, true,
+			[]error{apierrors.ErrTransport}, throttled},
+		{"limiter knowing no wait", &apierrors.TransportError{Err: turnIn(0), Last: throttled}, "", 7 * time.Second, true,
+			[]error{apierrors.ErrTransport}, throttled},
+		{"limiter's wait alone", fmt.Errorf("waiting: %w", turnIn(time.Second)), "", time.Second, false, nil, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
