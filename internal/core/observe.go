@@ -59,7 +59,7 @@ func (s *Settings) AddObserver(o observe.Observer) error {
 
 // callInfo describes op to an observer.
 func callInfo(op *Operation) observe.Call {
-	info := observe.Call{Operation: op.Name, Method: op.Method, URLTemplate: op.Path, Token: op.Credential, Area: areas[AreaIndex(op.Area)]}
+	info := observe.Call{Operation: op.Name, Method: op.Method, URLTemplate: op.Path, Token: op.Credential, Area: op.area()}
 	if op.Name == executeOperation {
 		info.URLTemplate = "" // the caller's own path, which may hold IDs
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 
 	memberplatform "github.com/memberplatform/memberplatform-go"
 )
@@ -111,10 +112,14 @@ func AreaIndex(a memberplatform.Area) int {
 // AreaOf returns the area at index i of Settings.Scopes.
 func AreaOf(i int) memberplatform.Area { return areas[i] }
 
-// AreaOfPath returns the area of a client.Execute path by its prefix.
+// area is op's area, AreaOther for an operation that names none.
+func (op *Operation) area() memberplatform.Area { return areas[AreaIndex(op.Area)] }
+
+// AreaOfPath returns the area of a client.Execute path by its prefix: the
+// prefix itself, or it followed by "/".
 func AreaOfPath(path string) memberplatform.Area {
 	for _, p := range areaPrefixes {
-		if path == p.prefix || len(path) > len(p.prefix) && path[:len(p.prefix)] == p.prefix && path[len(p.prefix)] == '/' {
+		if rest, ok := strings.CutPrefix(path, p.prefix); ok && (rest == "" || rest[0] == '/') {
 			return p.area
 		}
 	}

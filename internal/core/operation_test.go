@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"testing"
 
+	memberplatform "github.com/memberplatform/memberplatform-go"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 )
 
@@ -83,5 +84,26 @@ func TestDeclaredOperations(t *testing.T) {
 			t.Errorf("%s: a read that accepts an empty 2xx: set ResultRequired", op.Name)
 		}
 		seen[op.Name] = true
+	}
+}
+
+// Execute's calls take the area of their path's prefix: the prefix itself
+// or it followed by "/", never a longer segment.
+func TestAreaOfPath(t *testing.T) {
+	for path, want := range map[string]memberplatform.Area{
+		"/auth/access-management":          memberplatform.AreaAccessMgmt,
+		"/auth/access-management/users/u1": memberplatform.AreaAccessMgmt,
+		"/auth/token":                      memberplatform.AreaToken,
+		"/auth/tokens":                     memberplatform.AreaOther,
+		"/payment-methods/pm1":             memberplatform.AreaPayments,
+		"/customer/members/m1/address":     memberplatform.AreaCustomer,
+		"/customers":                       memberplatform.AreaOther,
+		"/auth":                            memberplatform.AreaOther,
+		"/health":                          memberplatform.AreaOther,
+		"/auth/access-managementx/users":   memberplatform.AreaOther,
+	} {
+		if got := AreaOfPath(path); got != want {
+			t.Errorf("AreaOfPath(%q) = %s, want %s", path, got, want)
+		}
 	}
 }

@@ -13,7 +13,8 @@ import (
 )
 
 // Scope is one area's load control; a nil field is switched off. Every
-// call of the area, retries and its token calls' own area aside, shares it.
+// call of the area shares it, retries included; the token fetch a call
+// triggers is a call of the token area.
 type Scope struct {
 	Budget  *RetryBudget // spent by retries of failures (retry.go)
 	Pacer   *pacer.Pacer // the adaptive rate limit
@@ -37,7 +38,7 @@ func (state *callState) waitTurn(ctx context.Context) error {
 	sc := state.scope
 	if state.s.Observer != nil && (sc.Limiter != nil || sc.Pacer != nil && sc.Pacer.Engaged()) {
 		defer func(start time.Time) {
-			state.s.Observer.RateLimitWait(state.ctx, observe.Wait{Area: areas[AreaIndex(state.op.Area)], Duration: time.Since(start)})
+			state.s.Observer.RateLimitWait(state.ctx, observe.Wait{Area: state.op.area(), Duration: time.Since(start)})
 		}(time.Now())
 	}
 	if sc.Pacer != nil {
