@@ -73,36 +73,27 @@ func (c *Client) Execute(ctx context.Context, method, path string, body, out any
 	if c != nil {
 		pipeline = c.core
 	}
-	reader, _ := body.(io.Reader)
-	read := false
-	if reader != nil {
-		call.ReadBody = func(ctx context.Context) ([]byte, error) {
-			read = true
-			return readBody(ctx, reader)
-		}
+	if r, ok := body.(io.Reader); ok {
+		body := &onceCloser{Reader: r}
+		defer body.Close() // also when the call is refused before reading it
+		call.ReadBody = func(ctx context.Context) ([]byte, error) { return readBody(ctx, body) }
 	}
-	err := core.Do(ctx, pipeline, call, opts)
-	if reader != nil && !read { // refused before its turn: closed all the same
-		closeReader(reader)
-	}
-	return err
+	return core.Do(ctx, pipeline, call, opts)
 }
 
 // readBody reads r, at most MaxRequestBodyBytes, in a goroutine, so that
 // the call ends with ctx even when a Read blocks; it closes r either way,
 // when ctx ends too, which unblocks a Read of a pipe, file or connection,
 // as net/http closes the body of a cancelled request.
-func readBody(ctx context.Context, r io.Reader) ([]byte, error) {
-	var once sync.Once
-	closeOnce := func() { once.Do(func() { closeReader(r) }) }
+func readBody(ctx context.Context, r *onceCloser) ([]byte, error) {
 	type result struct {
 		b   []byte
 		err error
 	}
 	done := make(chan result, 1) // the goroutine never blocks on it
 	go func() {
-		b, err := io.ReadAll(io.LimitReader(ctxReader{ctx, r}, MaxRequestBodyBytes+1))
-		closeOnce()
+		b, err := io.ReadAll(io.LimitReader(ctxReader{ctx, r.Reader}, MaxRequestBodyBytes+1))
+		_ = r.Close()
 		done <- result{b, err}
 	}()
 	var b []byte
@@ -111,14 +102,14 @@ func readBody(ctx context.Context, r io.Reader) ([]byte, error) {
 	case res := <-done:
 		b, err = res.b, res.err
 	case <-ctx.Done():
-		closeOnce()
+		_ = r.Close()
 		return nil, ctx.Err() // core reports the call as out of time
 	}
 	if err != nil {
-		return nil, invalidExecute("body", fmt.Sprintf("reading the %T: %v", r, err))
+		return nil, invalidExecute("body", fmt.Sprintf("reading the %T: %v", r.Reader, err))
 	}
 	if len(b) > MaxRequestBodyBytes {
-		return nil, invalidExecute("body", fmt.Sprintf("a %T longer than client.MaxRequestBodyBytes (%d bytes)", r, MaxRequestBodyBytes))
+		return nil, invalidExecute("body", fmt.Sprintf("a %T longer than client.MaxRequestBodyBytes (%d bytes)", r.Reader, MaxRequestBodyBytes))
 	}
 	if len(b) == 0 {
 		return nil, nil
@@ -139,11 +130,21 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// closeReader closes r if it is an io.Closer, as net/http closes a request body.
-func closeReader(r io.Reader) {
-	if closer, ok := r.(io.Closer); ok {
-		_ = closer.Close()
-	}
+// onceCloser closes its Reader once, if it is an io.Closer, as net/http
+// closes a request body: when it is read, when the call runs out of time
+// reading it, or when the call is refused before.
+type onceCloser struct {
+	io.Reader
+	once sync.Once
+}
+
+func (r *onceCloser) Close() error {
+	r.once.Do(func() {
+		if closer, ok := r.Reader.(io.Closer); ok {
+			_ = closer.Close()
+		}
+	})
+	return nil
 }
 
 // setExecuteBody puts raw JSON on call as EncodedBody, anything else but
