@@ -75,7 +75,7 @@ func (c *Client) Execute(ctx context.Context, method, path string, body, out any
 	}
 	if r, ok := body.(io.Reader); ok {
 		body := &onceCloser{Reader: r}
-		defer body.Close() // also when the call is refused before reading it
+		defer body.close() // also when the call is refused before reading it
 		call.ReadBody = func(ctx context.Context) ([]byte, error) { return readBody(ctx, body) }
 	}
 	return core.Do(ctx, pipeline, call, opts)
@@ -93,7 +93,7 @@ func readBody(ctx context.Context, r *onceCloser) ([]byte, error) {
 	done := make(chan result, 1) // the goroutine never blocks on it
 	go func() {
 		b, err := io.ReadAll(io.LimitReader(ctxReader{ctx, r.Reader}, MaxRequestBodyBytes+1))
-		_ = r.Close()
+		r.close()
 		done <- result{b, err}
 	}()
 	var b []byte
@@ -102,7 +102,7 @@ func readBody(ctx context.Context, r *onceCloser) ([]byte, error) {
 	case res := <-done:
 		b, err = res.b, res.err
 	case <-ctx.Done():
-		_ = r.Close()
+		r.close()
 		return nil, ctx.Err() // core reports the call as out of time
 	}
 	if err != nil {
@@ -138,13 +138,12 @@ type onceCloser struct {
 	once sync.Once
 }
 
-func (r *onceCloser) Close() error {
+func (r *onceCloser) close() {
 	r.once.Do(func() {
 		if closer, ok := r.Reader.(io.Closer); ok {
 			_ = closer.Close()
 		}
 	})
-	return nil
 }
 
 // setExecuteBody puts raw JSON on call as EncodedBody, anything else but
