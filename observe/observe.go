@@ -153,6 +153,13 @@ type State struct {
 	// (until the first throttle, and again 3 s after the last). ok is
 	// false when the client has no pacer.
 	PacerRateOf func(area memberplatform.Area) (perSecond float64, ok bool)
+	// ShedRatioOf returns the share, from 0 to 1, of the area's attempts
+	// that admission control refuses locally now, because nearly all of
+	// the area's recent answers were failures (5xx, or no answer): 0 while
+	// the area is healthy or quiet. ok is false when the client has no
+	// admission control (option.WithoutAdmissionControl) or the area is
+	// unknown.
+	ShedRatioOf func(area memberplatform.Area) (ratio float64, ok bool)
 }
 
 // StateObserver is an Observer that also reads the client's State: client.New
@@ -164,6 +171,27 @@ type State struct {
 type StateObserver interface {
 	Observer
 	ObserveState(state *State)
+}
+
+// Shed is an attempt that the client's admission control refused locally,
+// without sending it, because nearly all of its area's recent answers were
+// failures. The call then fails with an error that matches what the area's
+// failures matched (errors.ErrServiceUnavailable or errors.ErrTransport).
+type Shed struct {
+	// Area is the area whose admission control refused the attempt.
+	Area memberplatform.Area
+	// Reason is the ErrorType of the area's recent failures:
+	// ErrorServiceUnavailable or ErrorTransport.
+	Reason string
+}
+
+// ShedObserver is an Observer that is also told of every attempt admission
+// control refused locally (Shed). The SDK calls Shed on the call's
+// goroutine, in place of StartAttempt and EndAttempt: a shed attempt is
+// never sent.
+type ShedObserver interface {
+	Observer
+	Shed(ctx context.Context, shed Shed)
 }
 
 // Combiner is an Observer built from several options, such as the

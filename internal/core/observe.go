@@ -161,6 +161,7 @@ func observeClient(c *Client) {
 		Areas:         slices.Clone(areas[:]), // a copy: an observer must not reach the pipeline's
 		RetryBudgetOf: budget,
 		PacerRateOf:   rate,
+		ShedRatioOf:   func(memberplatform.Area) (float64, bool) { return 0, false }, // admission control: issue 34
 	}
 	so.ObserveState(c.observed)
 }
@@ -212,6 +213,15 @@ func (o observers) RateLimitWait(ctx context.Context, wait observe.Wait) {
 
 func (o observers) BudgetRefused(ctx context.Context, refusal observe.Refusal) {
 	o.each(func(x observe.Observer) { x.BudgetRefused(ctx, refusal) })
+}
+
+// Shed tells every ShedObserver of o of a shed attempt.
+func (o observers) Shed(ctx context.Context, shed observe.Shed) {
+	o.each(func(x observe.Observer) {
+		if so, ok := x.(observe.ShedObserver); ok {
+			so.Shed(ctx, shed)
+		}
+	})
 }
 
 // ObserveState hands state to every StateObserver of o.
