@@ -117,7 +117,13 @@ func newClient(opts []option.RequestOption) (*Client, error) {
 	var owned *http.Transport
 	if s.Transport == nil && (s.HTTPClient == nil || s.HTTPClient.Transport == nil) {
 		owned = core.NewPooledTransport() // for the API and the token calls
+		if s.MaxConnsPerHost > 0 {
+			owned.MaxConnsPerHost = s.MaxConnsPerHost
+			owned.MaxIdleConnsPerHost = min(owned.MaxIdleConnsPerHost, s.MaxConnsPerHost)
+		}
 		s.DefaultTransport = owned
+	} else if s.MaxConnsPerHost > 0 {
+		return nil, errors.New("memberplatform: option.WithMaxConnsPerHost bounds the client's own pool, and a transport was given (WithTransport or WithHTTPClient): set MaxConnsPerHost on that transport instead")
 	}
 	ts, err := tokenSourceFromSettings(&s)
 	if err != nil {

@@ -3,11 +3,16 @@ package client_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/option"
 )
@@ -78,5 +83,135 @@ func TestPublicGivingUpKeepsUserPool(t *testing.T) {
 			t.Fatalf("viaHTTPClient=%v: the SDK closed the user's idle connections %d times", viaHTTPClient, n)
 		}
 		rec.Transport.CloseIdleConnections()
+	}
+}
+
+// The client's own pool keeps a connection for every call in flight (up to
+// 100 per host): concurrent callers reuse connections instead of opening
+// one, and a TLS handshake, per call. 0.4.0's pool kept GOMAXPROCS+1 idle
+// and opened hundreds here.
+
+// poolServer answers after a millisecond, as a real backend would, and
+// counts the connections opened and the requests made over HTTP/2.
+type poolServer struct {
+	*httptest.Server
+	conns, http2 atomic.Int64
+}
+
+// newPoolServer starts a poolServer over plain HTTP, TLS with HTTP/1.1
+// only (httptest.NewTLSServer's default), or TLS offering HTTP/2.
+func newPoolServer(t *testing.T, scheme string) *poolServer {
+	t.Helper()
+	s := &poolServer{}
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor == 2 {
+			s.http2.Add(1)
+		}
+		time.Sleep(time.Millisecond)
+		userJSON(w, r)
+	}))
+	s.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	switch scheme {
+	case "http":
+		s.Start()
+	case "https":
+		s.StartTLS()
+	case "h2":
+		s.EnableHTTP2 = true
+		s.StartTLS()
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// callConcurrently makes calls UpdateUser calls from each of goroutines
+// goroutines through c, and fails t on any error.
+func callConcurrently(t *testing.T, c *client.Client, goroutines, calls int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, goroutines)
+	for range goroutines {
+		wg.Go(func() {
+			for range calls {
+				if err := updateFirstName(t.Context(), c); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+func TestPoolKeepsAConnectionPerConcurrentCall(t *testing.T) {
+	for _, scheme := range []string{"http", "https", "h2"} {
+		t.Run(scheme, func(t *testing.T) {
+			srv := newPoolServer(t, scheme)
+			c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
+			t.Cleanup(c.CloseIdleConnections)
+			const goroutines, calls = 32, 25
+			callConcurrently(t, c, goroutines, calls)
+			// A call in flight holds a connection (an HTTP/1.1 one) at a
+			// time; the few beyond 32 are dials a call started and a
+			// returning connection beat, which the pool then keeps.
+			if n := srv.conns.Load(); n > 48 {
+				t.Errorf("%d goroutines × %d calls opened %d connections, want ≤ 48", goroutines, calls, n)
+			}
+			if scheme == "h2" {
+				if n := srv.http2.Load(); n != goroutines*calls {
+					t.Errorf("%d of %d requests came over HTTP/2, want all", n, goroutines*calls)
+				}
+			}
+		})
+	}
+}
+
+func TestPoolUsesOneConnectionForSerialCalls(t *testing.T) {
+	for _, scheme := range []string{"http", "https", "h2"} {
+		t.Run(scheme, func(t *testing.T) {
+			srv := newPoolServer(t, scheme)
+			c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
+			t.Cleanup(c.CloseIdleConnections)
+			callConcurrently(t, c, 1, 20)
+			if n := srv.conns.Load(); n != 1 {
+				t.Errorf("20 calls one at a time opened %d connections, want 1", n)
+			}
+		})
+	}
+}
+
+func TestMaxConnsPerHostBoundsThePool(t *testing.T) {
+	srv := newPoolServer(t, "http")
+	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithMaxConnsPerHost(4))
+	t.Cleanup(c.CloseIdleConnections)
+	callConcurrently(t, c, 16, 10)
+	if n := srv.conns.Load(); n > 4 {
+		t.Errorf("16 goroutines with WithMaxConnsPerHost(4) opened %d connections, want ≤ 4", n)
+	}
+}
+
+func TestMaxConnsPerHostRefusedMisuse(t *testing.T) {
+	tr := &http.Transport{}
+	for name, opts := range map[string][]option.RequestOption{
+		"negative":       {option.WithMaxConnsPerHost(-1)},
+		"own transport":  {option.WithMaxConnsPerHost(4), option.WithTransport(tr)},
+		"own HTTPClient": {option.WithMaxConnsPerHost(4), option.WithHTTPClient(&http.Client{Transport: tr})},
+	} {
+		opts = append(opts, option.WithBaseURL("http://127.0.0.1:1"), option.WithTokenSource(nil))
+		if _, err := client.New(opts...); err == nil || !strings.Contains(err.Error(), "WithMaxConnsPerHost") {
+			t.Errorf("%s: client.New error = %v, want one naming WithMaxConnsPerHost", name, err)
+		}
+	}
+	c := newClient(t, option.WithBaseURL("http://127.0.0.1:1"), option.WithTokenSource(nil))
+	if err := updateFirstName(t.Context(), c, option.WithMaxConnsPerHost(4)); err == nil || !strings.Contains(err.Error(), "client.New") {
+		t.Errorf("per call: error = %v, want one saying it applies to client.New", err)
 	}
 }

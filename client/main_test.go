@@ -1,12 +1,26 @@
 package client
 
 import (
+	"fmt"
+	"os"
 	"testing"
 
 	"github.com/memberplatform/memberplatform-go/internal/leakcheck"
+	"github.com/memberplatform/memberplatform-go/internal/testtls"
 )
 
-// TestMain fails the package's tests if any goroutine outlives them: every
-// test closes its servers and idle connections, and waits for the shared
-// token fetches it starts.
-func TestMain(m *testing.M) { leakcheck.VerifyTestMain(m) }
+// TestMain trusts httptest's TLS certificate (SSL_CERT_FILE, as a service
+// trusts a private CA), so the pool tests reach a TLS server with the
+// client's own pool, and fails the package's tests if any goroutine
+// outlives them: every test closes its servers and idle connections, and
+// waits for the shared token fetches it starts.
+func TestMain(m *testing.M) {
+	cleanup, err := testtls.TrustHTTPTestCert()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testtls:", err)
+		os.Exit(1)
+	}
+	code := leakcheck.Run(m)
+	cleanup()
+	os.Exit(code)
+}

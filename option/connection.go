@@ -29,7 +29,10 @@ func WithBaseURL(rawURL string) RequestOption {
 
 // WithHTTPClient sends requests with hc's Transport, Jar, CheckRedirect and
 // Timeout (per attempt); see WithTransport. The SDK never closes its idle
-// connections.
+// connections. Size hc's pool for your concurrency: a transport keeping
+// fewer idle connections per host than the calls in flight closes a
+// connection at the end of nearly every call and opens a new one (a TLS
+// handshake) for the next; http.DefaultTransport keeps 2.
 //
 // Scope: both. Default: a pooled transport of the client's own, following
 // only same-origin redirects.
@@ -59,7 +62,12 @@ func WithHTTPClient(hc *http.Client) RequestOption {
 //	base.MaxIdleConnsPerHost = 32 // the default 2 throttles concurrent calls
 //	c, err := client.New(option.WithTransport(otelhttp.NewTransport(base)))
 //
-// Scope: both. Default: a pooled transport of the client's own (see
+// As with WithHTTPClient, size rt's pool for your concurrency
+// (MaxIdleConnsPerHost at least the calls in flight).
+//
+// Scope: both. Default: a pooled transport of the client's own, keeping up
+// to 100 idle connections per host for 30 s, with HTTP/2 when the server
+// offers it (see WithMaxConnsPerHost and
 // client.Client.CloseIdleConnections).
 func WithTransport(rt http.RoundTripper) RequestOption {
 	return requestOption{apply: func(s *core.Settings) error {
@@ -72,6 +80,28 @@ func WithTransport(rt http.RoundTripper) RequestOption {
 		s.Transport = rt
 		return nil
 	}}
+}
+
+// WithMaxConnsPerHost bounds the connections per host, dialing, active
+// and idle, of the client's own pool, for a server or a proxy that caps
+// connections per client: a call beyond the bound waits for a connection
+// to be free (within its deadline). It keeps at most n of them idle. Over
+// HTTP/2 each connection carries many calls at once. It applies only to
+// the pool client.New makes: with WithTransport or WithHTTPClient's own
+// transport, client.New fails; set MaxConnsPerHost on that transport
+// instead.
+//
+// Scope: client. Default: no bound; the pool keeps up to 100 idle
+// connections per host, so at up to 100 calls in flight no call opens a
+// connection that an earlier one could have reused.
+func WithMaxConnsPerHost(n int) RequestOption {
+	return clientWide(clientWidePool, requestOption{apply: func(s *core.Settings) error {
+		if n < 0 {
+			return errors.New("memberplatform: WithMaxConnsPerHost: negative bound")
+		}
+		s.MaxConnsPerHost = n
+		return nil
+	}})
 }
 
 // WithInsecureBearerOverHTTP allows the bearer token over plain http:// to

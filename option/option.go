@@ -62,6 +62,7 @@ const (
 	clientWideAuth     = "WithTokenSource and WithSigV4 apply to client.New, not to a single call"
 	clientWideLoad     = "WithRetryBudget, WithRateLimiter, WithAdaptiveRateLimit and WithoutAdaptiveRateLimit apply to client.New, not to a single call"
 	clientWideObserver = "WithObserver and the OpenTelemetry options apply to client.New, not to a single call"
+	clientWidePool     = "WithMaxConnsPerHost applies to client.New, not to a single call"
 )
 
 // clientWide restricts o to client.New.

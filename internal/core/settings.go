@@ -41,6 +41,9 @@ type Settings struct {
 	// shared by every call and by the token pipeline.
 	TokenSource memberplatform.TokenSource
 	SigV4       *SigV4Settings
+	// MaxConnsPerHost bounds the connections per host of client.New's own
+	// pool (option.WithMaxConnsPerHost); 0 sets no bound.
+	MaxConnsPerHost int
 	Scopes      [len(areas)]Scope
 	Observer    observe.Observer
 

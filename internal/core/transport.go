@@ -119,15 +119,28 @@ const DefaultAttemptTimeout = 30 * time.Second
 // however steadily the server trickles: twice the idle bound.
 const DefaultAttemptOverall = 2 * DefaultAttemptTimeout
 
-// NewPooledTransport returns the client's own pool: go-cleanhttp's, whose
-// reads end after DefaultAttemptTimeout without traffic, and
-// DefaultAttemptOverall after a request began.
+// DefaultMaxIdleConnsPerHost is how many idle connections the client's own
+// pool keeps per host, and so the concurrency at which it stops opening a
+// connection per call. go-cleanhttp keeps GOMAXPROCS+1 (3 on a 2-core pod)
+// and net/http 2: at 32 goroutines over TLS, either made a handshake every
+// ~2 calls. 100 covers the concurrency services run at; a connection idle
+// for DefaultAttemptTimeout is closed (its read deadline ends it), so an
+// idle client holds none for long.
+const DefaultMaxIdleConnsPerHost = 100
+
+// NewPooledTransport returns the client's own pool: go-cleanhttp's (HTTP/2
+// when the server offers it), keeping DefaultMaxIdleConnsPerHost idle
+// connections per host, whose reads end
+// after DefaultAttemptTimeout without traffic, and DefaultAttemptOverall
+// after a request began.
 func NewPooledTransport() *http.Transport { return newPooledTransport(DefaultAttemptTimeout) }
 
 // newPooledTransport is NewPooledTransport with the idle bound idle (tests
 // shorten it) and the overall bound twice that.
 func newPooledTransport(idle time.Duration) *http.Transport {
 	t := cleanhttp.DefaultPooledTransport()
+	t.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
+	t.MaxIdleConns = 2 * DefaultMaxIdleConnsPerHost // the API's host and a token endpoint's own
 	dial := t.DialContext
 	if dial == nil {
 		dial = (&net.Dialer{}).DialContext

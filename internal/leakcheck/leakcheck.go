@@ -17,7 +17,11 @@ import (
 // goroutine but the runtime's and the testing package's is left, giving
 // those winding down (a server's connections closing) patience to end. It
 // exits with the tests' code, or 1 and the leaked stacks on a leak.
-func VerifyTestMain(m *testing.M) {
+func VerifyTestMain(m *testing.M) { os.Exit(Run(m)) }
+
+// Run is VerifyTestMain without the exit, for a TestMain that cleans up
+// after the check: it returns the exit code.
+func Run(m *testing.M) int {
 	code := m.Run()
 	if code == 0 {
 		if leaked := find(patience); leaked != "" {
@@ -25,7 +29,7 @@ func VerifyTestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	os.Exit(code)
+	return code
 }
 
 // patience is generous, for slow shutdowns on a busy machine.
