@@ -12,6 +12,9 @@
 //     the 100 field-error code/message body), and ≤ 4 allocations per
 //     serviceError (the slope between the 100 and 1,000 rows)
 //   - ReplaceRolePermissions with 10,000 slugs: ≤ 1.10× raw
+//   - UpdateUser from 32 goroutines, over TLS (HTTP/1.1) and plain HTTP,
+//     the SDK on its own pool against raw on a pool that fits: ≤ 1.15× raw,
+//     and the SDK opens ≤ 48 connections
 //
 // Its operation rows are the operations the SDK declares
 // (benchmarks.Operations), as the benchmarks' are.
@@ -58,11 +61,17 @@ const (
 	maxErrorRatio    = 1.30
 	maxAllocsPerItem = 4.0
 	maxScaleRatio    = 1.10
+	// 32 goroutines: the SDK on its own pool against raw on a pool that
+	// fits; the SDK opens at most 1.5 connections per caller.
+	maxConcurrentRatio = 1.15
+	maxConnsPerCaller  = 1.5
+	concurrentCallers  = 32
 )
 
 // sample is one benchmark result line.
 type sample struct {
 	ns, bytes, allocs float64
+	conns             float64 // connections opened in the run (concurrent rows)
 }
 
 // stats holds the samples of each benchmark, by name without the
@@ -93,6 +102,7 @@ func (s stats) median(name string) (sample, bool) {
 		ns:     pick(func(x sample) float64 { return x.ns }),
 		bytes:  pick(func(x sample) float64 { return x.bytes }),
 		allocs: pick(func(x sample) float64 { return x.allocs }),
+		conns:  pick(func(x sample) float64 { return x.conns }),
 	}, true
 }
 
@@ -139,6 +149,8 @@ func parse(r io.Reader) stats {
 					c.bytes = v
 				case "allocs/call":
 					c.allocs = v
+				case "conns":
+					c.conns = v
 				}
 				continue
 			}
@@ -166,7 +178,7 @@ func parse(r io.Reader) stats {
 // perCallMetric splits a unit such as "oapi-codegen-ns/call" into the
 // contender and what it measures.
 func perCallMetric(unit string) (who, what string, ok bool) {
-	for _, what := range []string{"ns/call", "B/call", "allocs/call"} {
+	for _, what := range []string{"ns/call", "B/call", "allocs/call", "conns"} {
 		if who, found := strings.CutSuffix(unit, "-"+what); found && who != "" {
 			return who, what, true
 		}
@@ -191,7 +203,7 @@ func moduleDir() (string, error) {
 	return dir, nil
 }
 
-const defaultBench = "^Benchmark(Loopback|InMemory|Errors|Scale)$"
+const defaultBench = "^Benchmark(Loopback|InMemory|Errors|Scale|Concurrent)$"
 
 func main() {
 	count := flag.Int("count", 10, "runs of the benchmarks: samples per row")
@@ -386,6 +398,27 @@ func report(w io.Writer, st stats, runInfo string) (fails int) {
 	row("ReplaceRolePermissions, 1 slug", "BenchmarkScale/slugs=1", false, 0, "—")
 	row("ReplaceRolePermissions, 100 slugs", "BenchmarkScale/slugs=100", false, 0, "—")
 	row("ReplaceRolePermissions, 10,000 slugs", "BenchmarkScale/slugs=10000", false, maxScaleRatio, fmt.Sprintf("≤ %.2f× raw", maxScaleRatio))
+
+	connBudget := fmt.Sprintf("≤ %.2f× raw; ≤ %.0f connections", maxConcurrentRatio, maxConnsPerCaller*concurrentCallers)
+	for _, scheme := range []string{"tls", "plain"} {
+		label := fmt.Sprintf("accessmgmt.UpdateUser, %d goroutines, %s", concurrentCallers, map[string]string{"tls": "TLS (HTTP/1.1)", "plain": "plain HTTP"}[scheme])
+		s, okS := st.median("BenchmarkConcurrent/" + scheme + "/sdk")
+		r, okR := st.median("BenchmarkConcurrent/" + scheme + "/raw")
+		if !okS || !okR {
+			p("| %s | not run | | | | | | %s | |\n", label, connBudget)
+			continue
+		}
+		ratio := s.ns / r.ns
+		var failed []string
+		if !(ratio <= maxConcurrentRatio) {
+			failed = append(failed, "time")
+		}
+		if !(s.conns <= maxConnsPerCaller*concurrentCallers) {
+			failed = append(failed, "connections")
+		}
+		p("| %s (connections opened: SDK %.0f, raw %.0f) | %s | %s | — | %.2f× | — | %s / %s / — | %s | %s |\n",
+			label, s.conns, r.conns, dur(s.ns), dur(r.ns), ratio, allocs(s.allocs), allocs(r.allocs), connBudget, verdict(failed, true))
+	}
 
 	p("\n%d budget(s) pass, %d fail.\n", passes, fails)
 	return fails

@@ -139,3 +139,36 @@ func TestSlopeFails(t *testing.T) {
 		t.Errorf("report lacks %q:\n%s", want, b.String())
 	}
 }
+
+// concurrentLine is a BenchmarkConcurrent result line with per-contender
+// metrics, connections included.
+func concurrentLine(scheme string, sdkNs, rawNs, sdkConns, rawConns float64) string {
+	return fmt.Sprintf("BenchmarkConcurrent/%s-2 \t 1000\t 60000 ns/op\t 112 raw-allocs/call\t %.0f raw-conns\t %.0f raw-ns/call\t 113 sdk-allocs/call\t %.0f sdk-conns\t %.0f sdk-ns/call\n",
+		scheme, rawConns, rawNs, sdkConns, sdkNs)
+}
+
+func TestConcurrentRows(t *testing.T) {
+	out := concurrentLine("tls", 110000, 100000, 35, 34) + // passes
+		concurrentLine("plain", 120000, 100000, 30, 30) // 1.20×: fails on time
+	var b strings.Builder
+	report(&b, parse(strings.NewReader(out)), "")
+	table := b.String()
+	for _, want := range []string{
+		"| accessmgmt.UpdateUser, 32 goroutines, TLS (HTTP/1.1) (connections opened: SDK 35, raw 34) | 110.0 µs | 100.0 µs | — | 1.10× |",
+		"| accessmgmt.UpdateUser, 32 goroutines, plain HTTP (connections opened: SDK 30, raw 30) | 120.0 µs | 100.0 µs | — | 1.20× |",
+		"FAIL (time)",
+	} {
+		if !strings.Contains(table, want) {
+			t.Errorf("report lacks %q:\n%s", want, table)
+		}
+	}
+	if strings.Count(table, "| ≤ 1.15× raw; ≤ 48 connections | PASS |") != 1 {
+		t.Errorf("want exactly the TLS row to pass:\n%s", table)
+	}
+
+	b.Reset()
+	report(&b, parse(strings.NewReader(concurrentLine("tls", 100000, 100000, 589, 34))), "")
+	if !strings.Contains(b.String(), "FAIL (connections)") {
+		t.Errorf("589 connections must fail the row:\n%s", b.String())
+	}
+}

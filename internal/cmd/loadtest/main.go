@@ -1,7 +1,8 @@
 // Command loadtest reproduces, against loopback servers, the load figures
 // of the SDK's defaults (issue 17, figures 1–6, each with default options
 // beside the behaviour of 0.2.0 where that is useful) and of its load
-// control per area (issue 27, figures 7–11, in areas.go):
+// control per area (issue 27, figures 7–11, in areas.go), and of connections
+// under concurrency (issue 33, figure 12, in connections.go):
 //
 //	go run ./internal/cmd/loadtest                 # figures 1–11, about 4½ minutes
 //	go run ./internal/cmd/loadtest -figure 2       # one figure
@@ -63,7 +64,7 @@ import (
 )
 
 func main() {
-	figure := flag.Int("figure", 0, "run only this figure (1–11); 0 runs all")
+	figure := flag.Int("figure", 0, "run only this figure (1–12); 0 runs all")
 	old := flag.Bool("old", true, "also run 0.2.0's (and where useful 0.1.0's) behaviour beside the defaults")
 	repeat := flag.Int("repeat", 1, "run the default-options measurement of figures 2, 3 and 6 this many times (at most 10)")
 	timeout := flag.Duration("timeout", 5*time.Minute, "stop everything after this long")
@@ -74,7 +75,8 @@ func main() {
 	*repeat = min(max(*repeat, 1), 10)
 
 	figures := []func(context.Context, bool, int) bool{outage, throttledBatch, otherThrottles, loneCall, outageThenThrottle, throttledForever,
-		throttledProviderBesideOthers, outageBesideTransientFailures, burstAfterQuiet, recoveryAfterStorm, limiterForOneArea}
+		throttledProviderBesideOthers, outageBesideTransientFailures, burstAfterQuiet, recoveryAfterStorm, limiterForOneArea,
+		connections}
 	if *figure < 0 || *figure > len(figures) {
 		fmt.Fprintf(os.Stderr, "loadtest: no figure %d\n", *figure)
 		os.Exit(2)
