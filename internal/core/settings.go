@@ -44,8 +44,8 @@ type Settings struct {
 	// MaxConnsPerHost bounds the connections per host of client.New's own
 	// pool (option.WithMaxConnsPerHost); 0 sets no bound.
 	MaxConnsPerHost int
-	Scopes      [len(areas)]Scope
-	Observer    observe.Observer
+	Scopes          [len(areas)]Scope
+	Observer        observe.Observer
 
 	cloned bool // Header/Query are private copies, safe to mutate
 }

@@ -199,4 +199,3 @@ func connections(ctx context.Context, old bool, _ int) bool {
 	}
 	return ok
 }
-
