@@ -14,7 +14,9 @@
 //   - customer: member addresses.
 //   - errors: the typed errors every operation returns (import it as
 //     apierrors).
-//   - sdktest: an in-process fake of the platform for tests and examples.
+//   - sdktest: an in-process fake of the platform for tests and examples;
+//     import it from _test.go files only, never from a service's own code
+//     (its package documentation says why).
 //
 // # Quick start
 //
@@ -40,7 +42,19 @@
 //		}
 //	}
 //
-// Run the quick-start example against an in-process fake, with no setup:
+// # Install
+//
+//	go get github.com/memberplatform/memberplatform-go
+//	go mod tidy # once your code imports the SDK's packages: records their modules in go.sum
+//
+// # Try it
+//
+// Run the quick-start example against an in-process fake, with no setup,
+// from a clone:
 //
 //	go run ./examples/quickstart
+//
+// or without one, from any directory:
+//
+//	go run github.com/memberplatform/memberplatform-go/examples/quickstart@latest
 package memberplatform

@@ -45,6 +45,38 @@ type UpdateUserParams struct {
 	LastName     *string `json:"lastName,omitempty"`
 }
 
+// Validate reports what UpdateUser refuses in p before sending, as the
+// same *errors.ValidationError (operation accessmgmt.UpdateUser) naming the
+// same fields: no field set ("params"), a mobileNumber not E.164, an email
+// that is no bare address, a firstName or lastName set but blank. It covers
+// p alone: the userID that UpdateUser takes beside it is checked by
+// UpdateUser (non-empty, not "." or ".."). nil when UpdateUser would send p.
+func (p UpdateUserParams) Validate() error {
+	v := validate.Errors{Operation: updateUserOp.Name}
+	p.check(&v)
+	return v.Err()
+}
+
+// check adds to v what is wrong with p: the one list of UpdateUser's
+// checks of its params, which Validate runs too.
+func (p *UpdateUserParams) check(v *validate.Errors) {
+	if p.MobileNumber == nil && p.Email == nil && p.FirstName == nil && p.LastName == nil {
+		v.Add("params", "at least one of mobileNumber, email, firstName or lastName must be set")
+	}
+	if m := p.MobileNumber; m != nil && !validate.E164(*m) {
+		v.Add("mobileNumber", "must be an E.164 number such as +61412345678")
+	}
+	if e := p.Email; e != nil && !validate.Email(*e) {
+		v.Add("email", "must be an email address such as ada@example.com")
+	}
+	if n := p.FirstName; n != nil && validate.Blank(*n) {
+		v.Add("firstName", "must not be empty when set")
+	}
+	if n := p.LastName; n != nil && validate.Blank(*n) {
+		v.Add("lastName", "must not be empty when set")
+	}
+}
+
 // Both operations are PUTs of absolute values: repeating one leaves the same
 // state, so they are safe to retry after a timeout or a 5xx.
 var (
@@ -73,26 +105,10 @@ var (
 func (s *Service) UpdateUser(ctx context.Context, userID string, params UpdateUserParams, opts ...option.RequestOption) (*ProviderUser, error) {
 	v := validate.Errors{Operation: updateUserOp.Name}
 	validate.OpaqueID(&v, "userId", userID)
-	if params.MobileNumber == nil && params.Email == nil && params.FirstName == nil && params.LastName == nil {
-		v.Add("params", "at least one of mobileNumber, email, firstName or lastName must be set")
-	}
-	if p := params.MobileNumber; p != nil && !validate.E164(*p) {
-		v.Add("mobileNumber", "must be an E.164 number such as +61412345678")
-	}
-	if p := params.Email; p != nil && !validate.Email(*p) {
-		v.Add("email", "must be an email address such as ada@example.com")
-	}
-	if p := params.FirstName; p != nil && validate.Blank(*p) {
-		v.Add("firstName", "must not be empty when set")
-	}
-	if p := params.LastName; p != nil && validate.Blank(*p) {
-		v.Add("lastName", "must not be empty when set")
-	}
-	if err := v.Err(); err != nil {
-		return nil, err
-	}
+	params.check(&v)
 	var u ProviderUser
-	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: updateUserOp, PathParams: [2]string{userID}, Body: &params, Result: &u}, opts); err != nil {
+	call := &core.Call{Op: updateUserOp, Invalid: v.Err(), PathParams: [2]string{userID}, Body: &params, Result: &u}
+	if err := core.Do(ctx, s.pipeline(), call, opts); err != nil {
 		return nil, err
 	}
 	if u.ID == "" { // an empty 2xx body: the user is what was sent
@@ -151,9 +167,9 @@ func (s *Service) ReplaceRolePermissions(ctx context.Context, organizationID, ro
 			v.Add("permissions["+strconv.Itoa(i)+"]", "must match ^[a-z0-9:._*-]+$, such as users:read")
 		}
 	}
-	if err := v.Err(); err != nil {
-		return err
+	call := &core.Call{Op: replaceRolePermissionsOp, Invalid: v.Err(), PathParams: [2]string{organizationID, roleSlug}}
+	if call.Invalid == nil {
+		call.EncodedBody = rolePermissionsBody(permissions)
 	}
-	return core.Do(ctx, s.pipeline(), &core.Call{Op: replaceRolePermissionsOp, PathParams: [2]string{organizationID, roleSlug},
-		EncodedBody: rolePermissionsBody(permissions)}, opts)
+	return core.Do(ctx, s.pipeline(), call, opts)
 }

@@ -94,3 +94,24 @@ func ExampleService_ReplaceRolePermissions_providerNotConfigured() {
 	}
 	// Output: 503 1 false
 }
+
+// Pre-flight validation: check every input before the first write, with
+// the same checks (and the same *errors.ValidationError) UpdateUser runs.
+func ExampleUpdateUserParams_Validate() {
+	batch := []accessmgmt.UpdateUserParams{
+		{FirstName: new("Ada")},
+		{MobileNumber: new("0412 345 678"), Email: new("ada at example.com")},
+		{}, // nothing to change
+	}
+	for i, params := range batch {
+		if err := params.Validate(); err != nil {
+			fmt.Println(i, apierrors.FieldErrorsOf(err))
+			continue
+		}
+		fmt.Println(i, "ok")
+	}
+	// Output:
+	// 0 ok
+	// 1 [mobileNumber: must be an E.164 number such as +61412345678 email: must be an email address such as ada@example.com]
+	// 2 [params: at least one of mobileNumber, email, firstName or lastName must be set]
+}

@@ -50,30 +50,29 @@ const MaxRequestBodyBytes = 8 << 20
 // are refused before sending. Only idempotent methods (GET, HEAD, OPTIONS, PUT, DELETE,
 // TRACE) are retried, unless option.WithIdempotent.
 func (c *Client) Execute(ctx context.Context, method, path string, body, out any, opts ...option.RequestOption) error {
+	clean, pathMsg := checkRelativePath(path)
+	var invalid error // handed to core.Do, which tells the observer of the refused call
 	if msg := checkMethod(method); msg != "" {
-		return invalidExecute("method", msg)
-	}
-	clean, msg := checkRelativePath(path)
-	if msg != "" {
-		return invalidExecute("path", msg)
-	}
-	if out != nil {
+		invalid, method = invalidExecute("method", msg), "" // not the caller's text in telemetry
+	} else if pathMsg != "" {
+		invalid = invalidExecute("path", pathMsg)
+	} else if out != nil {
 		if v := reflect.ValueOf(out); v.Kind() != reflect.Pointer || v.IsNil() {
 			// Found after sending, this would report a write as a failure.
-			return invalidExecute("out", "must be nil, a *[]byte, or a non-nil pointer to decode the 2xx body into")
+			invalid = invalidExecute("out", "must be nil, a *[]byte, or a non-nil pointer to decode the 2xx body into")
 		}
 	}
 	op := &core.Operation{Name: "client.Execute", Method: method, Path: clean, Area: core.AreaOfPath(clean), Auth: true,
 		Idempotent: slices.Contains([]string{http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete, http.MethodTrace}, method)}
-	call := &core.Call{Op: op, Result: out}
-	if err := setExecuteBody(call, body); err != nil {
-		return err
+	call := &core.Call{Op: op, Result: out, Invalid: invalid}
+	if invalid == nil {
+		call.Invalid = setExecuteBody(call, body)
 	}
 	var pipeline *core.Client // nil for a Client not built by New, which core.Do reports
 	if c != nil {
 		pipeline = c.core
 	}
-	if r, ok := body.(io.Reader); ok {
+	if r, ok := body.(io.Reader); ok && call.Invalid == nil {
 		body := &onceCloser{Reader: r}
 		defer body.close() // also when the call is refused before reading it
 		call.ReadBody = func(ctx context.Context) ([]byte, error) { return readBody(ctx, body) }

@@ -79,6 +79,32 @@ type UpsertMemberAddressParams struct {
 	Country        string                    `json:"country"`
 }
 
+// Validate reports what UpsertMemberAddress refuses in p before sending,
+// as the same *errors.ValidationError (operation
+// customer.UpsertMemberAddress) naming the same fields: each of
+// addressLineOne, state, suburb, postcode and country that is blank. It
+// covers p alone: the memberID that UpsertMemberAddress takes beside it is
+// checked by UpsertMemberAddress (a UUID). nil when UpsertMemberAddress
+// would send p.
+func (p UpsertMemberAddressParams) Validate() error {
+	v := validate.Errors{Operation: upsertMemberAddressOp.Name}
+	p.check(&v)
+	return v.Err()
+}
+
+// check adds to v what is wrong with p: the one list of
+// UpsertMemberAddress's checks of its params, which Validate runs too.
+func (p *UpsertMemberAddressParams) check(v *validate.Errors) {
+	for _, f := range []struct{ name, val string }{
+		{"addressLineOne", p.AddressLineOne}, {"state", p.State}, {"suburb", p.Suburb},
+		{"postcode", p.Postcode}, {"country", p.Country},
+	} {
+		if validate.Blank(f.val) {
+			v.Add(f.name, "is required")
+		}
+	}
+}
+
 // An upsert stores the same address whether sent once or twice: safe to retry.
 var upsertMemberAddressOp = core.Declare(core.Operation{
 	Name: "customer.UpsertMemberAddress", Method: http.MethodPost, Path: "/customer/members/{memberId}/address",
@@ -96,19 +122,10 @@ var upsertMemberAddressOp = core.Declare(core.Operation{
 func (s *Service) UpsertMemberAddress(ctx context.Context, memberID string, params UpsertMemberAddressParams, opts ...option.RequestOption) (*MemberAddress, error) {
 	v := validate.Errors{Operation: upsertMemberAddressOp.Name}
 	validate.UUIDParam(&v, "memberId", memberID)
-	for _, f := range []struct{ name, val string }{
-		{"addressLineOne", params.AddressLineOne}, {"state", params.State}, {"suburb", params.Suburb},
-		{"postcode", params.Postcode}, {"country", params.Country},
-	} {
-		if validate.Blank(f.val) {
-			v.Add(f.name, "is required")
-		}
-	}
-	if err := v.Err(); err != nil {
-		return nil, err
-	}
+	params.check(&v)
 	var a MemberAddress
-	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: upsertMemberAddressOp, PathParams: [2]string{memberID}, Body: &params, Result: &a}, opts); err != nil {
+	call := &core.Call{Op: upsertMemberAddressOp, Invalid: v.Err(), PathParams: [2]string{memberID}, Body: &params, Result: &a}
+	if err := core.Do(ctx, s.pipeline(), call, opts); err != nil {
 		return nil, err
 	}
 	if a == (MemberAddress{}) { // empty (or null) 2xx body

@@ -72,3 +72,23 @@ func ExampleService_UpsertMemberAddress_errors() {
 	// invalid: country is required
 	// 404 MEMBER_NOT_FOUND
 }
+
+// Check a whole import before writing any of it: Validate runs the checks
+// UpsertMemberAddress runs on its params and names the same fields.
+func ExampleUpsertMemberAddressParams_Validate() {
+	rows := []customer.UpsertMemberAddressParams{
+		{AddressLineOne: "1 Main St", State: "NSW", Suburb: "Sydney", Postcode: "2000", Country: "AU"},
+		{AddressLineOne: "2 High St", State: "VIC", Suburb: "Melbourne"},
+	}
+	bad := 0
+	for i, row := range rows {
+		if err := row.Validate(); err != nil {
+			bad++
+			fmt.Println("row", i, errors.Is(err, apierrors.ErrInvalidInput), apierrors.FieldErrorsOf(err))
+		}
+	}
+	fmt.Println(bad, "of", len(rows), "rows refused; nothing written")
+	// Output:
+	// row 1 true [postcode: is required country: is required]
+	// 1 of 2 rows refused; nothing written
+}

@@ -31,9 +31,13 @@
 //	}
 //
 // ErrInvalidInput is the SDK's own refusal, before sending (FieldErrorsOf
-// lists its fields too). If you retry throttled calls, test ErrRateLimited
-// first: a 400 whose title says the provider rate limited the request
-// matches it as well as ErrBadRequest.
+// lists its fields too); each params type's Validate method runs the same
+// checks ahead of the call. If you retry throttled calls, test
+// ErrRateLimited first: a 400 whose title says the provider rate limited
+// the request matches it as well as ErrBadRequest. A rate limiter that
+// could not reach its store (fleet.WithFailClosed while Redis is away) is
+// no rate limit: that call matches ErrTransport and fleet.ErrUnavailable,
+// not ErrRateLimited (see option.RateLimiter).
 //
 // No error string of this package holds a bearer token, an Authorization
 // header, AWS credentials or a SigV4 signature (see (*Error).Redact).

@@ -96,6 +96,10 @@
 // every attempt at once with an error matching ErrUnavailable, so the fleet
 // never exceeds the limit but every call fails for as long as Redis is away.
 // Choose it only when a 429 from the provider costs more than a failed call.
+// Such a call's error is an outage, not a rate limit: it matches
+// ErrUnavailable and errors.ErrTransport, not errors.ErrRateLimited, and
+// carries no Retry-After (the *WaitError's RateLimited method says so to
+// the SDK).
 //
 // # Logs during an outage
 //

@@ -11,7 +11,17 @@ import (
 )
 
 // ErrUnavailable matches, with errors.Is, the error Wait returns under
-// WithFailClosed while Redis cannot answer.
+// WithFailClosed while Redis cannot answer, and the error of a client call
+// it refused. That error does not match errors.ErrRateLimited (package
+// github.com/memberplatform/memberplatform-go/errors): no rate limit
+// refused the call, the store that keeps it could not be reached, and
+// nothing says when it will be back (errors.RetryAfterOf knows no wait).
+// Test it before ErrRateLimited when you treat the two differently:
+//
+//	switch {
+//	case errors.Is(err, fleet.ErrUnavailable): // Redis is away: fail, or degrade
+//	case errors.Is(err, apierrors.ErrRateLimited): // throttled: back off
+//	}
 var ErrUnavailable = errors.New("fleet: rate limit store unavailable")
 
 // WaitError is the error Wait returns when it does not admit an attempt.
@@ -56,6 +66,15 @@ func (e *WaitError) Unwrap() error { return e.Err }
 func (e *WaitError) Is(target error) bool {
 	return target == apierrors.ErrRateLimited && e.Delay > 0
 }
+
+// RateLimited reports whether the refusal is the rate limit's: false when
+// Redis could not answer under WithFailClosed (Err matches ErrUnavailable),
+// true otherwise, a wait cut short by the context included. The SDK asks
+// it (see option.RateLimiter): a call refused while Redis is away ends in
+// an *errors.TransportError that matches ErrUnavailable and not
+// errors.ErrRateLimited, where any other refusal of the limiter matches
+// errors.ErrRateLimited.
+func (e *WaitError) RateLimited() bool { return !errors.Is(e.Err, ErrUnavailable) }
 
 // RetryAfter returns how long the refused attempt would have waited for
 // its turn, so that errors.RetryAfterOf (package

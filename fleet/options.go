@@ -37,7 +37,8 @@ func WithRedisTimeout(d time.Duration) Option {
 
 // WithFailClosed makes Wait refuse every attempt, at once, while Redis cannot
 // answer, with a *WaitError that matches ErrUnavailable. The fleet then never
-// exceeds its limit, but every call fails for as long as Redis is away.
+// exceeds its limit, but every call fails for as long as Redis is away, with
+// an error that matches ErrUnavailable, not errors.ErrRateLimited.
 // Default: fail open (see the package documentation).
 func WithFailClosed() Option {
 	return Option{func(c *config) { c.failClosed = true }}

@@ -25,6 +25,11 @@
 //	  ... more waits and attempts ...
 //	EndCall
 //
+// A call the SDK refuses before sending anything (invalid input, an
+// *errors.ValidationError, for every operation and client.Execute) is a
+// StartCall and an EndCall with that error and no attempt, so that refused
+// calls show as calls of ErrorType ErrorInvalidInput.
+//
 // Each Start method returns the context the SDK then uses for what happens
 // inside (the returned context must derive from the one given); the
 // matching End method gets that context back. The other methods get the

@@ -129,6 +129,9 @@ func WithIdempotent() RequestOption {
 }
 
 // WithTimeout bounds a whole call, retries and backoff included, as the context's deadline does.
+// No retry starts whose wait would end after that deadline: the call
+// returns at once with the last answer's error instead (see
+// WithMaxRetryAfter for a Retry-After longer than the time left).
 //
 // Scope: both. Default: none.
 func WithTimeout(d time.Duration) RequestOption {
@@ -166,6 +169,14 @@ func WithRetryBackoff(base, max time.Duration) RequestOption {
 // Retry-After-Ms) and a wait for the adaptive rate limit: a longer one fails
 // the call at once with the rate-limited error, its RetryAfter the asked
 // wait. 0 allows none; for no cap, pass time.Duration(math.MaxInt64), with a deadline.
+//
+// A wait within the cap that would end after the call's deadline (the
+// context's, or WithTimeout's) is not started either, and the call does not
+// sleep until the deadline: it returns at once with the error of the answer
+// that asked, an *errors.Error whose RetryAfter is the asked wait (a 429
+// matches errors.ErrRateLimited, a 503 errors.ErrServiceUnavailable), not
+// context.DeadlineExceeded. errors.RetryAfterOf(err) then says when to try
+// again. The area's adaptive rate limit learns from that 429 as from any.
 //
 // Scope: both. Default: 20s.
 func WithMaxRetryAfter(d time.Duration) RequestOption {

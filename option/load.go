@@ -77,6 +77,21 @@ func WithRetryBudget(b RetryBudget) RequestOption {
 // *WaitError) tells errors.RetryAfterOf. A limiter that can tell it was
 // misconfigured has a Validate() error method (fleet's *Limiter does):
 // WithRateLimiter calls it, so client.New fails with its error.
+//
+// The call a Wait error ends matches errors.ErrRateLimited: the limit
+// refused the attempt, or the call ended while it waited (it then matches
+// the context's error too). Two errors say they are no rate limit, and the
+// call's then matches errors.ErrTransport and what the limiter's error
+// matches, not errors.ErrRateLimited: one matching errors.ErrInvalidInput
+// (a misconfigured limiter), and one whose chain holds a method
+//
+//	RateLimited() bool
+//
+// returning false: a limiter that could not decide, such as one whose
+// shared store cannot be reached (fleet's *WaitError under
+// fleet.WithFailClosed while Redis is away, which matches
+// fleet.ErrUnavailable). Such an outage is then no 429 to code that tests
+// errors.ErrRateLimited first.
 type RateLimiter interface {
 	Wait(ctx context.Context) error
 }
@@ -88,9 +103,9 @@ type RateLimiter interface {
 // module github.com/memberplatform/memberplatform-go/fleet, given for
 // AreaAccessMgmt. An area has one limiter: a later WithRateLimiter naming
 // it replaces the earlier. Wait's error ends the call in an
-// *errors.TransportError matching errors.ErrRateLimited (but for an error
-// matching errors.ErrInvalidInput, a misconfigured limiter's, which
-// matches only that).
+// *errors.TransportError wrapping it, before anything is sent, that matches
+// errors.ErrRateLimited unless the error says it is no rate limit (see
+// RateLimiter).
 //
 // Scope: client. Default: none.
 func WithRateLimiter(l RateLimiter, areas ...Area) RequestOption {

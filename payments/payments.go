@@ -92,6 +92,25 @@ type UpdatePaymentMethodParams struct {
 	ExpDate *string `json:"expDate,omitempty"`
 }
 
+// Validate reports what UpdatePaymentMethod refuses in p before sending, as
+// the same *errors.ValidationError (operation payments.UpdatePaymentMethod)
+// naming the same fields: an ExpDate set but empty. It covers p alone: the
+// payment method id that UpdatePaymentMethod takes beside it is checked by
+// UpdatePaymentMethod (a UUID). nil when UpdatePaymentMethod would send p.
+func (p UpdatePaymentMethodParams) Validate() error {
+	v := validate.Errors{Operation: updatePaymentMethodOp.Name}
+	p.check(&v)
+	return v.Err()
+}
+
+// check adds to v what is wrong with p: the one list of
+// UpdatePaymentMethod's checks of its params, which Validate runs too.
+func (p *UpdatePaymentMethodParams) check(v *validate.Errors) {
+	if p.ExpDate != nil && *p.ExpDate == "" {
+		v.Add("expDate", "must not be empty when set")
+	}
+}
+
 // ExpDate formats a card expiry as MM/YYYY, the format the platform reports.
 func ExpDate(month time.Month, year int) string {
 	return fmt.Sprintf("%02d/%04d", int(month), year)
@@ -113,14 +132,10 @@ var updatePaymentMethodOp = core.Declare(core.Operation{
 func (s *Service) UpdatePaymentMethod(ctx context.Context, id string, params UpdatePaymentMethodParams, opts ...option.RequestOption) (*PaymentMethod, error) {
 	v := validate.Errors{Operation: updatePaymentMethodOp.Name}
 	validate.UUIDParam(&v, "id", id)
-	if params.ExpDate != nil && *params.ExpDate == "" {
-		v.Add("expDate", "must not be empty when set")
-	}
-	if err := v.Err(); err != nil {
-		return nil, err
-	}
+	params.check(&v)
 	var decoded paymentMethodJSON
-	if err := core.Do(ctx, s.pipeline(), &core.Call{Op: updatePaymentMethodOp, PathParams: [2]string{id}, Body: &params, Result: &decoded}, opts); err != nil {
+	call := &core.Call{Op: updatePaymentMethodOp, Invalid: v.Err(), PathParams: [2]string{id}, Body: &params, Result: &decoded}
+	if err := core.Do(ctx, s.pipeline(), call, opts); err != nil {
 		return nil, err
 	}
 	pm := decoded.paymentMethod()

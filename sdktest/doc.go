@@ -53,6 +53,25 @@
 //
 // Programs (examples, local demos) use Start and Close instead of NewServer.
 //
+// # Not in a production binary
+//
+// sdktest is test support, and a service's own (non-test) code does not
+// import it. It is a fake: it issues bearer tokens to any request signed
+// with its test credentials (by default DefaultAccessKeyID and
+// DefaultSecretAccessKey, published in this package), keeps every record
+// in memory, and serves on a loopback listener of its own; nothing in a
+// service should talk to it outside tests. Linking it also brings
+// net/http/httptest and github.com/jarcoal/httpmock into the binary, about
+// 0.9 MB more for a program that builds a client (10.4 MB to 11.3 MB,
+// Go 1.26, linux/amd64). The Go linker only includes packages the program
+// imports, so importing sdktest only from _test.go files keeps all of it
+// out of the service's binary. To check:
+//
+//	go list -deps ./cmd/yourservice | grep memberplatform-go/sdktest # prints nothing
+//
+// The demo programs of this repository (examples/quickstart) are the
+// exception: they run against the fake on purpose.
+//
 // # Assumptions
 //
 // The contract does not show numeric status codes, the token operation's

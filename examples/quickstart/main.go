@@ -6,6 +6,13 @@
 //
 //	go run ./examples/quickstart
 //
+// or, without a clone of the repository, from any directory:
+//
+//	go run github.com/memberplatform/memberplatform-go/examples/quickstart@latest
+//
+// It is a demo, and so one of the few programs that import sdktest: a
+// service imports sdktest only from its _test.go files (see sdktest).
+//
 // To run against a real platform, set MEMBERPLATFORM_BASE_URL and
 // credentials (MEMBERPLATFORM_TOKEN, or AWS_ACCESS_KEY_ID,
 // AWS_SECRET_ACCESS_KEY and AWS_REGION for the SigV4 token flow), plus the

@@ -18,20 +18,38 @@ import (
 
 // Do runs call through the pipeline with the client's settings and opts
 // (option.RequestOption values). Every failure is a typed error.
+//
+// A call refused before anything is sent (call.Invalid, a nil ctx, a bad
+// option) is still a call to the client's observer: it starts and ends,
+// with its *errors.ValidationError and no attempt, so spans and error
+// counts show input the SDK refused. Only a nil client has no observer.
 func Do[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	if c == nil {
+		if call.Invalid != nil {
+			return call.Invalid
+		}
 		return invalidCall(call, "client", "is not configured: use the services of a client built by client.New")
 	}
+	refused := call.Invalid
 	if ctx == nil {
-		return invalidCall(call, "ctx", "must not be nil (use context.Background())")
+		if refused == nil {
+			refused = invalidCall(call, "ctx", "must not be nil (use context.Background())")
+		}
+		ctx = context.Background() // the observer's, which must not get nil
 	}
 	obs := c.settings.Observer
 	if obs == nil {
+		if refused != nil {
+			return refused
+		}
 		return doCall(ctx, c, call, opts)
 	}
 	info := callInfo(call.Op)
 	ctx = orParent(obs.StartCall(ctx, info), ctx)
-	err := doCall(ctx, c, call, opts)
+	err := refused
+	if err == nil {
+		err = doCall(ctx, c, call, opts)
+	}
 	obs.EndCall(ctx, info, err)
 	return err
 }

@@ -4,7 +4,8 @@
 //
 // The files of one call retried once, in the order they first run:
 //
-//	internal/validate  the area checks the parameters before anything is sent
+//	internal/validate  the area checks the parameters (Call.Invalid: Do
+//	                   refuses the call, observed, before anything is sent)
 //	call.go            Do: the call's settings, URL, query and JSON body; the
 //	                   401 resend; the 2xx result
 //	tokens.go          the bearer token, from the token cache

@@ -62,6 +62,13 @@ func Operations() []*Operation { return slices.Clone(declared) }
 // Call is one invocation of an Operation.
 type Call struct {
 	Op *Operation
+	// Invalid is what the caller's own checks of its input found (an
+	// *errors.ValidationError, from internal/validate), or nil. Do refuses
+	// a call with one: nothing is sent, and the observer sees the call
+	// start and end with it. The area methods hand their validation here
+	// rather than returning it, so that a refused call is observed the
+	// same way for every operation.
+	Invalid error
 	// PathParams is an array, not a slice, so that a Call and its
 	// parameters stay on the caller's stack: the contract's paths have at
 	// most two.

@@ -51,7 +51,7 @@ func (state *callState) waitTurn(ctx context.Context) error {
 	if sc.Limiter != nil {
 		if err := sc.Limiter.Wait(ctx); err != nil {
 			err = fmt.Errorf("waiting on the rate limiter: %w", err)
-			if errors.Is(err, apierrors.ErrInvalidInput) { // a limiter misconfigured: no rate limit to wait for
+			if !limitRefused(err) {
 				return err
 			}
 			return rateLimitedWait(err)
@@ -60,10 +60,26 @@ func (state *callState) waitTurn(ctx context.Context) error {
 	return nil
 }
 
+// limitRefused reports whether a limiter's error is the rate limit's: its
+// refusal to wait, or the context ending while it waited. It is not when
+// the limiter says so: a misconfigured one's (errors.ErrInvalidInput), or
+// an error whose chain has a RateLimited() bool method returning false,
+// such as fleet's while its store cannot answer (option.RateLimiter).
+func limitRefused(err error) bool {
+	if errors.Is(err, apierrors.ErrInvalidInput) {
+		return false
+	}
+	rl, ok := errors.AsType[interface {
+		error
+		RateLimited() bool
+	}](err)
+	return !ok || rl.RateLimited()
+}
+
 // rateLimitedWait marks the error of a wait for a rate limit, a refusal or
 // the context ending during it, as the rate limit's: it matches
 // errors.ErrRateLimited beside its cause (context.Canceled,
-// context.DeadlineExceeded, a limiter's own error but invalid input).
+// context.DeadlineExceeded, a limiter's own refusal: see limitRefused).
 func rateLimitedWait(err error) error {
 	return markedError{cause: err, sentinel: apierrors.ErrRateLimited}
 }

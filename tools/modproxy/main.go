@@ -17,7 +17,8 @@
 //
 // It refuses to publish when a module requires another of the published
 // modules at a version other than the one published: a consumer would then
-// need a release that this tree does not contain.
+// need a release that this tree does not contain; and when a module has no
+// LICENSE file of its own that git tracks.
 //
 // It prints one line per module, "path version h1:hash", the hash being the
 // one a consumer's go.sum records for the zip.
@@ -36,6 +37,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -90,6 +92,9 @@ func publish(out string, dirs []string) ([]*mod, error) {
 		mods = append(mods, m)
 	}
 	if err := checkRequirements(mods); err != nil {
+		return nil, err
+	}
+	if err := checkLicenses(mods); err != nil {
 		return nil, err
 	}
 	for _, m := range mods {
@@ -178,6 +183,25 @@ func checkRequirements(mods []*mod) error {
 				"the nested modules require a root version that this commit does not publish; "+
 				"set both to the release being made (.ci/set-version, see RELEASING.md)",
 				m.dir, r.Mod.Path, r.Mod.Version, p.version, filepath.Join(p.dir, "version.go")))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkLicenses fails when a module's zip would hold no LICENSE file at
+// its root: pkg.go.dev shows no documentation for a module without a
+// license it recognises, and a nested module's zip does not hold the
+// root's LICENSE (zip.Create keeps only the module's own directory).
+func checkLicenses(mods []*mod) error {
+	var errs []error
+	for _, m := range mods {
+		files, err := trackedFiles(m.dir)
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(files, func(f zip.File) bool { return f.Path() == "LICENSE" }) {
+			errs = append(errs, fmt.Errorf("%s: no LICENSE file tracked by git: every published module needs its own "+
+				"(a copy of the root's; a nested module's zip does not include the root's), see RELEASING.md", m.dir))
 		}
 	}
 	return errors.Join(errs...)

@@ -33,6 +33,8 @@ func repo(t *testing.T, rootVersion, requireRoot string) string {
 			"\n\nreplace " + rootPath + " => ../\n",
 		"nested/version.go": "package nested\n\nconst (\n\tName    = \"nested\"\n\tVersion = \"0.1.0\"\n)\n",
 		"nested/nested.go":  "package nested\n",
+		"LICENSE":           "Apache License\n",
+		"nested/LICENSE":    "Apache License\n",
 	}
 	for name, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -98,7 +100,7 @@ func TestPublish(t *testing.T) {
 		names = append(names, strings.TrimPrefix(f.Name, rootPath+"@v0.4.0/"))
 	}
 	slices.Sort(names)
-	if want := []string{"go.mod", "repo.go", "testdata/body.txt", "version.go"}; !slices.Equal(names, want) {
+	if want := []string{"LICENSE", "go.mod", "repo.go", "testdata/body.txt", "version.go"}; !slices.Equal(names, want) {
 		t.Errorf("root zip holds %q, want %q (no nested module, no untracked file)", names, want)
 	}
 }
@@ -119,6 +121,36 @@ func TestPublishRefusesMismatch(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("%s written despite the error (%v)", out, err)
+	}
+}
+
+// TestPublishRefusesAModuleWithoutLicense: a module without a LICENSE of
+// its own that git tracks is refused (the root's is not in a nested
+// module's zip), and nothing is written.
+func TestPublishRefusesAModuleWithoutLicense(t *testing.T) {
+	for _, tc := range []struct{ name, git string }{
+		{"deleted", "rm -f"},
+		{"untracked", "rm --cached"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := repo(t, "0.4.0", "v0.4.0")
+			cmd := exec.Command("git", append(strings.Fields(tc.git), "-q", "nested/LICENSE")...)
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git %s: %v\n%s", tc.git, err, out)
+			}
+			out := filepath.Join(t.TempDir(), "proxy")
+			_, err := publish(out, []string{dir, filepath.Join(dir, "nested")})
+			if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "nested")+": no LICENSE") {
+				t.Fatalf("publish = %v; want the nested module refused for its missing LICENSE", err)
+			}
+			if strings.Contains(err.Error(), dir+": no LICENSE") {
+				t.Errorf("the root, which has its LICENSE, refused too: %v", err)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("%s written despite the error (%v)", out, err)
+			}
+		})
 	}
 }
 
