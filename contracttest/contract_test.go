@@ -383,3 +383,43 @@ func TestContractRejectsUndocumentedFields(t *testing.T) {
 		}
 	})
 }
+
+// documentedErrors are the error statuses api/openapi.yaml must list for an
+// operation of each format, and how it lists them; nil asks for a default
+// response instead.
+var documentedErrors = map[core.ErrorFormat]struct {
+	statuses []string
+	how      string
+}{
+	core.ProblemErrors:     {[]string{"400", "401", "403", "404", "409", "422", "429", "500", "503"}, "`<<: *accessManagementErrors` in its responses"},
+	core.ProblemTextErrors: {nil, "a default response of the ProblemFreeCode schema"},
+	core.CodeMessageErrors: {[]string{"400", "401", "403", "404", "500"}, "the code/message responses, as upsertMemberAddress lists them"},
+}
+
+// TestDocumentHasEveryOperation: api/openapi.yaml describes every declared
+// operation at its declared method and path, with the error answers of its
+// declared format, so that the fake's answers can be validated whichever
+// the scenario produces.
+func TestDocumentHasEveryOperation(t *testing.T) {
+	doc, _ := contract(t, "https://api.example.test")
+	for _, op := range core.Operations() {
+		item := doc.Paths.Value(op.Path)
+		var o *openapi3.Operation
+		if item != nil {
+			o = item.GetOperation(op.Method)
+		}
+		if o == nil {
+			t.Errorf("api/openapi.yaml has no %s %s (%s): add it as the contract describes it", op.Method, op.Path, op.Name)
+			continue
+		}
+		want := documentedErrors[op.Errors]
+		if want.statuses == nil && o.Responses.Default() == nil {
+			t.Errorf("api/openapi.yaml's %s %s lists no default response: add %s", op.Method, op.Path, want.how)
+		}
+		for _, st := range want.statuses {
+			if o.Responses.Value(st) == nil {
+				t.Errorf("api/openapi.yaml's %s %s lists no %s response: add %s", op.Method, op.Path, st, want.how)
+			}
+		}
+	}
+}
