@@ -89,14 +89,15 @@ func readmeBlocks(t *testing.T) (blocks []string, lines []int, skipped []int) {
 	return blocks, lines, skipped
 }
 
-// readmeFunc turns block into a function: its import block dropped (the
-// file imports what the body names), and a "_ = name" for each name its
-// top-level statements declare, which the README leaves unused.
+// readmeFunc turns block into a function returning an error, as the code
+// around a block may (`return err` compiles): its import block dropped
+// (the file imports what the body names), and a "_ = name" for each name
+// its top-level statements declare, which the README leaves unused.
 func readmeFunc(t *testing.T, name, block string) (src string, imports []string) {
 	if strings.HasPrefix(block, "import (") {
 		_, block, _ = strings.Cut(block, "\n)\n")
 	}
-	src = "func " + name + "() {\n" + block + "\n}\n"
+	src = "func " + name + "() error {\n" + block + "\n\treturn nil\n}\n" // a block may return an error
 	f, err := parser.ParseFile(token.NewFileSet(), "", "package readme\n"+src, parser.SkipObjectResolution)
 	if err != nil {
 		return src, nil // vet reports it, at the block's line
@@ -125,7 +126,7 @@ func readmeFunc(t *testing.T, name, block string) (src string, imports []string)
 		}
 	}
 	for _, n := range unused {
-		src = strings.TrimSuffix(src, "}\n") + "\t_ = " + n + "\n}\n"
+		src = strings.TrimSuffix(src, "\treturn nil\n}\n") + "\t_ = " + n + "\n\treturn nil\n}\n"
 	}
 	for short, path := range readmeImports {
 		if regexp.MustCompile(`\b` + short + `\.`).MatchString(block) {
