@@ -181,10 +181,10 @@ type errorCase struct {
 }
 
 var errorCases = []errorCase{
-	{"serviceErrors=1", newCanned(422, "application/problem+json", problemBody(1)), 1, byName["accessmgmt.ReplaceRolePermissions"]},
-	{"serviceErrors=100", newCanned(422, "application/problem+json", problemBody(100)), 100, byName["accessmgmt.ReplaceRolePermissions"]},
-	{"serviceErrors=1000", newCanned(422, "application/problem+json", problemBody(1000)), 1000, byName["accessmgmt.ReplaceRolePermissions"]},
-	{"fieldErrors=100", newCanned(400, "application/json", codeMessageBody(100)), 100, byName["customer.UpsertMemberAddress"]},
+	{"serviceErrors=1", newCanned(422, "application/problem+json", problemBody(1)), 1, operationNamed("accessmgmt.ReplaceRolePermissions")},
+	{"serviceErrors=100", newCanned(422, "application/problem+json", problemBody(100)), 100, operationNamed("accessmgmt.ReplaceRolePermissions")},
+	{"serviceErrors=1000", newCanned(422, "application/problem+json", problemBody(1000)), 1000, operationNamed("accessmgmt.ReplaceRolePermissions")},
+	{"fieldErrors=100", newCanned(400, "application/json", codeMessageBody(100)), 100, operationNamed("customer.UpsertMemberAddress")},
 }
 
 // expectError turns a call that must fail into one that must not.

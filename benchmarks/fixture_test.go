@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-cleanhttp"
 
 	"github.com/memberplatform/memberplatform-go/client"
+	"github.com/memberplatform/memberplatform-go/internal/oprows"
 	"github.com/memberplatform/memberplatform-go/option"
 )
 
@@ -34,26 +35,20 @@ func newSDK(tb testing.TB, baseURL string, rt http.RoundTripper) *client.Client 
 
 const (
 	benchToken = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzdmMtYmlsbGluZyIsImV4cCI6NDEwMjQ0NDgwMH0.c2lnbmF0dXJlLWJ5dGVzLWZvci1iZW5jaG1hcmtpbmctb25seQ"
-	userID     = "user_01E4ZCR3C56J083X43JQXF3JK5"
-	orgID      = "org_01EHZNVPK3SFK441A1RGBFSHRT"
-	roleSlug   = "org-billing-admin"
-	pmID       = "6f1c2a4e-8b3d-4f5a-9c7e-2d1b0a9f8e7d"
-	memberID   = "3b9d6c1e-2f4a-4e8b-a7c5-9d0e1f2a3b4c"
+	userID     = oprows.UserID // the IDs of the operations' rows
+	orgID      = oprows.OrgID
+	roleSlug   = oprows.RoleSlug
+	pmID       = oprows.PMID
+	memberID   = oprows.MemberID
 
 	// memBaseURL is the base URL of the in-memory rows: memTransport
 	// answers every request, so nothing listens there.
 	memBaseURL = "http://127.0.0.1:1"
 )
 
-// Realistic success bodies, as the platform sends them (with members the
-// contract does not list, which every contender must skip).
+// The success answers are the operations' rows' (internal/oprows).
 var (
-	userBody  = []byte(`{"id":"user_01E4ZCR3C56J083X43JQXF3JK5","email":"ada.lovelace@example.com","mobileNumber":"+61412345678","firstName":"Ada","lastName":"Lovelace","emailVerified":true,"createdAt":"2024-03-01T10:15:30.123Z","updatedAt":"2025-01-15T08:00:00Z"}`)
-	permsBody = []byte(`{"organizationId":"org_01EHZNVPK3SFK441A1RGBFSHRT","slug":"org-billing-admin","permissions":["billing:read","billing:write","invoices:read","invoices:write","members:read","payment-methods:read","payment-methods:write","reports:read"]}`)
-	pmBody    = []byte(`{"id":"6f1c2a4e-8b3d-4f5a-9c7e-2d1b0a9f8e7d","billingAccountId":"0b7d3c2a-5e4f-4a1b-9c8d-7e6f5a4b3c2d","lastFourDigits":"4242","cardBrand":"visa","expDate":"08/2029","primary":true,"createdAt":"2024-06-11T04:22:10.512Z","updatedAt":"2025-02-03T21:09:44Z"}`)
-	addrBody  = []byte(`{"id":"a7e4c2d0-1b3f-4a5c-8e9d-0f1a2b3c4d5e","tenantId":"t_9f8e7d6c","addressFull":"Unit 4, 12 Example Street, Surry Hills NSW 2010, Australia","addressLineOne":"12 Example Street","addressLineTwo":"Unit 4","state":"NSW","suburb":"Surry Hills","postcode":"2010","country":"AU","createdDate":"2023-11-20T01:02:03Z","lastModifiedDate":null}`)
-
-	permissions = []string{"billing:read", "billing:write", "invoices:read", "invoices:write", "members:read", "payment-methods:read", "payment-methods:write", "reports:read"}
+	permissions = oprows.Permissions
 
 	requestID = []string{"req-7f3a9c2e-4b1d-4e8f-a6c5-0d9e8f7a6b5c"}
 )

@@ -12,6 +12,7 @@ import (
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/client"
+	"github.com/memberplatform/memberplatform-go/internal/oprows"
 	"github.com/memberplatform/memberplatform-go/customer"
 	"github.com/memberplatform/memberplatform-go/payments"
 
@@ -19,7 +20,9 @@ import (
 	"github.com/memberplatform/memberplatform-go/benchmarks/internal/genclient"
 )
 
-// The request of each operation, in each contender's own types.
+// The request of each operation, in each contender's own types: the SDK's
+// is its row's call (internal/oprows), whose request the others send too
+// (TestRequestsAlike).
 var (
 	userParams = accessmgmt.UpdateUserParams{FirstName: new("Ada"), LastName: new("Lovelace"), MobileNumber: new("+61412345678")}
 	pmParams   = payments.UpdatePaymentMethodParams{SetAsPrimary: new(true), ExpDate: new("08/2029")}
@@ -81,42 +84,69 @@ type operation struct {
 	sdk                func(context.Context, *client.Client) error
 	raw                func(context.Context, *rawClient) error
 	gen                func(context.Context, *genClient) error
-	answer             *canned
+	answer             *canned // the row's success answer
+}
+
+// others are an operation's raw and generated contenders. raw builds its
+// target (path and query) on every call, as the SDK does.
+type others struct {
+	raw func(context.Context, *rawClient) error
+	gen func(context.Context, *genClient) error
 }
 
 // operations are the benchmarks' rows: the operations benchmarks.Operations
-// names, in its order, each with its contenders from byName.
+// names, in its order, each with its SDK call and answer from its row
+// (internal/oprows) and its raw and generated contenders from byName.
 var operations = func() []operation {
 	var ops []operation
 	for _, decl := range benchmarks.Operations() {
-		if op, ok := byName[decl.Name]; ok {
-			op.name, op.method, op.path = decl.Name, decl.Method, decl.Path
-			ops = append(ops, op)
+		row, hasRow := oprows.Rows()[decl.Name]
+		o, ok := byName[decl.Name]
+		if !ok || !hasRow {
+			continue
 		}
+		ops = append(ops, operation{
+			name: decl.Name, method: decl.Method, path: decl.Path,
+			sdk:    func(ctx context.Context, c *client.Client) error { _, err := row.Call(ctx, c); return err },
+			raw:    o.raw,
+			gen:    o.gen,
+			answer: newCanned(row.SuccessStatus(), "application/json", []byte(row.Response)),
+		})
 	}
 	return ops
 }()
 
-// TestEveryOperationHasContenders: a declared operation without its three
-// contenders would have no row.
+// operationNamed is the row of the operation named name.
+func operationNamed(name string) operation {
+	for _, op := range operations {
+		if op.name == name {
+			return op
+		}
+	}
+	panic("no benchmark row for " + name)
+}
+
+// TestEveryOperationHasContenders: a declared operation without its raw
+// and generated contenders would have no row.
 func TestEveryOperationHasContenders(t *testing.T) {
 	for _, decl := range benchmarks.Operations() {
-		if op := byName[decl.Name]; op.sdk == nil || op.raw == nil || op.gen == nil || op.answer == nil {
-			t.Errorf("%s is declared but byName lacks its sdk, raw or generated contender, or its answer", decl.Name)
+		if op := byName[decl.Name]; op.raw == nil || op.gen == nil {
+			t.Errorf("%s is declared but benchmarks/operations_test.go's byName lacks its raw or generated contender "+
+				"(the SDK's call and the answer come from its row in internal/oprows/rows.go)", decl.Name)
 		}
 	}
 	if len(operations) != len(byName) {
-		t.Errorf("byName has %d operations, %d of them declared", len(byName), len(operations))
+		t.Errorf("byName has %d operations, %d of them declared with a row in internal/oprows", len(byName), len(operations))
 	}
 }
 
-// byName holds each operation's contenders, by its declared name.
-var byName = map[string]operation{
+// byName holds each operation's raw and generated contenders, by its
+// declared name: the same request as the row's call (TestRequestsAlike),
+// raw with net/http and encoding/json into plain structs (raw_test.go),
+// its path built on each call with the row's IDs and the query appended,
+// generated through the oapi-codegen client.
+var byName = map[string]others{
 	"accessmgmt.UpdateUser": {
-		sdk: func(ctx context.Context, c *client.Client) error {
-			_, err := c.AccessMgmt.UpdateUser(ctx, userID, userParams)
-			return err
-		},
 		raw: func(ctx context.Context, rc *rawClient) error {
 			var u rawUser
 			return rc.do(ctx, http.MethodPut, "/auth/access-management/users/"+url.PathEscape(userID), rawUserReq, &u, problemFormat)
@@ -128,25 +158,16 @@ var byName = map[string]operation{
 			}
 			return err
 		},
-		answer: newCanned(http.StatusOK, "application/json", userBody),
 	},
 	"accessmgmt.ReplaceRolePermissions": {
-		sdk: func(ctx context.Context, c *client.Client) error {
-			return c.AccessMgmt.ReplaceRolePermissions(ctx, orgID, roleSlug, permissions)
-		},
 		raw: func(ctx context.Context, rc *rawClient) error {
 			return rawReplace(ctx, rc, permissions)
 		},
 		gen: func(ctx context.Context, c *genClient) error {
 			return genReplace(ctx, c, permissions)
 		},
-		answer: newCanned(http.StatusOK, "application/json", permsBody),
 	},
 	"payments.UpdatePaymentMethod": {
-		sdk: func(ctx context.Context, c *client.Client) error {
-			_, err := c.Payments.UpdatePaymentMethod(ctx, pmID, pmParams)
-			return err
-		},
 		raw: func(ctx context.Context, rc *rawClient) error {
 			var pm rawPaymentMethod
 			return rc.do(ctx, http.MethodPatch, "/payment-methods/"+url.PathEscape(pmID), rawPMReq, &pm, problemFormat)
@@ -158,13 +179,8 @@ var byName = map[string]operation{
 			}
 			return err
 		},
-		answer: newCanned(http.StatusOK, "application/json", pmBody),
 	},
 	"customer.UpsertMemberAddress": {
-		sdk: func(ctx context.Context, c *client.Client) error {
-			_, err := c.Customer.UpsertMemberAddress(ctx, memberID, addrParams)
-			return err
-		},
 		raw: func(ctx context.Context, rc *rawClient) error {
 			var a rawMemberAddress
 			return rc.do(ctx, http.MethodPost, "/customer/members/"+url.PathEscape(memberID)+"/address", rawAddrReq, &a, codeMessageFormat)
@@ -176,7 +192,6 @@ var byName = map[string]operation{
 			}
 			return err
 		},
-		answer: newCanned(http.StatusOK, "application/json", addrBody),
 	},
 }
 

@@ -26,7 +26,7 @@ func TestDocsNameEveryOperation(t *testing.T) {
 			continue
 		}
 		if !regexp.MustCompile(`\b` + method + `\b`).MatchString(usage) {
-			t.Errorf("README.md's Usage section does not name %s", op.Name)
+			t.Errorf("README.md's Usage section does not name %s: add a short example of it under its area's heading", op.Name)
 		}
 	}
 }

@@ -11,154 +11,22 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/client"
-	"github.com/memberplatform/memberplatform-go/customer"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/oprows"
 	"github.com/memberplatform/memberplatform-go/option"
-	"github.com/memberplatform/memberplatform-go/payments"
 )
 
-// ecOp is one contract operation, called through the public SDK.
-type ecOp struct {
-	name, method, path string
-	call               func(ctx context.Context, c *client.Client) error
-}
-
-const (
-	ecPaymentID = "3f2c8f0e-9a4b-4c1e-8d2f-5b6a7c8d9e0f"
-	ecMemberID  = "8f3b2c1a-0000-4000-8000-000000000001"
-)
-
-var (
-	ecUpdateUser = ecOp{"accessmgmt.UpdateUser", http.MethodPut, "/auth/access-management/users/user_01",
-		func(ctx context.Context, c *client.Client) error {
-			first := "Ada"
-			_, err := c.AccessMgmt.UpdateUser(ctx, "user_01", accessmgmt.UpdateUserParams{FirstName: &first})
-			return err
-		}}
-	ecReplaceRolePermissions = ecOp{"accessmgmt.ReplaceRolePermissions", http.MethodPut, "/auth/access-management/organizations/org_01/roles/org-admin/permissions",
-		func(ctx context.Context, c *client.Client) error {
-			return c.AccessMgmt.ReplaceRolePermissions(ctx, "org_01", "org-admin", []string{"users:read", "users:write"})
-		}}
-	ecUpdatePaymentMethod = ecOp{"payments.UpdatePaymentMethod", http.MethodPatch, "/payment-methods/" + ecPaymentID,
-		func(ctx context.Context, c *client.Client) error {
-			primary := true
-			_, err := c.Payments.UpdatePaymentMethod(ctx, ecPaymentID, payments.UpdatePaymentMethodParams{SetAsPrimary: &primary})
-			return err
-		}}
-	ecUpsertMemberAddress = ecOp{"customer.UpsertMemberAddress", http.MethodPost, "/customer/members/" + ecMemberID + "/address",
-		func(ctx context.Context, c *client.Client) error {
-			_, err := c.Customer.UpsertMemberAddress(ctx, ecMemberID, customer.UpsertMemberAddressParams{
-				AddressLineOne: "1 Main St", State: "NSW", Suburb: "Sydney", Postcode: "2000", Country: "AU"})
-			return err
-		}}
-)
-
-// ecResponse is one named error response of the contract.
-type ecResponse struct {
-	name     string
-	status   int
-	ct       string
-	header   map[string]string
-	body     string
-	kind     error   // Kind()
-	also     []error // further kinds errors.Is matches
-	title    string  // Title()
-	detail   string  // Detail()
-	fields   []apierrors.FieldError
-	requests int // requests the server sees (a 401 refreshes the token and resends once)
-	check    func(t *testing.T, e *apierrors.Error)
-}
-
-func ecProblem(title string, status int, code, detail string, extra string) string {
-	return fmt.Sprintf(`{"type":"https://api.memberplatform.example/problems/%s","title":%q,"status":%d,"detail":%q,"instance":"/i/1","serviceCode":%q%s}`,
-		strings.ToLower(strings.ReplaceAll(title, "_", "-")), title, status, detail, code, extra)
-}
-
-// The contract names these responses but not their numeric statuses; the
-// statuses here are the conventional ones, and the provider-not-configured
-// response is assumed to be a 503 (as documented in package errors).
-var ecProblemResponses = []ecResponse{
-	{name: "BAD_REQUEST", status: 400, body: ecProblem("BAD_REQUEST", 400, "40000001", "The request is malformed.", `,"serviceErrors":[{"detail":"must not be empty","pointer":"/firstName"}]`),
-		kind: apierrors.ErrBadRequest, title: "BAD_REQUEST (40000001)", detail: "The request is malformed.",
-		fields: []apierrors.FieldError{{Field: "firstName", Pointer: "/firstName", Message: "must not be empty"}}},
-	{name: "UNAUTHORIZED", status: 401, body: ecProblem("UNAUTHORIZED", 401, "40100001", "The service JWT is invalid.", ""),
-		kind: apierrors.ErrUnauthorized, title: "UNAUTHORIZED (40100001)", detail: "The service JWT is invalid.", requests: 2},
-	{name: "FORBIDDEN", status: 403, body: ecProblem("FORBIDDEN", 403, "40300001", "Not allowed.", `,"serviceMeta":{"organizationId":"org_01"}`),
-		kind: apierrors.ErrForbidden, title: "FORBIDDEN (40300001)", detail: "Not allowed.",
-		check: func(t *testing.T, e *apierrors.Error) {
-			if e.Problem.ServiceMeta["organizationId"] != "org_01" {
-				t.Errorf("serviceMeta = %v", e.Problem.ServiceMeta)
-			}
-		}},
-	{name: "NOT_FOUND", status: 404, body: ecProblem("NOT_FOUND", 404, "40400001", "No such resource.", ""),
-		kind: apierrors.ErrNotFound, title: "NOT_FOUND (40400001)", detail: "No such resource."},
-	{name: "CONFLICT", status: 409, body: ecProblem("CONFLICT", 409, "40900001", "Already exists.", ""),
-		kind: apierrors.ErrConflict, title: "CONFLICT (40900001)", detail: "Already exists."},
-	{name: "UNPROCESSABLE_ENTITY", status: 422, body: ecProblem("UNPROCESSABLE_ENTITY", 422, "42200001", "Invalid values.", `,"serviceErrors":[{"detail":"unknown permission","pointer":"/permissions/1"},{"detail":"not E.164","pointer":"/mobileNumber"}]`),
-		kind: apierrors.ErrUnprocessableEntity, title: "UNPROCESSABLE_ENTITY (42200001)", detail: "Invalid values.",
-		fields: []apierrors.FieldError{{Field: "permissions[1]", Pointer: "/permissions/1", Message: "unknown permission"}, {Field: "mobileNumber", Pointer: "/mobileNumber", Message: "not E.164"}}},
-	{name: "provider rate limited", status: 429, header: map[string]string{"Retry-After": "30"},
-		body: ecProblem("Provider rate limited", 429, "42900001", "The configured access provider rate limited the request.", `,"serviceMeta":{"provider":"workos"}`),
-		kind: apierrors.ErrRateLimited, title: "Provider rate limited (42900001)", detail: "The configured access provider rate limited the request.",
-		check: func(t *testing.T, e *apierrors.Error) {
-			if e.RetryAfter != 30*time.Second {
-				t.Errorf("RetryAfter = %v, want 30s", e.RetryAfter)
-			}
-			if !strings.Contains(e.Error(), "(retry after 30s)") {
-				t.Errorf("Error() = %q lacks the wait", e.Error())
-			}
-		}},
-	{name: "INTERNAL_SERVER_ERROR", status: 500, body: ecProblem("INTERNAL_SERVER_ERROR", 500, "50000001", "Unexpected provider response.", ""),
-		kind: apierrors.ErrInternal, title: "INTERNAL_SERVER_ERROR (50000001)", detail: "Unexpected provider response."},
-	{name: "provider not configured", status: 503,
-		body: ecProblem("Provider not configured", 503, "50300001", "The access-management provider is not configured for this environment.", ""),
-		kind: apierrors.ErrProviderNotConfigured, also: []error{apierrors.ErrServiceUnavailable},
-		title: "Provider not configured (50300001)", detail: "The access-management provider is not configured for this environment.",
-		check: func(t *testing.T, e *apierrors.Error) {
-			if e.Temporary() {
-				t.Error("provider not configured reported as Temporary")
-			}
-		}},
-}
-
-var ecNotImplemented = ecResponse{name: "Not implemented", status: 501,
-	body: `{"type":"https://api.memberplatform.example/problems/not-implemented","title":"Not implemented","status":501,"detail":"Not implemented yet.","serviceCode":"PAYMENT_METHOD_UPDATE_NOT_IMPLEMENTED"}`,
-	kind: apierrors.ErrNotImplemented, title: "Not implemented (PAYMENT_METHOD_UPDATE_NOT_IMPLEMENTED)", detail: "Not implemented yet.",
-	check: func(t *testing.T, e *apierrors.Error) {
-		if e.Problem.ServiceCode != "PAYMENT_METHOD_UPDATE_NOT_IMPLEMENTED" {
-			t.Errorf("free-form serviceCode = %q", e.Problem.ServiceCode)
-		}
-	}}
-
-// Code/message responses of operation 4. The contract gives neither the
-// statuses nor the code values; these are plausible ones.
-var ecCodeMessageResponses = []ecResponse{
-	{name: "validation error", status: 400, ct: "application/json",
-		body: `{"code":"VALIDATION_ERROR","message":"Request validation failed","errors":[{"field":"postcode","message":"must be 4 digits"},{"field":"country","message":"unsupported"}]}`,
-		kind: apierrors.ErrBadRequest, also: []error{apierrors.ErrUnprocessableEntity}, title: "VALIDATION_ERROR", detail: "Request validation failed",
-		fields: []apierrors.FieldError{{Field: "postcode", Message: "must be 4 digits"}, {Field: "country", Message: "unsupported"}},
-		check: func(t *testing.T, e *apierrors.Error) {
-			if len(e.CodeMessage.Errors) != 2 || e.CodeMessage.Errors[0].Field != "postcode" {
-				t.Errorf("errors = %+v", e.CodeMessage.Errors)
-			}
-		}},
-	{name: "unauthenticated", status: 401, ct: "application/json", body: `{"code":"UNAUTHENTICATED","message":"Missing or invalid auth context"}`,
-		kind: apierrors.ErrUnauthorized, title: "UNAUTHENTICATED", detail: "Missing or invalid auth context", requests: 2},
-	{name: "forbidden", status: 403, ct: "application/json", body: `{"code":"FORBIDDEN","message":"The caller lacks the required permission"}`,
-		kind: apierrors.ErrForbidden, title: "FORBIDDEN", detail: "The caller lacks the required permission"},
-	{name: "member not found", status: 404, ct: "application/json", body: `{"code":"MEMBER_NOT_FOUND","message":"Member not found"}`,
-		kind: apierrors.ErrNotFound, title: "MEMBER_NOT_FOUND", detail: "Member not found"},
-	{name: "internal error", status: 500, ct: "application/json", body: `{"code":"INTERNAL_ERROR","message":"database failure"}`,
-		kind: apierrors.ErrInternal, title: "INTERNAL_ERROR", detail: "database failure"},
-}
+// The error contract: every operation's error answers (its format's and
+// its row's own, operations_test.go's table) through a real server, with a
+// token source that refreshes on 401.
 
 // ecAllKinds are the kinds an API error may match; each case must match
 // exactly its own.
@@ -186,105 +54,98 @@ func ecClient(t *testing.T, base string) *client.Client {
 }
 
 func TestErrorContract(t *testing.T) {
-	type opCase struct {
-		op        ecOp
-		responses []ecResponse
-	}
-	cases := []opCase{
-		{ecUpdateUser, ecProblemResponses},
-		{ecReplaceRolePermissions, ecProblemResponses},
-		// Operation 3 names only "Not implemented"; it shares the problem
-		// format, so the nine problem responses are checked for it too.
-		{ecUpdatePaymentMethod, append([]ecResponse{ecNotImplemented}, ecProblemResponses...)},
-		{ecUpsertMemberAddress, ecCodeMessageResponses},
-	}
-	for _, oc := range cases {
-		for _, rc := range oc.responses {
-			t.Run(oc.op.name+"/"+rc.name, func(t *testing.T) {
-				var hits atomic.Int32
-				var badAuth, badRoute atomic.Value
-				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					hits.Add(1)
-					if got := r.Header.Get("Authorization"); !strings.HasPrefix(got, "Bearer t") || len(got) < len("Bearer t1") {
-						badAuth.Store(got)
-					}
-					if r.Method != oc.op.method || r.URL.EscapedPath() != oc.op.path {
-						badRoute.Store(r.Method + " " + r.URL.EscapedPath())
-					}
-					ct := rc.ct
-					if ct == "" {
-						ct = "application/problem+json"
-					}
-					w.Header().Set("Content-Type", ct)
-					w.Header().Set("X-Request-Id", "req-"+rc.name)
-					for k, v := range rc.header {
-						w.Header().Set(k, v)
-					}
-					w.WriteHeader(rc.status)
-					_, _ = io.WriteString(w, rc.body)
-				}))
-				defer srv.Close()
-				c := ecClient(t, srv.URL)
-
-				err := oc.op.call(context.Background(), c)
-				if err == nil {
-					t.Fatal("no error")
-				}
-				if v := badAuth.Load(); v != nil {
-					t.Errorf("Authorization = %q", v)
-				}
-				if v := badRoute.Load(); v != nil {
-					t.Errorf("request went to %s", v)
-				}
-				var e *apierrors.Error
-				if !errors.As(err, &e) {
-					t.Fatalf("errors.As(*errors.Error) failed for %T: %v", err, err)
-				}
-				want := map[error]bool{rc.kind: true}
-				for _, k := range rc.also {
-					want[k] = true
-				}
-				for _, k := range ecAllKinds {
-					if got := errors.Is(err, k); got != want[k] {
-						t.Errorf("errors.Is(err, %v) = %v, want %v", k, got, want[k])
-					}
-				}
-				if e.Kind() != rc.kind {
-					t.Errorf("Kind() = %v, want %v", e.Kind(), rc.kind)
-				}
-				wantReq := max(rc.requests, 1)
-				if int(hits.Load()) != wantReq || e.Attempts != wantReq {
-					t.Errorf("server saw %d requests, Attempts = %d, want %d", hits.Load(), e.Attempts, wantReq)
-				}
-				if e.Operation != oc.op.name || e.Method != oc.op.method || e.Path != oc.op.path || e.StatusCode != rc.status {
-					t.Errorf("got %s %s %s %d", e.Operation, e.Method, e.Path, e.StatusCode)
-				}
-				if e.RequestID != "req-"+rc.name || string(e.Body) != rc.body {
-					t.Errorf("RequestID %q, Body %q", e.RequestID, e.Body)
-				}
-				if rc.ct == "" && (e.Problem == nil || e.Problem.Status != rc.status) {
-					t.Errorf("Problem = %+v", e.Problem)
-				}
-				if rc.ct != "" && e.CodeMessage == nil {
-					t.Error("CodeMessage not decoded")
-				}
-				if e.Title() != rc.title || e.Detail() != rc.detail {
-					t.Errorf("Title %q Detail %q, want %q %q", e.Title(), e.Detail(), rc.title, rc.detail)
-				}
-				fs := e.FieldErrors()
-				if fmt.Sprint(fs) != fmt.Sprint(rc.fields) {
-					t.Errorf("FieldErrors() = %+v, want %+v", fs, rc.fields)
-				}
-				msg := err.Error()
-				if !strings.HasPrefix(msg, "memberplatform: "+oc.op.name+": "+fmt.Sprint(rc.status)+" ") || strings.Contains(msg, "Bearer") ||
-					!strings.Contains(msg, rc.detail) || !strings.HasSuffix(msg, "(request id req-"+rc.name+")") || strings.ContainsAny(msg, "\r\n") {
-					t.Errorf("Error() = %q", msg)
-				}
-				if rc.check != nil {
-					rc.check(t, e)
-				}
-			})
+	for _, op := range operations {
+		for _, rc := range op.errors {
+			t.Run(op.name+"/"+rc.Name, func(t *testing.T) { checkErrorContract(t, op, rc) })
 		}
+	}
+}
+
+// checkErrorContract: the answer fails the call after one request (two
+// after a 401) with an *errors.Error of exactly the case's kinds that
+// names the call, keeps the request ID and the body, and decodes the body
+// in the operation's format: title, detail and field errors; its message
+// is one line without the token.
+func checkErrorContract(t *testing.T, op operation, rc oprows.ErrorCase) {
+	var hits atomic.Int32
+	var badAuth, badRoute atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if got := r.Header.Get("Authorization"); !strings.HasPrefix(got, "Bearer t") || len(got) < len("Bearer t1") {
+			badAuth.Store(got)
+		}
+		if r.Method != op.method || r.URL.EscapedPath() != op.path {
+			badRoute.Store(r.Method + " " + r.URL.EscapedPath())
+		}
+		w.Header().Set("Content-Type", oprows.ContentType(op.format))
+		w.Header().Set("X-Request-Id", "req-"+rc.Name)
+		for k, v := range rc.Header {
+			w.Header().Set(k, v)
+		}
+		w.WriteHeader(rc.Status)
+		_, _ = io.WriteString(w, rc.Body)
+	}))
+	defer srv.Close()
+	c := ecClient(t, srv.URL)
+
+	got, err := op.call(context.Background(), c)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if got != nil && !reflect.ValueOf(got).IsNil() {
+		t.Errorf("result %+v with error %v, want none", got, err)
+	}
+	if v := badAuth.Load(); v != nil {
+		t.Errorf("Authorization = %q", v)
+	}
+	if v := badRoute.Load(); v != nil {
+		t.Errorf("request went to %s", v)
+	}
+	var e *apierrors.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("errors.As(*errors.Error) failed for %T: %v", err, err)
+	}
+	want := map[error]bool{rc.Kind: true}
+	for _, k := range rc.Also {
+		want[k] = true
+	}
+	for _, k := range ecAllKinds {
+		if got := errors.Is(err, k); got != want[k] {
+			t.Errorf("errors.Is(err, %v) = %v, want %v", k, got, want[k])
+		}
+	}
+	if e.Kind() != rc.Kind {
+		t.Errorf("Kind() = %v, want %v", e.Kind(), rc.Kind)
+	}
+	wantReq := max(rc.Requests, 1)
+	if int(hits.Load()) != wantReq || e.Attempts != wantReq {
+		t.Errorf("server saw %d requests, Attempts = %d, want %d", hits.Load(), e.Attempts, wantReq)
+	}
+	if e.Operation != op.name || e.Method != op.method || e.Path != op.path || e.StatusCode != rc.Status {
+		t.Errorf("got %s %s %s %d", e.Operation, e.Method, e.Path, e.StatusCode)
+	}
+	if e.RequestID != "req-"+rc.Name || string(e.Body) != rc.Body {
+		t.Errorf("RequestID %q, Body %q", e.RequestID, e.Body)
+	}
+	switch {
+	case op.problem && (e.Problem == nil || e.CodeMessage != nil || e.Problem.Status != rc.Status):
+		t.Errorf("Problem = %+v, CodeMessage = %+v; want a problem of status %d", e.Problem, e.CodeMessage, rc.Status)
+	case !op.problem && (e.CodeMessage == nil || e.Problem != nil):
+		t.Errorf("Problem = %+v, CodeMessage = %+v; want a code/message body", e.Problem, e.CodeMessage)
+	}
+	if e.Title() != rc.Title || e.Detail() != rc.Detail {
+		t.Errorf("Title %q Detail %q, want %q %q", e.Title(), e.Detail(), rc.Title, rc.Detail)
+	}
+	if fs := e.FieldErrors(); fmt.Sprint(fs) != fmt.Sprint(rc.Fields) {
+		t.Errorf("FieldErrors() = %+v, want %+v", fs, rc.Fields)
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "memberplatform: "+op.name+": "+fmt.Sprint(rc.Status)+" ") || strings.Contains(msg, "Bearer") ||
+		!strings.Contains(msg, rc.Detail) || !strings.HasSuffix(msg, "(request id req-"+rc.Name+")") || strings.ContainsAny(msg, "\r\n") {
+		t.Errorf("Error() = %q", msg)
+	}
+	if rc.Check != nil {
+		rc.Check(t, e)
 	}
 }
 
@@ -316,12 +177,13 @@ func TestConnectionReusedAfterErrorResponse(t *testing.T) {
 	defer srv.Close()
 	c := ecClient(t, srv.URL)
 
-	err := ecUpdateUser.call(context.Background(), c)
+	updateUser := operationNamed("accessmgmt.UpdateUser")
+	_, err := updateUser.call(context.Background(), c)
 	var e *apierrors.Error
 	if !errors.As(err, &e) || !errors.Is(err, apierrors.ErrConflict) || !e.BodyTruncated || e.Detail() != "taken" {
 		t.Fatalf("first call: %v", err)
 	}
-	if err := ecUpdateUser.call(context.Background(), c); err != nil {
+	if _, err := updateUser.call(context.Background(), c); err != nil {
 		t.Fatalf("second call: %v", err)
 	}
 	if hits.Load() != 2 || conns.Load() != 1 {
@@ -379,7 +241,7 @@ func TestRealBodiesThroughSDK(t *testing.T) {
 				_, _ = w.Write(body)
 			}))
 			defer srv.Close()
-			err := ecUpdateUser.call(context.Background(), ecClient(t, srv.URL))
+			_, err := operationNamed("accessmgmt.UpdateUser").call(context.Background(), ecClient(t, srv.URL))
 			var e *apierrors.Error
 			if !errors.As(err, &e) {
 				t.Fatalf("%T %v", err, err)
@@ -402,13 +264,13 @@ func TestRealBodiesThroughSDK(t *testing.T) {
 // give field errors through both formats.
 func TestFieldErrorsInAnyCase(t *testing.T) {
 	for _, tc := range []struct {
-		op   ecOp
+		op   operation
 		ct   string
 		body string
 	}{
-		{ecUpdateUser, "application/problem+json", `{"Type":"about:blank","Title":"UNPROCESSABLE_ENTITY","Status":422,"serviceCode":"42200001",` +
+		{operationNamed("accessmgmt.UpdateUser"), "application/problem+json", `{"Type":"about:blank","Title":"UNPROCESSABLE_ENTITY","Status":422,"serviceCode":"42200001",` +
 			`"ServiceErrors":[{"Detail":"must be an email address","Pointer":"/email"}]}`},
-		{ecUpsertMemberAddress, "application/json", `{"Code":"VALIDATION_ERROR","Message":"invalid","Errors":[{"FIELD":"email","Message":"must be an email address"}]}`},
+		{operationNamed("customer.UpsertMemberAddress"), "application/json", `{"Code":"VALIDATION_ERROR","Message":"invalid","Errors":[{"FIELD":"email","Message":"must be an email address"}]}`},
 	} {
 		t.Run(tc.op.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -417,7 +279,7 @@ func TestFieldErrorsInAnyCase(t *testing.T) {
 				_, _ = io.WriteString(w, tc.body)
 			}))
 			defer srv.Close()
-			err := tc.op.call(context.Background(), ecClient(t, srv.URL))
+			_, err := tc.op.call(context.Background(), ecClient(t, srv.URL))
 			fs := apierrors.FieldErrorsOf(err)
 			if len(fs) != 1 || fs[0].Field != "email" || fs[0].Message != "must be an email address" {
 				t.Fatalf("FieldErrorsOf = %+v (%v)", fs, err)

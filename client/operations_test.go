@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"reflect"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,6 +19,7 @@ import (
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/areatest"
 	"github.com/memberplatform/memberplatform-go/internal/core"
+	"github.com/memberplatform/memberplatform-go/internal/oprows"
 	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/payments"
 )
@@ -28,15 +28,14 @@ import (
 // declared operation; each area's own tests keep what only that area does.
 
 // operation is one operation of an area package, called through the public
-// client, with the answers the shared checks give it. Its name, method,
-// path and error format come from its declaration (operations); a row of
-// rows gives the rest.
+// client, with the answers the shared checks give it: its declaration's
+// name, method, path and error format, and its row (internal/oprows).
 type operation struct {
 	name      string // as errors name it, such as "accessmgmt.UpdateUser"
 	method    string
-	path      string     // escaped path below the base URL: the declared one filled with ids
+	path      string // escaped path below the base URL: the declared one filled with ids
+	format    core.ErrorFormat
 	problem   bool       // errors are RFC 9457 problems, not code/message bodies
-	ids       []string   // the test IDs the path's placeholders take, in order
 	query     url.Values // the query the call sends, nil for none (a read's)
 	body      string     // the JSON body the call sends, "" for none
 	response  string     // a 2xx body the server answers with
@@ -46,136 +45,45 @@ type operation struct {
 	// malformed are bodies that answered with malformedStatus do not decode.
 	malformedStatus int
 	malformed       []string
-	errors          []errorCase // error answers in the operation's own format
-}
-
-// errorCase is an error answer and what the SDK's error must report.
-type errorCase struct {
-	name   string
-	status int
-	body   string
-	kinds  []error // errors.Is must match each
-	code   string  // the problem's serviceCode, or the code of a code/message body
-	fields []apierrors.FieldError
-}
-
-const (
-	testOrgID    = "org_01EHZNVPK3SFK441A1RGBFSHRT"
-	testPMID     = "3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
-	testAcctID   = "9a8b7c6d-5e4f-4321-8765-0fedcba98765"
-	testMemberID = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
-	testAddrID   = "1b4e28ba-2fa1-41d2-883f-0016d3cca427"
-)
-
-// accessProblems are the problems both access-management operations answer.
-var accessProblems = []errorCase{
-	{"bad request", 400, `{"type":"https://errors.example.com/bad-request","title":"BAD_REQUEST","status":400,"serviceCode":"40000001"}`, []error{apierrors.ErrBadRequest}, "40000001", nil},
-	// A 401 makes the client drop the token and resend once; a static
-	// token is not resent: it would be rejected again.
-	{"unauthorized", 401, `{"type":"about:blank","title":"UNAUTHORIZED","status":401,"serviceCode":"40100001"}`, []error{apierrors.ErrUnauthorized}, "40100001", nil},
-	{"forbidden", 403, `{"type":"about:blank","title":"FORBIDDEN","status":403,"serviceCode":"40300001"}`, []error{apierrors.ErrForbidden}, "40300001", nil},
-	{"not found", 404, `{"type":"about:blank","title":"NOT_FOUND","status":404,"serviceCode":"40400001"}`, []error{apierrors.ErrNotFound}, "40400001", nil},
-	{"conflict", 409, `{"type":"about:blank","title":"CONFLICT","status":409,"serviceCode":"40900001"}`, []error{apierrors.ErrConflict}, "40900001", nil},
-	{"unprocessable", 422, `{"type":"about:blank","title":"UNPROCESSABLE_ENTITY","status":422,"serviceCode":"42200001"}`, []error{apierrors.ErrUnprocessableEntity}, "42200001", nil},
-	{"rate limited", 429, `{"type":"https://errors.example.com/provider-rate-limited","title":"Provider rate limited","status":429,"serviceCode":"42900001"}`, []error{apierrors.ErrRateLimited}, "42900001", nil},
-	{"internal", 500, `{"type":"about:blank","title":"INTERNAL_SERVER_ERROR","status":500,"serviceCode":"50000001"}`, []error{apierrors.ErrInternal}, "50000001", nil},
-	{"provider not configured", 503, `{"type":"https://errors.example.com/provider-not-configured","title":"Access provider not configured","status":503,"serviceCode":"50300001"}`, []error{apierrors.ErrProviderNotConfigured, apierrors.ErrServiceUnavailable}, "50300001", nil},
-}
-
-// rows are the rows of the table, by operation name.
-var rows = map[string]operation{
-	"accessmgmt.UpdateUser": {
-		ids:       []string{testUserID},
-		body:      `{"firstName":"Ada"}`,
-		response:  `{"id":"` + testUserID + `","email":"ada@example.com","mobileNumber":"+61412345678","firstName":"Ada","lastName":"Lovelace"}`,
-		want:      &accessmgmt.ProviderUser{ID: testUserID, Email: "ada@example.com", MobileNumber: "+61412345678", FirstName: "Ada", LastName: "Lovelace"},
-		retryable: areatest.Problem(http.StatusServiceUnavailable, `{"title":"Service Unavailable","status":503}`),
-		call: func(ctx context.Context, c *client.Client, opts ...option.RequestOption) (any, error) {
-			return c.AccessMgmt.UpdateUser(ctx, testUserID, accessmgmt.UpdateUserParams{FirstName: new("Ada")}, opts...)
-		},
-		malformedStatus: http.StatusOK, malformed: []string{`{not json`, `[]`, `{"id":5}`, `"user"`, `<html>oops</html>`},
-		errors: accessProblems,
-	},
-	"accessmgmt.ReplaceRolePermissions": {
-		ids:       []string{testOrgID, "org-admin"},
-		body:      `{"permissions":["users:read"]}`,
-		response:  `{"slug":"org-admin","permissions":["users:read"]}`,
-		retryable: areatest.Problem(http.StatusServiceUnavailable, `{"title":"Service Unavailable","status":503}`),
-		call: func(ctx context.Context, c *client.Client, opts ...option.RequestOption) (any, error) {
-			return nil, c.AccessMgmt.ReplaceRolePermissions(ctx, testOrgID, "org-admin", []string{"users:read"}, opts...)
-		},
-		errors: accessProblems, // any 2xx body is success: none is malformed
-	},
-	"payments.UpdatePaymentMethod": {
-		ids:      []string{testPMID},
-		body:     `{"setAsPrimary":true}`,
-		response: `{"id":"` + testPMID + `","billingAccountId":"` + testAcctID + `","lastFourDigits":"4242","cardBrand":"visa","expDate":"03/2030","primary":true,"createdAt":"2024-05-06T07:08:09Z","updatedAt":"2024-06-07T08:09:10.5+10:00"}`,
-		want: &payments.PaymentMethod{ID: testPMID, BillingAccountID: testAcctID, LastFourDigits: "4242", CardBrand: "visa", ExpDate: "03/2030", Primary: true,
-			CreatedAt: time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC), UpdatedAt: time.Date(2024, 6, 6, 22, 9, 10, 500_000_000, time.UTC)},
-		retryable: areatest.Problem(http.StatusBadGateway, `{"title":"Bad Gateway","status":502}`),
-		call: func(ctx context.Context, c *client.Client, opts ...option.RequestOption) (any, error) {
-			pm, err := c.Payments.UpdatePaymentMethod(ctx, testPMID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)}, opts...)
-			if pm != nil { // compared by instant
-				pm.CreatedAt, pm.UpdatedAt = pm.CreatedAt.UTC(), pm.UpdatedAt.UTC()
-			}
-			return pm, err
-		},
-		malformedStatus: http.StatusOK,
-		malformed:       []string{`{not json`, `[]`, `{"id":42}`, `{"id":"` + testPMID + `","primary":"yes"}`, `{"id":"` + testPMID + `","createdAt":"last tuesday"}`, `{"id":"` + testPMID + `","updatedAt":true}`},
-		// Operation 3's serviceCode is free-form, not 8 digits.
-		errors: []errorCase{
-			{"not implemented 501", 501, `{"type":"about:blank","title":"Not implemented","status":501,"serviceCode":"NOT_IMPLEMENTED"}`, []error{apierrors.ErrNotImplemented}, "NOT_IMPLEMENTED", nil},
-			{"not implemented by name", 400, `{"type":"https://errors.example.com/not-implemented","title":"Not Implemented","status":400,"serviceCode":"payments.not_implemented"}`, []error{apierrors.ErrNotImplemented}, "payments.not_implemented", nil},
-			{"not found", 404, `{"type":"about:blank","title":"Not Found","status":404,"serviceCode":"PM-404"}`, []error{apierrors.ErrNotFound}, "PM-404", nil},
-			{"numeric service code", 409, `{"type":"about:blank","title":"Conflict","status":409,"serviceCode":40900001}`, []error{apierrors.ErrConflict}, "40900001", nil},
-		},
-	},
-	"customer.UpsertMemberAddress": {
-		ids:      []string{testMemberID},
-		body:     `{"addressLineOne":"1 Main St","state":"NSW","suburb":"Sydney","postcode":"2000","country":"AU"}`,
-		response: `{"id":"` + testAddrID + `","tenantId":"tenant-42","addressFull":"Unit 4, 1 Main St, Sydney NSW 2000","addressLineOne":"1 Main St","addressLineTwo":"Unit 4","state":"NSW","suburb":"Sydney","postcode":"2000","country":"AU","createdDate":"2024-05-06T07:08:09Z","lastModifiedDate":"2024-06-07T08:09:10.5+10:00"}`,
-		want: &customer.MemberAddress{ID: testAddrID, TenantID: "tenant-42",
-			AddressFull: new("Unit 4, 1 Main St, Sydney NSW 2000"), AddressLineOne: new("1 Main St"), AddressLineTwo: new("Unit 4"),
-			State: new("NSW"), Suburb: new("Sydney"), Postcode: new("2000"), Country: new("AU"),
-			CreatedDate: new("2024-05-06T07:08:09Z"), LastModifiedDate: new("2024-06-07T08:09:10.5+10:00")},
-		retryable: areatest.JSON(http.StatusServiceUnavailable, `{"code":"UNAVAILABLE","message":"try later"}`),
-		call: func(ctx context.Context, c *client.Client, opts ...option.RequestOption) (any, error) {
-			return c.Customer.UpsertMemberAddress(ctx, testMemberID,
-				customer.UpsertMemberAddressParams{AddressLineOne: "1 Main St", State: "NSW", Suburb: "Sydney", Postcode: "2000", Country: "AU"}, opts...)
-		},
-		malformedStatus: http.StatusCreated,
-		malformed:       []string{`{not json`, `[]`, `{"id":1}`, `{"id":"` + testAddrID + `","state":7}`, `<html></html>`},
-		errors: []errorCase{
-			{"validation error", 400, `{"code":"VALIDATION_ERROR","message":"Validation failed","errors":[{"field":"postcode","message":"must be 4 digits"},{"field":"state","message":"unknown state"}]}`,
-				[]error{apierrors.ErrBadRequest, apierrors.ErrUnprocessableEntity}, "VALIDATION_ERROR",
-				[]apierrors.FieldError{{Field: "postcode", Message: "must be 4 digits"}, {Field: "state", Message: "unknown state"}}},
-			// A 401 makes the client drop the token and resend once; a
-			// static token is not resent.
-			{"unauthenticated", 401, `{"code":"UNAUTHENTICATED","message":"missing or invalid auth context"}`, []error{apierrors.ErrUnauthorized}, "UNAUTHENTICATED", nil},
-			{"forbidden", 403, `{"code":"FORBIDDEN","message":"caller lacks permission"}`, []error{apierrors.ErrForbidden}, "FORBIDDEN", nil},
-			{"member not found", 404, `{"code":"MEMBER_NOT_FOUND","message":"member not found"}`, []error{apierrors.ErrNotFound}, "MEMBER_NOT_FOUND", nil},
-			{"internal", 500, `{"code":"INTERNAL_ERROR","message":"database failure"}`, []error{apierrors.ErrInternal}, "INTERNAL_ERROR", nil},
-		},
-	},
+	// errors are the error answers of the operation's format
+	// (oprows.FormatErrors), then its row's own.
+	errors []oprows.ErrorCase
 }
 
 // operations is the table: a row for every declared operation but the
 // token call (auth_test.go and token_test.go test it), in the order of
-// the declarations, with its name, method, path and error format taken from
-// its declaration. TestEveryOperationHasARow fails when one has no row.
+// the declarations. TestEveryOperationHasARow fails when one has no row.
 var operations = func() []operation {
 	var ops []operation
 	for _, d := range core.Operations() {
-		op, ok := rows[d.Name]
+		r, ok := oprows.Rows()[d.Name]
 		if !ok {
 			continue
 		}
-		op.name, op.method, op.problem = d.Name, d.Method, d.Errors != core.CodeMessageErrors
-		op.path = fillPath(d.Path, op.ids)
-		ops = append(ops, op)
+		respond := areatest.Problem
+		if d.Errors == core.CodeMessageErrors {
+			respond = areatest.JSON
+		}
+		ops = append(ops, operation{
+			name: d.Name, method: d.Method, path: r.Path(d), format: d.Errors, problem: d.Errors != core.CodeMessageErrors,
+			query: r.Query, body: r.Body, response: r.Response, want: r.Want, call: r.Call,
+			retryable:       respond(r.Retryable.Status, r.Retryable.Body),
+			malformedStatus: r.SuccessStatus(), malformed: r.Malformed,
+			errors: append(slices.Clone(oprows.FormatErrors(d.Errors)), r.Errors...),
+		})
 	}
 	return ops
 }()
+
+// operationNamed is the row of the operation named name.
+func operationNamed(name string) operation {
+	for _, op := range operations {
+		if op.name == name {
+			return op
+		}
+	}
+	panic("no row for " + name)
+}
 
 // queryPart is the row's query as a target ends with it: "?" and the
 // encoded query, or "" for none.
@@ -186,27 +94,16 @@ func (op operation) queryPart() string {
 	return "?" + op.query.Encode()
 }
 
-// fillPath fills the {name} placeholders of a declared path with params,
-// in order, escaped.
-func fillPath(template string, params []string) string {
-	segs := strings.Split(template, "/")
-	for i, seg := range segs {
-		if strings.HasPrefix(seg, "{") && len(params) > 0 {
-			segs[i], params = url.PathEscape(params[0]), params[1:]
-		}
-	}
-	return strings.Join(segs, "/")
-}
-
 func TestEveryOperationHasARow(t *testing.T) {
 	declared := map[string]bool{}
 	for _, d := range core.Operations() {
 		declared[d.Name] = true
-		if _, ok := rows[d.Name]; !ok && d.Name != "auth.Token" {
-			t.Errorf("%s is declared but has no row in the shared operation table", d.Name)
+		if _, ok := oprows.Rows()[d.Name]; !ok && d.Name != "auth.Token" {
+			t.Errorf("%s is declared but has no row in internal/oprows/rows.go: add one (its call, request, answer, malformed bodies and own error answers); "+
+				"the shared checks here and the error-contract cases (errors_contract_test.go) then run on it", d.Name)
 		}
 	}
-	for name := range rows {
+	for name := range oprows.Rows() {
 		if !declared[name] {
 			t.Errorf("row %s names no declared operation", name)
 		}
@@ -236,9 +133,6 @@ func TestEveryOperation(t *testing.T) {
 		t.Run(op.name+"/retried on server error", func(t *testing.T) { t.Parallel(); checkRetriedOnServerError(t, op) })
 		for _, body := range op.malformed {
 			t.Run(op.name+"/malformed success body/"+body, func(t *testing.T) { t.Parallel(); checkMalformedSuccessBody(t, op, body) })
-		}
-		for _, tc := range op.errors {
-			t.Run(op.name+"/error/"+tc.name, func(t *testing.T) { t.Parallel(); checkErrorResponse(t, op, tc) })
 		}
 	}
 }
@@ -416,47 +310,6 @@ func checkMalformedSuccessBody(t *testing.T, op operation, body string) {
 	}
 	if string(e.Body) != body {
 		t.Errorf("Body = %q, want the raw body %q", e.Body, body)
-	}
-}
-
-// checkErrorResponse: the answer fails the call after one request with an
-// *errors.Error that matches the case's kinds (and not
-// ErrUnexpectedResponseBody) and decodes the body in the operation's
-// format: its code, a title or message, its field errors, and for a problem
-// the status in the body.
-func checkErrorResponse(t *testing.T, op operation, tc errorCase) {
-	respond, format := areatest.JSON, "code/message"
-	if op.problem {
-		respond, format = areatest.Problem, "problem"
-	}
-	m := areatest.NewMock(t)
-	m.On(op.method, op.path, respond(tc.status, tc.body))
-	err := op.run(t.Context(), t, m.Client())
-	e := apiError(t, op, err)
-	for _, k := range tc.kinds {
-		if !errors.Is(err, k) {
-			t.Errorf("errors.Is(err, %v) = false; err = %v", k, err)
-		}
-	}
-	if errors.Is(err, apierrors.ErrUnexpectedResponseBody) {
-		t.Errorf("an error response matched ErrUnexpectedResponseBody")
-	}
-	if e.StatusCode != tc.status {
-		t.Errorf("StatusCode = %d, want %d", e.StatusCode, tc.status)
-	}
-	switch {
-	case op.problem && (e.Problem == nil || e.CodeMessage != nil), !op.problem && (e.Problem != nil || e.CodeMessage == nil):
-		t.Fatalf("decoded as problem %+v, code/message %+v; want a %s", e.Problem, e.CodeMessage, format)
-	case op.problem && (e.Problem.Status != tc.status || e.Problem.ServiceCode != tc.code || e.Problem.Title == ""):
-		t.Errorf("problem = %+v, want status %d and serviceCode %q", e.Problem, tc.status, tc.code)
-	case !op.problem && (e.CodeMessage.Code != tc.code || e.CodeMessage.Message == ""):
-		t.Errorf("code/message = %+v, want code %q and a message", e.CodeMessage, tc.code)
-	}
-	if got := e.FieldErrors(); !slices.Equal(got, tc.fields) {
-		t.Errorf("FieldErrors = %+v, want %+v", got, tc.fields)
-	}
-	if m.Calls() != 1 {
-		t.Errorf("requests = %d, want 1", m.Calls())
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,14 +19,12 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
-	"github.com/oapi-codegen/nullable"
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
-	"github.com/memberplatform/memberplatform-go/customer"
+	"github.com/memberplatform/memberplatform-go/client"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/core"
 	"github.com/memberplatform/memberplatform-go/option"
-	"github.com/memberplatform/memberplatform-go/payments"
 	"github.com/memberplatform/memberplatform-go/sdktest"
 )
 
@@ -169,174 +168,126 @@ func validateResponse(ctx context.Context, router routers.Router, ex exchange) e
 	return openapi3filter.ValidateResponse(ctx, out)
 }
 
-// TestContract runs every operation, successes and errors, through the SDK
-// against sdktest and validates every request the SDK sent and every
-// response the fake returned against api/openapi.yaml.
+// TestContract runs one subtest per declared operation, each its
+// scenario (scenarios_test.go) against a fake of its own, seeded afresh:
+// successes and errors through the SDK, and requests the SDK would refuse
+// sent by hand. Every request the SDK sent and every response the fake
+// returned is validated against api/openapi.yaml.
 func TestContract(t *testing.T) {
+	seen := map[string]bool{} // statuses answered, over every scenario
+	for _, op := range core.Operations() {
+		t.Run(op.Name, func(t *testing.T) {
+			scenario := scenarios[op.Name]
+			if scenario == nil {
+				t.Fatalf("%s is declared but contracttest/scenarios_test.go's scenarios has none for it: add one that sends it "+
+					"(a success, the errors the fake answers, what the fake's handler chose: paging, filters, not-found), "+
+					"so that its requests and sdktest's answers are checked against api/openapi.yaml", op.Name)
+			}
+			f := newFixture(t)
+			scenario(f)
+			f.validate(op, seen)
+		})
+	}
+	for name := range scenarios {
+		if !slices.ContainsFunc(core.Operations(), func(op *core.Operation) bool { return op.Name == name }) {
+			t.Errorf("scenario %s names no declared operation", name)
+		}
+	}
+	// The scenarios must have exercised what they claim to.
+	for _, st := range []string{"200", "201", "400", "401", "403", "404", "409", "422", "429", "500", "501", "503"} {
+		if !seen[st] {
+			t.Errorf("no scenario produced a %s response", st)
+		}
+	}
+}
+
+// fixture is one scenario's world: a fake platform seeded with a user or
+// two, a role, a payment method and a member; a client whose exchanges are
+// recorded, one without a token, and a recorder for requests sent by hand.
+type fixture struct {
+	t      *testing.T
+	ctx    context.Context
+	srv    *sdktest.Server
+	router routers.Router
+	rec    *recorder      // the SDK's exchanges
+	raw    *recorder      // the hand-built requests' exchanges
+	c      *client.Client // through rec, with the fake's SigV4 token source
+	anon   *client.Client // through rec, without a token
+	pm     sdktest.PaymentMethod
+	member string
+}
+
+func newFixture(t *testing.T) *fixture {
 	srv := sdktest.NewServer(t, sdktest.WithClock(func() time.Time { return time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC) }))
 	_, router := contract(t, srv.URL)
-	ctx := t.Context()
-
-	rec := &recorder{base: srv.HTTPClient().Transport, viaSDK: true}
-	c := srv.Client(option.WithTransport(rec))
-
+	f := &fixture{t: t, ctx: t.Context(), srv: srv, router: router,
+		rec: &recorder{base: srv.HTTPClient().Transport, viaSDK: true}, raw: &recorder{base: srv.HTTPClient().Transport}}
+	f.c = srv.Client(option.WithTransport(f.rec))
+	f.anon = srv.Client(option.WithTransport(f.rec), option.WithTokenSource(nil))
 	srv.AddUser(sdktest.User{ID: "user_01", Email: "ada@example.com"})
 	srv.AddUser(sdktest.User{ID: "user_02", Email: "grace@example.com", MobileNumber: "+61400000000", FirstName: "Grace", LastName: "Hopper"})
 	srv.AddRole("org_01", "org-admin", "users:read")
-	pm := srv.AddPaymentMethod(sdktest.PaymentMethod{Primary: true})
-	member := srv.AddMember("")
+	f.pm = srv.AddPaymentMethod(sdktest.PaymentMethod{Primary: true})
+	f.member = srv.AddMember("")
+	return f
+}
 
-	mustErr := func(err error, kind error) {
-		t.Helper()
-		if !errors.Is(err, kind) {
-			t.Errorf("err = %v, want %v", err, kind)
-		}
+// mustErr fails the test unless err matches kind.
+func (f *fixture) mustErr(err, kind error) {
+	f.t.Helper()
+	if !errors.Is(err, kind) {
+		f.t.Errorf("err = %v, want %v", err, kind)
 	}
-	// Operation 1.
-	if _, err := c.AccessMgmt.UpdateUser(ctx, "user_01", accessmgmt.UpdateUserParams{
-		MobileNumber: new("+61412345678"), Email: new("ada.l@example.com"), FirstName: new("Ada"), LastName: new("Lovelace"),
-	}); err != nil {
-		t.Fatal(err)
-	}
-	_, err := c.AccessMgmt.UpdateUser(ctx, "user_missing", accessmgmt.UpdateUserParams{FirstName: new("X")})
-	mustErr(err, apierrors.ErrNotFound)
-	_, err = c.AccessMgmt.UpdateUser(ctx, "user_01", accessmgmt.UpdateUserParams{Email: new("grace@example.com")})
-	mustErr(err, apierrors.ErrConflict)
-	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpdateUser, Status: http.StatusInternalServerError})
-	if _, err := c.AccessMgmt.UpdateUser(ctx, "user_02", accessmgmt.UpdateUserParams{LastName: new("Murray Hopper")}); err != nil {
-		t.Fatalf("retried 500: %v", err)
-	}
-	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpdateUser, Status: http.StatusUnprocessableEntity,
-		Fields: []apierrors.FieldError{{Field: "mobileNumber", Message: "not reachable"}, {Message: "whole body"}}})
-	_, err = c.AccessMgmt.UpdateUser(ctx, "user_01", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
-	mustErr(err, apierrors.ErrUnprocessableEntity)
-	srv.SetProviderConfigured(false)
-	_, err = c.AccessMgmt.UpdateUser(ctx, "user_01", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
-	mustErr(err, apierrors.ErrProviderNotConfigured)
-	srv.SetProviderConfigured(true)
+}
 
-	// Operation 2.
-	if err := c.AccessMgmt.ReplaceRolePermissions(ctx, "org_01", "org-admin", []string{"users:read", "users:write", "billing.*"}); err != nil {
-		t.Fatal(err)
+// must fails the test on err.
+func (f *fixture) must(err error) {
+	f.t.Helper()
+	if err != nil {
+		f.t.Fatal(err)
 	}
-	if err := c.AccessMgmt.ReplaceRolePermissions(ctx, "org_01", "org-admin", nil); err != nil {
-		t.Fatal(err)
-	}
-	mustErr(c.AccessMgmt.ReplaceRolePermissions(ctx, "org_01", "org-missing", []string{"a"}), apierrors.ErrNotFound)
-	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpReplaceRolePermissions, Status: http.StatusTooManyRequests, RetryAfter: time.Hour})
-	mustErr(c.AccessMgmt.ReplaceRolePermissions(ctx, "org_01", "org-admin", []string{"a"}), apierrors.ErrRateLimited)
+}
 
-	// Operation 3.
-	if _, err := c.Payments.UpdatePaymentMethod(ctx, pm.ID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(false), ExpDate: new(payments.ExpDate(4, 2031))}); err != nil {
-		t.Fatal(err)
+// refused sends a request the SDK would refuse to send (server-side
+// validation): the fake must answer an error, and only the response is
+// checked against the document.
+func (f *fixture) refused(method, path, body string) {
+	f.t.Helper()
+	req, _ := http.NewRequestWithContext(f.ctx, method, f.srv.URL+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if path != "/auth/token" {
+		req.Header.Set("Authorization", "Bearer "+f.srv.IssueToken())
 	}
-	if _, err := c.Payments.UpdatePaymentMethod(ctx, pm.ID, payments.UpdatePaymentMethodParams{}); err != nil {
-		t.Fatal(err)
+	resp, err := (&http.Client{Transport: f.raw}).Do(req)
+	if err != nil {
+		f.t.Fatal(err)
 	}
-	_, err = c.Payments.UpdatePaymentMethod(ctx, "7d3c2a9e-3f1b-4c55-9a0e-1b2c3d4e5f60", payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)})
-	mustErr(err, apierrors.ErrNotImplemented)
-	// The request format of expDate is open; the response must still be MM/YYYY.
-	if _, err := c.Payments.UpdatePaymentMethod(ctx, pm.ID, payments.UpdatePaymentMethodParams{ExpDate: new("2031-04")}); err != nil {
-		t.Fatal(err)
+	_ = resp.Body.Close()
+	if resp.StatusCode < 400 {
+		f.t.Errorf("%s %s %s: status %d, want an error", method, path, body, resp.StatusCode)
 	}
-	_, err = c.Payments.UpdatePaymentMethod(ctx, pm.ID, payments.UpdatePaymentMethodParams{ExpDate: new("April 2031")})
-	mustErr(err, apierrors.ErrBadRequest)
+}
 
-	// Operation 4.
-	addr := customer.UpsertMemberAddressParams{AddressLineOne: "1 George St", AddressLineTwo: nullable.NewNullableWithValue("Level 2"),
-		State: "NSW", Suburb: "Sydney", Postcode: "2000", Country: "AU"}
-	if _, err := c.Customer.UpsertMemberAddress(ctx, member, addr); err != nil {
-		t.Fatal(err)
-	}
-	addr.AddressFull = new("1 George St, Sydney NSW 2000")
-	addr.AddressLineTwo = nullable.NewNullNullable[string]()
-	if _, err := c.Customer.UpsertMemberAddress(ctx, member, addr); err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.Customer.UpsertMemberAddress(ctx, "9b2f6a1e-0c1d-4e2f-8a3b-4c5d6e7f8091", addr)
-	mustErr(err, apierrors.ErrNotFound)
-	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpsertMemberAddress, Status: http.StatusForbidden})
-	_, err = c.Customer.UpsertMemberAddress(ctx, member, addr)
-	mustErr(err, apierrors.ErrForbidden)
-	// The validation error must carry errors, with or without field errors.
-	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpsertMemberAddress, Status: http.StatusBadRequest,
-		Fields: []apierrors.FieldError{{Pointer: "/postcode", Message: "unknown postcode"}}})
-	_, err = c.Customer.UpsertMemberAddress(ctx, member, addr)
-	mustErr(err, apierrors.ErrBadRequest)
-	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpsertMemberAddress, Status: http.StatusBadRequest})
-	_, err = c.Customer.UpsertMemberAddress(ctx, member, addr)
-	mustErr(err, apierrors.ErrBadRequest)
-
-	// Unauthenticated calls (no token source): problem and code/message 401s.
-	anon := srv.Client(option.WithTransport(rec), option.WithTokenSource(nil))
-	_, err = anon.AccessMgmt.UpdateUser(ctx, "user_01", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
-	mustErr(err, apierrors.ErrUnauthorized)
-	_, err = anon.Customer.UpsertMemberAddress(ctx, member, addr)
-	mustErr(err, apierrors.ErrUnauthorized)
-
-	// Server-side validation, reached only by requests the SDK would refuse
-	// to send: only their responses are checked against the document.
-	raw := &recorder{base: srv.HTTPClient().Transport}
-	hc := &http.Client{Transport: raw}
-	tok := srv.IssueToken()
-	for _, rr := range []struct{ method, path, body string }{
-		{http.MethodPut, "/auth/access-management/users/user_01", `{"email":"not an email"}`},
-		{http.MethodPut, "/auth/access-management/users/user_01", `{}`},
-		{http.MethodPut, "/auth/access-management/users/user_01", `{"firstName":"A","nickname":"x"}`},
-		{http.MethodPut, "/auth/access-management/organizations/org_01/roles/org-admin/permissions", `{"permissions":["Users:Read"]}`},
-		{http.MethodPut, "/auth/access-management/organizations/org_01/roles/org-admin/permissions", `{"permissions":"x"}`},
-		{http.MethodPatch, "/payment-methods/" + pm.ID, `{"setAsPrimary":"yes"}`},
-		{http.MethodPost, "/customer/members/" + member + "/address", `{"state":""}`},
-		{http.MethodPost, "/customer/members/" + member + "/address", `not json`},
-		{http.MethodPost, "/auth/token", ``},
-	} {
-		req, _ := http.NewRequestWithContext(ctx, rr.method, srv.URL+rr.path, strings.NewReader(rr.body))
-		req.Header.Set("Content-Type", "application/json")
-		if rr.path != "/auth/token" {
-			req.Header.Set("Authorization", "Bearer "+tok)
-		}
-		resp, err := hc.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = resp.Body.Close()
-		if resp.StatusCode < 400 {
-			t.Errorf("%s %s %s: status %d, want an error", rr.method, rr.path, rr.body, resp.StatusCode)
-		}
-	}
-
-	sdkEx, rawEx := rec.all(), raw.all()
-	seen := map[string]bool{}
-	for _, ex := range append(sdkEx, rawEx...) {
+// validate checks every exchange of the scenario against the document,
+// that op went through the SDK, and records the statuses answered.
+func (f *fixture) validate(op *core.Operation, seen map[string]bool) {
+	t := f.t
+	for _, ex := range append(f.rec.all(), f.raw.all()...) {
 		name := ex.req.Method + " " + ex.req.URL.Path + " → " + fmt.Sprint(ex.status)
 		seen[fmt.Sprint(ex.status)] = true
 		if ex.viaSDK {
-			if err := validateRequest(ctx, router, ex); err != nil {
+			if err := validateRequest(f.ctx, f.router, ex); err != nil {
 				t.Errorf("SDK request %s body %s violates the contract:\n%v", name, ex.reqBody, err)
 			}
 		}
-		if err := validateResponse(ctx, router, ex); err != nil {
+		if err := validateResponse(f.ctx, f.router, ex); err != nil {
 			t.Errorf("sdktest response %s body %s violates the contract:\n%v", name, ex.respBody, err)
 		}
 	}
-	// The scenario must have exercised what it claims to.
-	for _, st := range []string{"200", "201", "400", "401", "403", "404", "409", "422", "429", "500", "501", "503"} {
-		if !seen[st] {
-			t.Errorf("scenario produced no %s response", st)
-		}
-	}
-	if n := len(sdkEx); n < 20 {
-		t.Errorf("only %d SDK exchanges recorded", n)
-	}
-	// Every operation the SDK declares went through the check.
-	sent := map[string]bool{}
-	for _, r := range srv.Requests() {
-		sent[r.Operation] = sent[r.Operation] || strings.HasPrefix(r.Header.Get("User-Agent"), "memberplatform-go/")
-	}
-	for _, op := range core.Operations() {
-		if !sent[op.Name] {
-			t.Errorf("the scenario sends no %s through the SDK: its requests go unchecked", op.Name)
-		}
+	if !slices.ContainsFunc(f.srv.Requests(), func(r sdktest.Request) bool {
+		return r.Operation == op.Name && strings.HasPrefix(r.Header.Get("User-Agent"), "memberplatform-go/")
+	}) {
+		t.Errorf("the scenario sends no %s through the SDK: its requests go unchecked", op.Name)
 	}
 }
 
@@ -431,4 +382,44 @@ func TestContractRejectsUndocumentedFields(t *testing.T) {
 			t.Errorf("valid problem rejected: %v", err)
 		}
 	})
+}
+
+// documentedErrors are the error statuses api/openapi.yaml must list for an
+// operation of each format, and how it lists them; nil asks for a default
+// response instead.
+var documentedErrors = map[core.ErrorFormat]struct {
+	statuses []string
+	how      string
+}{
+	core.ProblemErrors:     {[]string{"400", "401", "403", "404", "409", "422", "429", "500", "503"}, "`<<: *accessManagementErrors` in its responses"},
+	core.ProblemTextErrors: {nil, "a default response of the ProblemFreeCode schema"},
+	core.CodeMessageErrors: {[]string{"400", "401", "403", "404", "500"}, "the code/message responses, as upsertMemberAddress lists them"},
+}
+
+// TestDocumentHasEveryOperation: api/openapi.yaml describes every declared
+// operation at its declared method and path, with the error answers of its
+// declared format, so that the fake's answers can be validated whichever
+// the scenario produces.
+func TestDocumentHasEveryOperation(t *testing.T) {
+	doc, _ := contract(t, "https://api.example.test")
+	for _, op := range core.Operations() {
+		item := doc.Paths.Value(op.Path)
+		var o *openapi3.Operation
+		if item != nil {
+			o = item.GetOperation(op.Method)
+		}
+		if o == nil {
+			t.Errorf("api/openapi.yaml has no %s %s (%s): add it as the contract describes it", op.Method, op.Path, op.Name)
+			continue
+		}
+		want := documentedErrors[op.Errors]
+		if want.statuses == nil && o.Responses.Default() == nil {
+			t.Errorf("api/openapi.yaml's %s %s lists no default response: add %s", op.Method, op.Path, want.how)
+		}
+		for _, st := range want.statuses {
+			if o.Responses.Value(st) == nil {
+				t.Errorf("api/openapi.yaml's %s %s lists no %s response: add %s", op.Method, op.Path, st, want.how)
+			}
+		}
+	}
 }

@@ -23,7 +23,7 @@ func TestEveryOperationHasAHandler(t *testing.T) {
 	handlers := (&Server{}).handlers()
 	for _, op := range core.Operations() {
 		if handlers[op.Name] == nil {
-			t.Errorf("%s is declared but has no handler in (*Server).handlers: sdktest answers it 501", op.Name)
+			t.Errorf("%s is declared but has no handler in (*Server).handlers (sdktest/handlers.go): sdktest answers it 501", op.Name)
 		}
 		delete(handlers, op.Name)
 	}
@@ -62,7 +62,7 @@ func TestEveryOperationHasAnOpConstant(t *testing.T) {
 	}
 	for _, op := range core.Operations() {
 		if consts[op.Name] == "" {
-			t.Errorf("%s is declared but no Op* constant names it", op.Name)
+			t.Errorf("%s is declared but no Op* constant names it: add one beside the others in sdktest/handlers.go", op.Name)
 		}
 		delete(consts, op.Name)
 	}

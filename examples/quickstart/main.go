@@ -1,5 +1,6 @@
-// Command quickstart runs each of the SDK's operations, one validation error
-// and one API error, and prints what happened.
+// Command quickstart runs each of the SDK's operations (a test checks it
+// sends every operation the SDK declares), one validation error and one API
+// error, and prints what happened, a line each, led by the operation's name.
 //
 // With no environment it needs no setup: it starts sdktest, an in-process
 // fake of the platform, and runs against it:
@@ -114,7 +115,7 @@ func skip(out *strings.Builder, step, vars string) {
 
 func demoOperations(ctx context.Context, out *strings.Builder, c *client.Client, t targets) error {
 	if t.userID == "" {
-		skip(out, "1. UpdateUser", "MEMBERPLATFORM_USER_ID")
+		skip(out, "UpdateUser", "MEMBERPLATFORM_USER_ID")
 	} else {
 		u, err := c.AccessMgmt.UpdateUser(ctx, t.userID, accessmgmt.UpdateUserParams{
 			FirstName: new("Ada"), LastName: new("Lovelace"), MobileNumber: new("+61412345678"),
@@ -122,21 +123,21 @@ func demoOperations(ctx context.Context, out *strings.Builder, c *client.Client,
 		if err != nil {
 			return fmt.Errorf("UpdateUser: %w", err)
 		}
-		fmt.Fprintf(out, "1. UpdateUser: %s is now %s %s <%s>, mobile %s\n", u.ID, u.FirstName, u.LastName, u.Email, u.MobileNumber)
+		fmt.Fprintf(out, "UpdateUser: %s is now %s %s <%s>, mobile %s\n", u.ID, u.FirstName, u.LastName, u.Email, u.MobileNumber)
 	}
 
 	if t.orgID == "" || t.roleSlug == "" {
-		skip(out, "2. ReplaceRolePermissions", "MEMBERPLATFORM_ORG_ID and MEMBERPLATFORM_ROLE_SLUG")
+		skip(out, "ReplaceRolePermissions", "MEMBERPLATFORM_ORG_ID and MEMBERPLATFORM_ROLE_SLUG")
 	} else {
 		perms := []string{"members:read", "members:write", "reports:export"}
 		if err := c.AccessMgmt.ReplaceRolePermissions(ctx, t.orgID, t.roleSlug, perms); err != nil {
 			return fmt.Errorf("ReplaceRolePermissions: %w", err)
 		}
-		fmt.Fprintf(out, "2. ReplaceRolePermissions: role %s of %s now has exactly [%s]\n", t.roleSlug, t.orgID, strings.Join(perms, " "))
+		fmt.Fprintf(out, "ReplaceRolePermissions: role %s of %s now has exactly [%s]\n", t.roleSlug, t.orgID, strings.Join(perms, " "))
 	}
 
 	if t.paymentMethodID == "" {
-		skip(out, "3. UpdatePaymentMethod", "MEMBERPLATFORM_PAYMENT_METHOD_ID")
+		skip(out, "UpdatePaymentMethod", "MEMBERPLATFORM_PAYMENT_METHOD_ID")
 	} else {
 		pm, err := c.Payments.UpdatePaymentMethod(ctx, t.paymentMethodID, payments.UpdatePaymentMethodParams{
 			SetAsPrimary: new(true), ExpDate: new(payments.ExpDate(time.April, 2031)),
@@ -144,12 +145,12 @@ func demoOperations(ctx context.Context, out *strings.Builder, c *client.Client,
 		if err != nil {
 			return fmt.Errorf("UpdatePaymentMethod: %w", err)
 		}
-		fmt.Fprintf(out, "3. UpdatePaymentMethod: %s ending %s, expires %s, primary=%t, updated %s\n",
+		fmt.Fprintf(out, "UpdatePaymentMethod: %s ending %s, expires %s, primary=%t, updated %s\n",
 			pm.CardBrand, pm.LastFourDigits, pm.ExpDate, pm.Primary, pm.UpdatedAt.UTC().Format(time.RFC3339))
 	}
 
 	if t.memberID == "" {
-		skip(out, "4. UpsertMemberAddress", "MEMBERPLATFORM_MEMBER_ID")
+		skip(out, "UpsertMemberAddress", "MEMBERPLATFORM_MEMBER_ID")
 	} else {
 		a, err := c.Customer.UpsertMemberAddress(ctx, t.memberID, customer.UpsertMemberAddressParams{
 			AddressLineOne: "1 George Street", AddressLineTwo: nullable.NewNullableWithValue("Level 2"),
@@ -158,7 +159,7 @@ func demoOperations(ctx context.Context, out *strings.Builder, c *client.Client,
 		if err != nil {
 			return fmt.Errorf("UpsertMemberAddress: %w", err)
 		}
-		fmt.Fprintf(out, "4. UpsertMemberAddress: member %s lives at %s, %s, %s %s %s (tenant %s)\n", t.memberID,
+		fmt.Fprintf(out, "UpsertMemberAddress: member %s lives at %s, %s, %s %s %s (tenant %s)\n", t.memberID,
 			deref(a.AddressLineOne), deref(a.AddressLineTwo), deref(a.Suburb), deref(a.State), deref(a.Postcode), a.TenantID)
 	}
 	return nil
@@ -172,13 +173,13 @@ func demoValidationError(ctx context.Context, out *strings.Builder, c *client.Cl
 	})
 	var ve *apierrors.ValidationError
 	if errors.As(err, &ve) {
-		fmt.Fprintf(out, "5. Validation error (nothing was sent), errors.Is(err, apierrors.ErrInvalidInput) = %t:\n", errors.Is(err, apierrors.ErrInvalidInput))
+		fmt.Fprintf(out, "Validation error (nothing was sent), errors.Is(err, apierrors.ErrInvalidInput) = %t:\n", errors.Is(err, apierrors.ErrInvalidInput))
 		for _, f := range ve.Fields {
 			fmt.Fprintf(out, "   - %s: %s\n", f.Field, f.Message)
 		}
 		return
 	}
-	fmt.Fprintf(out, "5. Validation error: unexpected result %v\n", err)
+	fmt.Fprintf(out, "Validation error: unexpected result %v\n", err)
 }
 
 // demoAPIError shows an error answered by the platform.
@@ -188,7 +189,7 @@ func demoAPIError(ctx context.Context, out *strings.Builder, c *client.Client) e
 	if !errors.As(err, &apiErr) {
 		return fmt.Errorf("expected an API error for an unknown user, got %v", err)
 	}
-	fmt.Fprintf(out, "6. API error: status %d, errors.Is(err, apierrors.ErrNotFound) = %t\n", apiErr.StatusCode, errors.Is(err, apierrors.ErrNotFound))
+	fmt.Fprintf(out, "API error: status %d, errors.Is(err, apierrors.ErrNotFound) = %t\n", apiErr.StatusCode, errors.Is(err, apierrors.ErrNotFound))
 	if p := apiErr.Problem; p != nil {
 		fmt.Fprintf(out, "   problem: title %q, serviceCode %s, detail %q\n", p.Title, p.ServiceCode, p.Detail)
 	}

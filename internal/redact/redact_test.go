@@ -481,3 +481,37 @@ func TestJWTSignatureIsASecretOfItsOwn(t *testing.T) {
 		}
 	}
 }
+
+// TestCutLeavesAtMostThreeBytes cuts every spelling of TestCutInsideAnEscape
+// at every byte and decodes what Cut left with the standard library's
+// decoders, which read a numeric HTML reference without its ';' ("&#100"
+// at the end is "d"): no decoding shows minCut bytes of the token in a row,
+// so a cut escape counts as the character it may spell.
+func TestCutLeavesAtMostThreeBytes(t *testing.T) {
+	const jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzdmMvYmlsbGluZyJ9.c2lnbmF0dXJl/Ynl0ZXM+Zm9y/dGVzdA"
+	set := New(jwt)
+	spellings := map[string]func(c byte) string{
+		"html decimal": func(c byte) string { return fmt.Sprintf("&#%d;", c) },
+		"html hex":     func(c byte) string { return fmt.Sprintf("&#x%x;", c) },
+		"json \\u":     func(c byte) string { return fmt.Sprintf(`\u%04x`, c) },
+		"percent":      func(c byte) string { return fmt.Sprintf("%%%02X", c) },
+	}
+	const prefix = `{"detail":"token `
+	for name, spell := range spellings {
+		var spelled strings.Builder
+		for i := range len(jwt) {
+			spelled.WriteString(spell(jwt[i]))
+		}
+		for n := 1; n < spelled.Len(); n++ {
+			got := string(set.Cut([]byte(prefix + spelled.String()[:n])))
+			for _, decoded := range append(decodings(got), got) {
+				for i := 0; i+minCut <= len(jwt); i++ {
+					if strings.Contains(decoded, jwt[i:i+minCut]) {
+						t.Fatalf("%s cut after %d bytes: Cut = …%q decodes to …%q, which shows %q of the token",
+							name, n, tail(got), tail(decoded), jwt[i:i+minCut])
+					}
+				}
+			}
+		}
+	}
+}

@@ -16,9 +16,7 @@ type Errors struct {
 	fields    []apierrors.FieldError
 }
 
-// Add records that field is invalid. Out of line: only invalid input runs it.
-//
-//go:noinline
+// Add records that field is invalid.
 func (v *Errors) Add(field, msg string) {
 	v.fields = append(v.fields, apierrors.FieldError{Field: field, Message: msg})
 }

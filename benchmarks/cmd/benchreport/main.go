@@ -3,7 +3,8 @@
 // time per call through the three contenders (sdk, raw net/http +
 // encoding/json into plain structs, and the oapi-codegen client), the ratios
 // SDK/raw and SDK/generated, allocations per call of all three, and a
-// PASS/FAIL verdict against the performance budget:
+// PASS/FAIL verdict against the performance budget, then the sentence
+// that states the table's figures in the README (summary.go):
 //
 //   - loopback, serial and parallel: SDK/raw ≤ 1.10× per operation
 //   - in memory: SDK/raw ≤ 1.15× per operation
@@ -237,7 +238,9 @@ func main() {
 	if len(st.samples) == 0 {
 		fail(fmt.Errorf("no benchmark results"))
 	}
-	fails := report(os.Stdout, st, runInfo)
+	var table bytes.Buffer
+	fails := report(io.MultiWriter(os.Stdout, &table), st, runInfo)
+	fmt.Printf("\n%s\n", summary(parseTable(table.String())))
 	fmt.Fprintf(os.Stderr, "benchreport: %d budget(s) failed; done in %s\n", fails, time.Since(start).Round(time.Second))
 	if *strict && fails > 0 {
 		os.Exit(1)
