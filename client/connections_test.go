@@ -158,16 +158,21 @@ func TestPoolKeepsAConnectionPerConcurrentCall(t *testing.T) {
 			c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
 			t.Cleanup(c.CloseIdleConnections)
 			const goroutines, calls = 32, 25
+			// The first round fills the pool: a call in flight holds a
+			// connection (an HTTP/1.1 one) at a time, and the few beyond 32
+			// are dials a call started and a returning connection beat
+			// (more on a busy machine, where handshakes are slow), which the
+			// pool keeps. The second round finds them all idle.
 			callConcurrently(t, c, goroutines, calls)
-			// A call in flight holds a connection (an HTTP/1.1 one) at a
-			// time; the few beyond 32 are dials a call started and a
-			// returning connection beat, which the pool then keeps.
-			if n := srv.conns.Load(); n > 48 {
-				t.Errorf("%d goroutines × %d calls opened %d connections, want ≤ 48", goroutines, calls, n)
+			warm := srv.conns.Load()
+			callConcurrently(t, c, goroutines, calls)
+			if n := srv.conns.Load(); n-warm > goroutines/2 || n > 2*goroutines {
+				t.Errorf("%d goroutines × %d calls, twice: opened %d connections, then %d more; want ≤ %d in all, and ≤ %d in the second round",
+					goroutines, calls, warm, n-warm, 2*goroutines, goroutines/2)
 			}
 			if scheme == "h2" {
-				if n := srv.http2.Load(); n != goroutines*calls {
-					t.Errorf("%d of %d requests came over HTTP/2, want all", n, goroutines*calls)
+				if n := srv.http2.Load(); n != 2*goroutines*calls {
+					t.Errorf("%d of %d requests came over HTTP/2, want all", n, 2*goroutines*calls)
 				}
 			}
 		})

@@ -2,7 +2,6 @@ package client_test
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,14 +12,12 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
-	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/client"
-	"github.com/memberplatform/memberplatform-go/customer"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/core"
+	"github.com/memberplatform/memberplatform-go/internal/oprows"
 	"github.com/memberplatform/memberplatform-go/observe"
 	"github.com/memberplatform/memberplatform-go/option"
-	"github.com/memberplatform/memberplatform-go/payments"
 )
 
 // A call the SDK refuses before sending is still a call to the observer:
@@ -28,58 +25,54 @@ import (
 // (error.type invalid_input) and makes no attempt, for every declared
 // operation and for client.Execute.
 
-// refusal is a call with input the SDK refuses, and the fields it names.
-type refusal struct {
-	name   string
-	call   func(ctx context.Context, c *client.Client) error
-	fields []string
-	area   option.Area // the call's area, when not its operation's (Execute's, by path)
+// executeRefusals are calls client.Execute refuses, with the fields named
+// and the call's area (by path); the declared operations' are their rows'
+// (internal/oprows).
+var executeRefusals = []struct {
+	oprows.Refusal
+	area option.Area
+}{
+	{oprows.Refusal{Name: "lower-case method", Call: func(ctx context.Context, c *client.Client) error {
+		return c.Execute(ctx, "post", "/auth/access-management/users", nil, nil)
+	}, Fields: []string{"method"}}, option.AreaAccessMgmt},
+	{oprows.Refusal{Name: "path leaving the base URL", Call: func(ctx context.Context, c *client.Client) error {
+		return c.Execute(ctx, http.MethodGet, "/customer/%2E%2E/admin", nil, nil)
+	}, Fields: []string{"path"}}, option.AreaOther},
+	{oprows.Refusal{Name: "out no pointer", Call: func(ctx context.Context, c *client.Client) error {
+		return c.Execute(ctx, http.MethodGet, "/customer/members", nil, struct{}{})
+	}, Fields: []string{"out"}}, option.AreaCustomer},
+	{oprows.Refusal{Name: "nil reader", Call: func(ctx context.Context, c *client.Client) error {
+		return c.Execute(ctx, http.MethodPost, "/customer/members", (*bytes.Buffer)(nil), nil)
+	}, Fields: []string{"body"}}, option.AreaCustomer},
 }
 
-// refusals are, by operation name, calls each of its validations refuses.
-// TestEveryOperationIsObservedWhenRefused fails for an operation without one.
-var refusals = map[string][]refusal{
-	"accessmgmt.UpdateUser": {
-		{"no field set", func(ctx context.Context, c *client.Client) error {
-			_, err := c.AccessMgmt.UpdateUser(ctx, testUserID, accessmgmt.UpdateUserParams{})
-			return err
-		}, []string{"params"}, ""},
-		{"empty user and bad email", func(ctx context.Context, c *client.Client) error {
-			_, err := c.AccessMgmt.UpdateUser(ctx, "", accessmgmt.UpdateUserParams{Email: new("not an address")})
-			return err
-		}, []string{"userId", "email"}, ""},
-	},
-	"accessmgmt.ReplaceRolePermissions": {
-		{"bad slug and permission", func(ctx context.Context, c *client.Client) error {
-			return c.AccessMgmt.ReplaceRolePermissions(ctx, testOrgID, "admin", []string{"users:read", "Users Write"})
-		}, []string{"slug", "permissions[1]"}, ""},
-	},
-	"payments.UpdatePaymentMethod": {
-		{"bad id and empty expDate", func(ctx context.Context, c *client.Client) error {
-			_, err := c.Payments.UpdatePaymentMethod(ctx, "42", payments.UpdatePaymentMethodParams{ExpDate: new("")})
-			return err
-		}, []string{"id", "expDate"}, ""},
-	},
-	"customer.UpsertMemberAddress": {
-		{"required fields missing", func(ctx context.Context, c *client.Client) error {
-			_, err := c.Customer.UpsertMemberAddress(ctx, testMemberID, customer.UpsertMemberAddressParams{AddressLineOne: "1 Main St", State: " "})
-			return err
-		}, []string{"state", "suburb", "postcode", "country"}, ""},
-	},
-	"client.Execute": {
-		{"lower-case method", func(ctx context.Context, c *client.Client) error {
-			return c.Execute(ctx, "post", "/auth/access-management/users", nil, nil)
-		}, []string{"method"}, option.AreaAccessMgmt},
-		{"path leaving the base URL", func(ctx context.Context, c *client.Client) error {
-			return c.Execute(ctx, http.MethodGet, "/customer/%2E%2E/admin", nil, nil)
-		}, []string{"path"}, option.AreaOther},
-		{"out no pointer", func(ctx context.Context, c *client.Client) error {
-			return c.Execute(ctx, http.MethodGet, "/customer/members", nil, struct{}{})
-		}, []string{"out"}, option.AreaCustomer},
-		{"nil reader", func(ctx context.Context, c *client.Client) error {
-			return c.Execute(ctx, http.MethodPost, "/customer/members", (*bytes.Buffer)(nil), nil)
-		}, []string{"body"}, option.AreaCustomer},
-	},
+// refusalCase is one refused call of an operation, in its area.
+type refusalCase struct {
+	op   string
+	area option.Area
+	oprows.Refusal
+}
+
+// allRefusals lists every operation's refused calls, Execute's included,
+// and fails t for a declared operation whose row has none.
+func allRefusals(t *testing.T) []refusalCase {
+	var out []refusalCase
+	for _, op := range core.Operations() {
+		if op.Name == "auth.Token" {
+			continue // no input of the caller's: TestNilContextIsObservedWhenRefused
+		}
+		cases := oprows.Rows()[op.Name].Refused
+		if len(cases) == 0 {
+			t.Errorf("%s has no refused call: add one to its row's Refused in internal/oprows/rows.go", op.Name)
+		}
+		for _, r := range cases {
+			out = append(out, refusalCase{op.Name, op.Area, r})
+		}
+	}
+	for _, r := range executeRefusals {
+		out = append(out, refusalCase{"client.Execute", r.area, r.Refusal})
+	}
+	return out
 }
 
 // callRecorder is an Observer that writes down each event, one line each.
@@ -165,27 +158,18 @@ func checkRefusalObserved(t *testing.T, rec *callRecorder, op, area string, err 
 
 func TestEveryOperationIsObservedWhenRefused(t *testing.T) {
 	t.Parallel()
-	for _, op := range append(core.Operations(), &core.Operation{Name: "client.Execute"}) {
-		if op.Name == "auth.Token" {
-			continue // no input of the caller's: TestTokenCallIsObservedWhenRefused
-		}
-		cases := refusals[op.Name]
-		if len(cases) == 0 {
-			t.Errorf("%s has no refused call in refusals", op.Name)
-		}
-		for _, tc := range cases {
-			t.Run(op.Name+"/"+tc.name, func(t *testing.T) {
-				t.Parallel()
-				rec := &callRecorder{}
-				c, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(client.StaticToken("t")),
-					option.WithTransport(noNetwork{t}), option.WithObserver(rec))
-				if err != nil {
-					t.Fatal(err)
-				}
-				err = tc.call(context.Background(), c)
-				checkRefusalObserved(t, rec, op.Name, string(cmp.Or(tc.area, op.Area)), err, tc.fields)
-			})
-		}
+	for _, tc := range allRefusals(t) {
+		t.Run(tc.op+"/"+tc.Name, func(t *testing.T) {
+			t.Parallel()
+			rec := &callRecorder{}
+			c, err := client.New(option.WithBaseURL("https://api.example.com"), option.WithTokenSource(client.StaticToken("t")),
+				option.WithTransport(noNetwork{t}), option.WithObserver(rec))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = tc.Call(context.Background(), c)
+			checkRefusalObserved(t, rec, tc.op, string(tc.area), err, tc.Fields)
+		})
 	}
 }
 
@@ -225,11 +209,9 @@ func TestRefusedWithoutObserver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, cases := range refusals {
-		for _, tc := range cases {
-			if err := tc.call(context.Background(), c); !errors.Is(err, apierrors.ErrInvalidInput) {
-				t.Errorf("%s: %v; want ErrInvalidInput", tc.name, err)
-			}
+	for _, tc := range allRefusals(t) {
+		if err := tc.Call(context.Background(), c); !errors.Is(err, apierrors.ErrInvalidInput) {
+			t.Errorf("%s/%s: %v; want ErrInvalidInput", tc.op, tc.Name, err)
 		}
 	}
 }

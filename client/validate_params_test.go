@@ -15,6 +15,7 @@ import (
 	"github.com/memberplatform/memberplatform-go/customer"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/areatest"
+	"github.com/memberplatform/memberplatform-go/internal/oprows"
 	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/payments"
 )
@@ -41,14 +42,14 @@ func updateUserCase(name string, p accessmgmt.UpdateUserParams, valid bool) para
 
 func updatePaymentMethodCase(name string, p payments.UpdatePaymentMethodParams, valid bool) paramsCase {
 	return paramsCase{name, p.Validate, func(ctx context.Context, c *client.Client) error {
-		_, err := c.Payments.UpdatePaymentMethod(ctx, testPMID, p)
+		_, err := c.Payments.UpdatePaymentMethod(ctx, oprows.PMID, p)
 		return err
 	}, valid}
 }
 
 func upsertMemberAddressCase(name string, p customer.UpsertMemberAddressParams, valid bool) paramsCase {
 	return paramsCase{name, p.Validate, func(ctx context.Context, c *client.Client) error {
-		_, err := c.Customer.UpsertMemberAddress(ctx, testMemberID, p)
+		_, err := c.Customer.UpsertMemberAddress(ctx, oprows.MemberID, p)
 		return err
 	}, valid}
 }

@@ -40,6 +40,19 @@ type Row struct {
 	// Errors are the operation's own error answers, checked beside its
 	// format's (FormatErrors).
 	Errors []ErrorCase
+	// Refused are calls with input the operation refuses before sending
+	// (at least one; none for an operation without input of the caller's):
+	// client.TestEveryOperationIsObservedWhenRefused checks each is
+	// observed and named as Fields says.
+	Refused []Refusal
+}
+
+// Refusal is a call with input the SDK refuses before sending, and the
+// fields its *errors.ValidationError names, in order.
+type Refusal struct {
+	Name   string
+	Call   func(ctx context.Context, c *client.Client) error
+	Fields []string
 }
 
 // Answer is a canned HTTP answer.

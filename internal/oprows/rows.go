@@ -51,6 +51,16 @@ var rows = map[string]Row{
 		},
 		Retryable: Answer{503, `{"title":"Service Unavailable","status":503}`},
 		Malformed: []string{`{not json`, `[]`, `{"id":5}`, `"user"`, `<html>oops</html>`},
+		Refused: []Refusal{
+			{"no field set", func(ctx context.Context, c *client.Client) error {
+				_, err := c.AccessMgmt.UpdateUser(ctx, UserID, accessmgmt.UpdateUserParams{})
+				return err
+			}, []string{"params"}},
+			{"empty user and bad email", func(ctx context.Context, c *client.Client) error {
+				_, err := c.AccessMgmt.UpdateUser(ctx, "", accessmgmt.UpdateUserParams{Email: new("not an address")})
+				return err
+			}, []string{"userId", "email"}},
+		},
 	},
 	"accessmgmt.ReplaceRolePermissions": {
 		IDs:      []string{OrgID, RoleSlug},
@@ -61,6 +71,11 @@ var rows = map[string]Row{
 		},
 		Retryable: Answer{503, `{"title":"Service Unavailable","status":503}`},
 		// Any 2xx body is success: none is malformed.
+		Refused: []Refusal{
+			{"bad slug and permission", func(ctx context.Context, c *client.Client) error {
+				return c.AccessMgmt.ReplaceRolePermissions(ctx, OrgID, "admin", []string{"users:read", "Users Write"})
+			}, []string{"slug", "permissions[1]"}},
+		},
 	},
 	"payments.UpdatePaymentMethod": {
 		IDs:      []string{PMID},
@@ -77,6 +92,12 @@ var rows = map[string]Row{
 		},
 		Retryable: Answer{502, `{"title":"Bad Gateway","status":502}`},
 		Malformed: []string{`{not json`, `[]`, `{"id":42}`, `{"id":"` + PMID + `","primary":"yes"}`, `{"id":"` + PMID + `","createdAt":"last tuesday"}`, `{"id":"` + PMID + `","updatedAt":true}`},
+		Refused: []Refusal{
+			{"bad id and empty expDate", func(ctx context.Context, c *client.Client) error {
+				_, err := c.Payments.UpdatePaymentMethod(ctx, "42", payments.UpdatePaymentMethodParams{ExpDate: new("")})
+				return err
+			}, []string{"id", "expDate"}},
+		},
 		// Operation 3 names only "Not implemented", and its serviceCode is
 		// free-form, not 8 digits.
 		Errors: []ErrorCase{
@@ -105,5 +126,11 @@ var rows = map[string]Row{
 		},
 		Retryable: Answer{503, `{"code":"UNAVAILABLE","message":"try later"}`},
 		Malformed: []string{`{not json`, `[]`, `{"id":1}`, `{"id":"a7e4c2d0-1b3f-4a5c-8e9d-0f1a2b3c4d5e","state":7}`, `<html></html>`},
+		Refused: []Refusal{
+			{"required fields missing", func(ctx context.Context, c *client.Client) error {
+				_, err := c.Customer.UpsertMemberAddress(ctx, MemberID, customer.UpsertMemberAddressParams{AddressLineOne: "1 Main St", State: " "})
+				return err
+			}, []string{"state", "suburb", "postcode", "country"}},
+		},
 	},
 }
