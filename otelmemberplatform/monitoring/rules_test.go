@@ -250,4 +250,3 @@ func TestFilesEmbedded(t *testing.T) {
 		}
 	}
 }
-
