@@ -19,7 +19,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"log"
 	"net"
@@ -64,9 +63,10 @@ func run(ctx context.Context, lis net.Listener, phases Phases, logw io.Writer) e
 	srv := &http.Server{Handler: svc.Handler(), ReadHeaderTimeout: 5 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
-	fmt.Fprintf(logw, "serving metrics on http://%s/metrics\n", lis.Addr())
+	logger := log.New(logw, "", log.LstdFlags)
+	logger.Printf("serving metrics on http://%s/metrics", lis.Addr())
 
-	svc.Drive(ctx, phases, func(p string) { fmt.Fprintf(logw, "phase: %s\n", p) })
+	svc.Drive(ctx, phases, func(p string) { logger.Printf("phase: %s", p) })
 
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -68,8 +68,12 @@ func StartPrometheus(t testing.TB, bin string, cfg Config) *Server {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", bin, err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	exited := make(chan struct{}) // closed once cmd.Wait returned waitErr
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
 	s := &Server{URL: "http://" + addr, out: out, client: &http.Client{Transport: &http.Transport{}, Timeout: 10 * time.Second}}
 	t.Cleanup(func() {
 		s.client.CloseIdleConnections()
@@ -87,13 +91,12 @@ func StartPrometheus(t testing.TB, bin string, cfg Config) *Server {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		select {
-		case err := <-exited:
-			exited <- err // for the cleanup
-			t.Fatalf("prometheus exited before it was ready: %v\n%s", err, out.String())
+		case <-exited:
+			t.Fatalf("prometheus exited before it was ready: %v\n%s", waitErr, out.String())
 		default:
 		}
 		if resp, err := s.client.Get(s.URL + "/-/ready"); err == nil {
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return s
 			}
@@ -187,7 +190,7 @@ func (s *Server) get(ctx context.Context, path string, v any) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	var answer struct {
 		Status string          `json:"status"`
 		Error  string          `json:"error"`
