@@ -369,7 +369,7 @@ func (in *instrumentation) ObserveState(state *observe.State) {
 				if perSecond, ok := state.PacerRateOf(area); ok {
 					o.ObserveFloat64(rate, perSecond, attrs)
 				}
-				if state.ShedRatioOf == nil { // a State built by hand, or by a root module older than admission control
+				if state.ShedRatioOf == nil { // a State built without it, by hand
 					continue
 				}
 				if ratio, ok := state.ShedRatioOf(area); ok {
