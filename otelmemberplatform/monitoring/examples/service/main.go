@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/memberplatform/memberplatform-go/client"
+	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/otelmemberplatform"
 	"github.com/memberplatform/memberplatform-go/sdktest"
 	"github.com/prometheus/client_golang/prometheus"
@@ -104,7 +105,11 @@ func newService() (*service, error) {
 
 	platform := sdktest.Start()
 	seed(platform)
-	c, err := platform.NewClient(otelmemberplatform.WithMeterProvider(meters))
+	// The default options but for a retry budget a tenth of the default
+	// size (500): admission control sheds most of an outage's attempts,
+	// so the budget would outlast the example's short outages and its
+	// panel and rule would have no refusal to show.
+	c, err := platform.NewClient(otelmemberplatform.WithMeterProvider(meters), option.WithRetryBudget(option.RetryBudget{Capacity: 50}))
 	if err != nil {
 		platform.Close()
 		_ = meters.Shutdown(context.Background())
