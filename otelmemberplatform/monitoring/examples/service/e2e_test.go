@@ -245,7 +245,12 @@ func check(ctx context.Context, prom *promtest.Server, rules promtest.RuleFile, 
 		`memberplatform_area_error_type:memberplatform_client_call_errors:ratio_rate5m{memberplatform_area="customer",error_type="transport"}`:           "the outage's reset connections",
 		`memberplatform_area:memberplatform_client_token_fetch_failures:ratio_rate5m{memberplatform_area="token"}`:                                       "the outage's failed token fetches",
 		`memberplatform_area:memberplatform_client_retry_budget_refused:rate5m{memberplatform_area="payments"}`:                                          "the retries the budget refused in the outage",
+		`memberplatform_area:memberplatform_client_admission_shed:rate5m{memberplatform_area="payments"}`:                                                "the attempts admission control shed in the outage",
+		`memberplatform_area:memberplatform_client_admission_shed_ratio:max{memberplatform_area="payments"}`:                                             "admission control refusing a share in the outage",
 	} {
+		if pending(q) {
+			continue
+		}
 		if s := query("max_over_time(" + q + "[2m]) > 0"); len(s) == 0 {
 			fail("no sign of %s: %s was never above 0", what, q)
 		}
