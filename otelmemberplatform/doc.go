@@ -40,26 +40,54 @@
 //     call): memberplatform.retry (memberplatform.retry.attempt,
 //     memberplatform.retry.reason, memberplatform.retry.delay in seconds),
 //     memberplatform.ratelimit.wait (memberplatform.ratelimit.wait.duration
-//     in seconds) and memberplatform.retry_budget.refused
-//     (memberplatform.retry.attempt, memberplatform.retry.reason).
+//     in seconds), memberplatform.retry_budget.refused
+//     (memberplatform.retry.attempt, memberplatform.retry.reason) and
+//     memberplatform.admission.shed (memberplatform.area, error.type: an
+//     attempt admission control refused locally, never sent).
 //
 // # Metrics
 //
-//	memberplatform.client.call.duration            histogram s         memberplatform.operation, error.type when it failed
-//	memberplatform.client.call.attempts            counter {attempt}   memberplatform.operation
-//	memberplatform.client.call.errors              counter {error}     memberplatform.operation, error.type
-//	http.client.request.duration                   histogram s         per attempt: http.request.method, server.address,
-//	                                                                   server.port, url.template, http.response.status_code,
-//	                                                                   error.type
-//	memberplatform.client.token.fetch.duration     histogram s         error.type when it failed
-//	memberplatform.client.ratelimit.wait.duration  histogram s         time an attempt waited for the pacer or the
-//	                                                                   limiter of option.WithRateLimiter
-//	memberplatform.client.retry_budget.available   gauge {token}       tokens left in the retry budget
-//	memberplatform.client.ratelimit.rate           gauge {request}/s   the adaptive pacer's rate; 0 while it is dormant
+// Every metric carries memberplatform.area, the backend the call reaches
+// (accessmgmt, payments, customer, token, other), so that each area's
+// throttling and outages show apart:
+//
+//	memberplatform.client.call.duration            histogram s         memberplatform.area, memberplatform.operation,
+//	                                                                   error.type when it failed
+//	memberplatform.client.call.attempts            counter {attempt}   memberplatform.area, memberplatform.operation
+//	memberplatform.client.call.errors              counter {error}     memberplatform.area, memberplatform.operation, error.type
+//	http.client.request.duration                   histogram s         per attempt: memberplatform.area (its call's),
+//	                                                                   http.request.method, server.address, server.port,
+//	                                                                   url.template, http.response.status_code, error.type
+//	memberplatform.client.token.fetch.duration     histogram s         memberplatform.area (token), error.type when it failed
+//	memberplatform.client.ratelimit.wait.duration  histogram s         memberplatform.area: time an attempt waited for the
+//	                                                                   pacer or the limiter of option.WithRateLimiter
+//	memberplatform.client.retry_budget.available   gauge {token}       memberplatform.area: tokens left in the retry budget
+//	memberplatform.client.retry_budget.refused     counter {retry}     memberplatform.area, error.type of the attempt not
+//	                                                                   retried: retries the budget refused
+//	memberplatform.client.ratelimit.rate           gauge {request}/s   memberplatform.area: the adaptive pacer's rate;
+//	                                                                   0 while it is dormant
+//	memberplatform.client.admission.shed           counter {attempt}   memberplatform.area, error.type of the area's recent
+//	                                                                   failures: attempts admission control refused, unsent
+//	memberplatform.client.admission.shed_ratio     gauge 1             memberplatform.area: the share of attempts admission
+//	                                                                   control refuses now; 0 while the area is healthy
 //
 // The gauges are read at collection time from the client; each client
 // reports its own, and a client that is no longer used stops reporting
 // once it is garbage collected.
+//
+// # Alerts and dashboard
+//
+// The module github.com/memberplatform/memberplatform-go/otelmemberplatform/monitoring
+// holds Prometheus recording and alerting rules for these metrics (each
+// alert with a runbook line and promtool unit tests) and a Grafana
+// dashboard with one row per area, proved against a real Prometheus
+// scraping an example service that exports the metrics through
+// go.opentelemetry.io/otel/exporters/prometheus; see
+// https://pkg.go.dev/github.com/memberplatform/memberplatform-go/otelmemberplatform/monitoring
+// for the names the metrics take in Prometheus, and the README's
+// "Alerts and a dashboard for Prometheus and Grafana"
+// (https://github.com/memberplatform/memberplatform-go#alerts-and-a-dashboard-for-prometheus-and-grafana)
+// for the alerts table and the dashboard's description.
 //
 // # error.type
 //

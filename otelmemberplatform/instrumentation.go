@@ -9,6 +9,7 @@ import (
 	"time"
 	"weak"
 
+	memberplatform "github.com/memberplatform/memberplatform-go"
 	"github.com/memberplatform/memberplatform-go/observe"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -37,6 +38,7 @@ const (
 	EventRetry         = "memberplatform.retry"
 	EventRateLimitWait = "memberplatform.ratelimit.wait"
 	EventBudgetRefused = "memberplatform.retry_budget.refused"
+	EventShed          = "memberplatform.admission.shed"
 )
 
 // TokenFetchSpanName names the span of a token fetch.
@@ -57,6 +59,12 @@ const (
 // http.client.request.duration, in seconds, used by every duration here.
 var durationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10}
 
+// The SDK tells an instrumentation of shed attempts and hands it its state.
+var (
+	_ observe.ShedObserver  = (*instrumentation)(nil)
+	_ observe.StateObserver = (*instrumentation)(nil)
+)
+
 // instrumentation is the observe.Observer the options build: it turns the
 // SDK's events into spans and metrics.
 type instrumentation struct {
@@ -70,8 +78,11 @@ type instrumentation struct {
 	attemptDuration metric.Float64Histogram
 	fetchDuration   metric.Float64Histogram
 	waitDuration    metric.Float64Histogram
+	budgetRefused   metric.Int64Counter
+	shed            metric.Int64Counter
 	budgetAvailable metric.Int64ObservableGauge
 	pacerRate       metric.Float64ObservableGauge
+	shedRatio       metric.Float64ObservableGauge
 
 	stateOnce sync.Once
 	measures  measureSets
@@ -103,10 +114,16 @@ func newInstrumentation(cfg config) *instrumentation {
 	in.fetchDuration = histogram("memberplatform.client.token.fetch.duration", "Duration of a bearer token fetch.")
 	in.waitDuration = histogram("memberplatform.client.ratelimit.wait.duration",
 		"Time an attempt waited for the adaptive pacer or the user's rate limiter.")
+	in.budgetRefused = made(in.meter.Int64Counter("memberplatform.client.retry_budget.refused", metric.WithUnit("{retry}"),
+		metric.WithDescription("Retries the retry budget refused, by error.type of the attempt not retried.")))
+	in.shed = made(in.meter.Int64Counter("memberplatform.client.admission.shed", metric.WithUnit("{attempt}"),
+		metric.WithDescription("Attempts admission control refused locally, unsent, by error.type of the area's recent failures.")))
 	in.budgetAvailable = made(in.meter.Int64ObservableGauge("memberplatform.client.retry_budget.available", metric.WithUnit("{token}"),
 		metric.WithDescription("Tokens left in the client's retry budget.")))
 	in.pacerRate = made(in.meter.Float64ObservableGauge("memberplatform.client.ratelimit.rate", metric.WithUnit("{request}/s"),
 		metric.WithDescription("Rate at which the adaptive pacer lets attempts out; 0 while it is dormant.")))
+	in.shedRatio = made(in.meter.Float64ObservableGauge("memberplatform.client.admission.shed_ratio", metric.WithUnit("1"),
+		metric.WithDescription("Share of attempts admission control refuses locally now; 0 while the area is healthy.")))
 	return in
 }
 
@@ -140,6 +157,7 @@ type (
 type callScope struct {
 	span  trace.Span
 	start time.Time
+	area  string // the call's memberplatform.area, for the events that do not name it
 	// inFetch says the call is the SigV4 token call of a fetch: its
 	// attempts and events go on the fetch's span, which the fetch ends.
 	inFetch bool
@@ -165,11 +183,11 @@ func (in *instrumentation) StartCall(ctx context.Context, call observe.Call) con
 	if f, ok := ctx.Value(fetchKey{}).(*fetchScope); ok && call.Token && !f.hasCall {
 		f.hasCall = true
 		f.span.SetAttributes(AttrArea.String(string(call.Area)))
-		return context.WithValue(ctx, callKey{}, &callScope{span: f.span, start: start, inFetch: true})
+		return context.WithValue(ctx, callKey{}, &callScope{span: f.span, start: start, area: string(call.Area), inFetch: true})
 	}
 	ctx, span := in.tracer.Start(ctx, call.Operation, trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(start),
 		trace.WithAttributes(AttrOperation.String(call.Operation), AttrArea.String(string(call.Area))))
-	return context.WithValue(ctx, callKey{}, &callScope{span: span, start: start})
+	return context.WithValue(ctx, callKey{}, &callScope{span: span, start: start, area: string(call.Area)})
 }
 
 // EndCall records the call's metrics and ends its span, with status Error
@@ -204,7 +222,7 @@ func (in *instrumentation) StartAttempt(ctx context.Context, attempt observe.Att
 	if call, ok := ctx.Value(callKey{}).(*callScope); ok {
 		parent = trace.ContextWithSpan(ctx, call.span)
 	}
-	measure := measureKey{method: normalizeMethod(attempt.Call.Method), urlTemplate: attempt.Call.URLTemplate}
+	measure := measureKey{area: string(attempt.Call.Area), method: normalizeMethod(attempt.Call.Method), urlTemplate: attempt.Call.URLTemplate}
 	attrs := make([]attribute.KeyValue, 0, 5)
 	attrs = append(attrs, keyMethod.String(measure.method))
 	name := measure.method
@@ -282,7 +300,10 @@ func (in *instrumentation) EndTokenFetch(ctx context.Context, err error) {
 	}
 	end := time.Now()
 	errType := observe.ErrorType(err)
-	in.fetchDuration.Record(ctx, end.Sub(scope.start).Seconds(), in.measures.get(measureKey{errorType: errType}))
+	// A fetch has no call of its own (with a SigV4 token source its token
+	// call is one, of area token; with another source there is none): it
+	// is the token area's, as the token call's metrics are.
+	in.fetchDuration.Record(ctx, end.Sub(scope.start).Seconds(), in.measures.get(measureKey{area: string(memberplatform.AreaToken), errorType: errType}))
 	if errType != "" {
 		scope.span.SetAttributes(keyErrorType.String(errType))
 		scope.span.SetStatus(codes.Error, errType)
@@ -306,11 +327,22 @@ func (in *instrumentation) RateLimitWait(ctx context.Context, wait observe.Wait)
 	}
 }
 
-// BudgetRefused adds a refusal event to the call's span.
+// BudgetRefused counts the refusal, under the call's area, and adds an
+// event to the call's span.
 func (in *instrumentation) BudgetRefused(ctx context.Context, refusal observe.Refusal) {
 	if call, ok := ctx.Value(callKey{}).(*callScope); ok {
+		in.budgetRefused.Add(ctx, 1, in.measures.get(measureKey{area: call.area, errorType: refusal.Reason}))
 		call.span.AddEvent(EventBudgetRefused, trace.WithAttributes(AttrRetryAttempt.Int(refusal.Attempt),
 			AttrRetryReason.String(refusal.Reason)))
+	}
+}
+
+// Shed counts an attempt admission control refused locally and adds an
+// event to the call's span.
+func (in *instrumentation) Shed(ctx context.Context, shed observe.Shed) {
+	in.shed.Add(ctx, 1, in.measures.get(measureKey{area: string(shed.Area), errorType: shed.Reason}))
+	if call, ok := ctx.Value(callKey{}).(*callScope); ok {
+		call.span.AddEvent(EventShed, trace.WithAttributes(AttrArea.String(string(shed.Area)), keyErrorType.String(shed.Reason)))
 	}
 }
 
@@ -323,7 +355,7 @@ func (in *instrumentation) ObserveState(state *observe.State) {
 	// and the same budgets and pacers: the first state is enough.
 	in.stateOnce.Do(func() {
 		ref := weak.Make(state)
-		budget, rate := in.budgetAvailable, in.pacerRate
+		budget, rate, shed := in.budgetAvailable, in.pacerRate, in.shedRatio
 		reg, err := in.meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 			state := ref.Value()
 			if state == nil {
@@ -337,9 +369,15 @@ func (in *instrumentation) ObserveState(state *observe.State) {
 				if perSecond, ok := state.PacerRateOf(area); ok {
 					o.ObserveFloat64(rate, perSecond, attrs)
 				}
+				if state.ShedRatioOf == nil { // a State built without it, by hand
+					continue
+				}
+				if ratio, ok := state.ShedRatioOf(area); ok {
+					o.ObserveFloat64(shed, ratio, attrs)
+				}
 			}
 			return nil
-		}, budget, rate)
+		}, budget, rate, shed)
 		if err != nil {
 			otel.Handle(err)
 			return

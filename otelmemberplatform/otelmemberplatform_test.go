@@ -13,8 +13,10 @@ import (
 	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/otelmemberplatform"
 	"github.com/memberplatform/memberplatform-go/sdktest"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -492,5 +494,81 @@ func TestUnknownStatusIsItsClass(t *testing.T) {
 	}
 	if n, _ := histogram(t, rm, "http.client.request.duration", map[string]string{"error.type": "418"}); n != 1 {
 		t.Errorf("http.client.request.duration{418} count %d, want 1", n)
+	}
+}
+
+// TestEveryMetricCarriesArea: every point of every metric, the attempt
+// histogram and the token fetch histogram included, carries
+// memberplatform.area with one of the areas' values: the token fetch's is
+// token, an attempt's that of its call.
+func TestEveryMetricCarriesArea(t *testing.T) {
+	tel := newTelemetry(t)
+	srv, c := newServer(t, tel, option.WithRetryBudget(option.RetryBudget{Capacity: 5}))
+	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpToken, Status: http.StatusServiceUnavailable})
+	if err := updateUser(t, c); !errors.Is(err, apierrors.ErrTokenUnavailable) { // the token area's budget refuses the retry
+		t.Fatalf("err = %v, want the token error", err)
+	}
+	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpdateUser, Status: http.StatusTooManyRequests})
+	if err := updateUser(t, c); err != nil { // a fresh token; the 429 retried after the pacer's wait
+		t.Fatal(err)
+	}
+
+	rm := tel.collect(t)
+	areas := map[string]bool{}
+	for _, a := range []option.Area{option.AreaAccessMgmt, option.AreaPayments, option.AreaCustomer, option.AreaToken, option.AreaOther} {
+		areas[string(a)] = true
+	}
+	seen := map[string]bool{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			var sets []attribute.Set
+			switch d := m.Data.(type) {
+			case metricdata.Histogram[float64]:
+				for _, p := range d.DataPoints {
+					sets = append(sets, p.Attributes)
+				}
+			case metricdata.Sum[int64]:
+				for _, p := range d.DataPoints {
+					sets = append(sets, p.Attributes)
+				}
+			case metricdata.Gauge[int64]:
+				for _, p := range d.DataPoints {
+					sets = append(sets, p.Attributes)
+				}
+			case metricdata.Gauge[float64]:
+				for _, p := range d.DataPoints {
+					sets = append(sets, p.Attributes)
+				}
+			default:
+				t.Fatalf("%s is a %T", m.Name, m.Data)
+			}
+			for _, set := range sets {
+				if v, ok := set.Value("memberplatform.area"); !ok || !areas[v.AsString()] {
+					t.Errorf("%s: a point without a known memberplatform.area: %v", m.Name, set.ToSlice())
+				}
+			}
+			seen[m.Name] = len(sets) > 0
+		}
+	}
+	for _, name := range []string{
+		"memberplatform.client.call.duration", "memberplatform.client.call.attempts", "memberplatform.client.call.errors",
+		"http.client.request.duration", "memberplatform.client.token.fetch.duration", "memberplatform.client.ratelimit.wait.duration",
+		"memberplatform.client.retry_budget.refused", "memberplatform.client.retry_budget.available", "memberplatform.client.ratelimit.rate",
+	} {
+		if !seen[name] {
+			t.Errorf("%s has no point: the test no longer covers it", name)
+		}
+	}
+	if n, _ := histogram(t, rm, "memberplatform.client.token.fetch.duration", map[string]string{"memberplatform.area": "token"}); n != 2 {
+		t.Errorf("token.fetch.duration{area=token} count %d, want 2", n)
+	}
+	if n, _ := histogram(t, rm, "http.client.request.duration", map[string]string{"memberplatform.area": "token", "url.template": "/auth/token"}); n != 2 {
+		t.Errorf("http.client.request.duration{area=token} count %d, want the token call's 2 attempts", n)
+	}
+	if n, _ := histogram(t, rm, "http.client.request.duration", map[string]string{"memberplatform.area": "accessmgmt", "error.type": "429"}); n != 1 {
+		t.Errorf("http.client.request.duration{area=accessmgmt, error.type=429} count %d, want 1", n)
+	}
+	if n := counterSum(t, rm, "memberplatform.client.retry_budget.refused", map[string]string{"memberplatform.area": "token", "error.type": "service_unavailable"}); n != 1 {
+		t.Errorf("retry_budget.refused{token, service_unavailable} = %d, want 1", n)
 	}
 }

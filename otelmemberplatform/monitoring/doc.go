@@ -1,0 +1,61 @@
+// Package monitoring ships what an SRE team needs to run services built on
+// memberplatform-go in production with Prometheus and Grafana: recording
+// and alerting rules for the metrics that otelmemberplatform records, each
+// alert with a runbook line, promtool unit tests for every alert, and a
+// Grafana dashboard with one row per memberplatform.area. The files are in
+// the module (prometheus/memberplatform.rules.yml,
+// prometheus/memberplatform.rules_test.yml, grafana/memberplatform-go.json)
+// and embedded in this package: Rules, RulesTests and Dashboard return
+// them, for a program that provisions Prometheus or Grafana.
+//
+// To copy them from the module cache instead:
+//
+//	go mod download github.com/memberplatform/memberplatform-go/otelmemberplatform/monitoring@latest
+//	dir=$(go list -m -f '{{.Dir}}' github.com/memberplatform/memberplatform-go/otelmemberplatform/monitoring@latest)
+//	cp "$dir"/prometheus/memberplatform.rules.yml "$dir"/grafana/memberplatform-go.json .
+//
+// # The names they read
+//
+// The rules read the names OpenTelemetry's Prometheus exporter
+// (go.opentelemetry.io/otel/exporters/prometheus) gives by default, created
+// with a registerer only (prometheus.New(prometheus.WithRegisterer(reg))):
+// no namespace, the unit a suffix (s: _seconds; {request}/s: _per_second;
+// 1: _ratio; a {annotation} unit none), counters ending in _total, dots
+// turned to underscores, so the attribute memberplatform.area is the label
+// memberplatform_area and error.type is error_type:
+//
+//	memberplatform.client.call.duration            memberplatform_client_call_duration_seconds (histogram)
+//	memberplatform.client.call.attempts            memberplatform_client_call_attempts_total
+//	memberplatform.client.call.errors              memberplatform_client_call_errors_total
+//	http.client.request.duration                   http_client_request_duration_seconds (histogram)
+//	memberplatform.client.token.fetch.duration     memberplatform_client_token_fetch_duration_seconds (histogram)
+//	memberplatform.client.ratelimit.wait.duration  memberplatform_client_ratelimit_wait_duration_seconds (histogram)
+//	memberplatform.client.ratelimit.rate           memberplatform_client_ratelimit_rate_per_second
+//	memberplatform.client.retry_budget.available   memberplatform_client_retry_budget_available
+//	memberplatform.client.retry_budget.refused     memberplatform_client_retry_budget_refused_total
+//	memberplatform.client.admission.shed           memberplatform_client_admission_shed_total
+//	memberplatform.client.admission.shed_ratio     memberplatform_client_admission_shed_ratio
+//
+// Another exporter, a namespace or an OTLP pipeline into Prometheus may
+// spell them otherwise: then rename in the rules.
+//
+// The rules select no job, instance or service label (scrape under any job
+// name) and keep every value per job and memberplatform_area. The
+// recording rules, in group memberplatform-go.rules, compute the values
+// (calls per second by outcome, error ratio by error.type, p50 and p99
+// latency, the share of attempts answered 429, the pacer's rate, waits,
+// retry budget, token fetches and their failures, attempts shed by
+// admission control); the alerts, in group memberplatform-go.alerts, hold
+// the thresholds: MemberplatformProviderThrottling,
+// MemberplatformRetryBudgetExhausted, MemberplatformPacerEngaged,
+// MemberplatformCallsShed, MemberplatformTokenFetchesFailing,
+// MemberplatformErrorRatioHigh and MemberplatformLatencyHigh. The
+// repository's README lists them with their runbook lines and describes
+// the dashboard.
+//
+// The rules load in Prometheus 2.42 and later. The module's tests run
+// promtool's checks and unit tests, and start a real Prometheus scraping
+// the example service (examples/service), which drives throttles and an
+// outage through sdktest: every recording rule and every panel of the
+// dashboard must then return series.
+package monitoring
