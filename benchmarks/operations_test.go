@@ -12,8 +12,8 @@ import (
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/client"
-	"github.com/memberplatform/memberplatform-go/internal/oprows"
 	"github.com/memberplatform/memberplatform-go/customer"
+	"github.com/memberplatform/memberplatform-go/internal/oprows"
 	"github.com/memberplatform/memberplatform-go/payments"
 
 	"github.com/memberplatform/memberplatform-go/benchmarks"

@@ -72,6 +72,7 @@ func (s span) format(f func(float64) string) string {
 }
 
 func times(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + "×" }
+
 // count writes a whole number, a negative one with a minus sign (−1).
 func count(v float64) string {
 	return strings.Replace(strconv.FormatFloat(v, 'f', 0, 64), "-", "−", 1)
