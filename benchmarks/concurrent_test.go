@@ -24,7 +24,7 @@ const concurrentCallers = 32
 // row's run: a pool smaller than the callers closes a connection at the end
 // of most calls and opens (and, over TLS, handshakes) a new one for the next.
 func BenchmarkConcurrent(b *testing.B) {
-	op := byName["accessmgmt.UpdateUser"]
+	op := operationNamed("accessmgmt.UpdateUser")
 	for _, scheme := range []string{"tls", "plain"} {
 		b.Run(scheme, func(b *testing.B) {
 			sdkSrv, rawSrv := newConnCounter(b, scheme), newConnCounter(b, scheme)
