@@ -71,7 +71,7 @@ type Admission struct {
 // admissionBucket counts one bucket of the window; slot is its start in
 // bucket widths since the epoch, so a stale bucket is told apart.
 type admissionBucket struct {
-	slot                                int64
+	slot                                 int64
 	requests, accepts, failures, refused int
 }
 
