@@ -75,6 +75,7 @@ func main() {
 
 	figures := []func(context.Context, bool, int) bool{outage, throttledBatch, otherThrottles, loneCall, outageThenThrottle, throttledForever,
 		throttledProviderBesideOthers, outageBesideTransientFailures, burstAfterQuiet, recoveryAfterStorm, limiterForOneArea}
+	figures = append(figures, admissionFigures...) // admission.go: 12–14
 	if *figure < 0 || *figure > len(figures) {
 		fmt.Fprintf(os.Stderr, "loadtest: no figure %d\n", *figure)
 		os.Exit(2)
@@ -284,6 +285,7 @@ func outage(ctx context.Context, old bool, _ int) bool {
 	// The default client, whose budget the outage emptied, sees the
 	// service recover (every call succeeds at its first attempt) and fail
 	// again (retries resume, as many as the healthy answers refilled).
+	restAfterOutage()
 	srv.reset(ok200)
 	rec := run(ctx, spent, 20, 10, callTimeout)
 	fmt.Printf("  recovery: the server answers 200: %d/%d calls succeeded in %d attempts (%d retries)\n",
@@ -372,6 +374,7 @@ func loneCall(ctx context.Context, old bool, _ int) bool {
 			if afterOutage {
 				srv.reset(unavailable503)
 				run(ctx, c, outageG, outagePerG, callTimeout)
+				restAfterOutage()
 				name = cfg.name + ", budget emptied by an outage"
 			}
 			var once atomic.Bool
@@ -421,6 +424,7 @@ func outageThenThrottle(ctx context.Context, old bool, _ int) bool {
 		srv := newServer(unavailable503)
 		c := newClient(srv.URL, cfg.opts...)
 		run(ctx, c, outageG, outagePerG, callTimeout)
+		restAfterOutage()
 		srv.reset(limited(throttle429RetryAfter))
 		r := run(ctx, c, batchG, batchPerG, callTimeout)
 		ok, _, _ := batchRow(cfg.name, r, srv)
