@@ -201,11 +201,11 @@ func areaDown(ctx context.Context, old bool, repeat int) bool {
 
 // outageResult is one run of figure 34.4.
 type outageResult struct {
-	kind                            string
-	preRate, attemptsPerS, perCall  float64 // before; and after the outage's first second
-	median                          time.Duration
-	failing, matching               int
-	half, ninety                    time.Duration // -1: not within 3 s
+	kind                           string
+	preRate, attemptsPerS, perCall float64 // before; and after the outage's first second
+	median                         time.Duration
+	failing, matching              int
+	half, ninety                   time.Duration // -1: not within 3 s
 }
 
 func (r outageResult) met() bool {
