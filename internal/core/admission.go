@@ -267,7 +267,7 @@ func (state *callState) admitRetry() bool {
 // shedCause is the cause of a call ended by a refusal, wrapping the last
 // attempt's transport failure, if any.
 func (state *callState) shedCause(r admissionRefusal, cause error) *loadShedError {
-	return &loadShedError{Area: state.op.area(), Reason: r.reason.errorType(), Wait: r.wait, Err: cause}
+	return &loadShedError{Area: state.op.area(), Reason: r.reason.errorType(), Wait: r.wait, Retry: state.attempts > 0, Err: cause}
 }
 
 // observeShed tells a ShedObserver of a refused attempt.
@@ -292,6 +292,7 @@ type loadShedError struct {
 	Area   memberplatform.Area
 	Reason string        // observe.ErrorServiceUnavailable or observe.ErrorTransport
 	Wait   time.Duration // until the area's next probe
+	Retry  bool          // a retry was refused, not the call's first attempt
 	Err    error         // the last attempt's transport failure, if any
 }
 
@@ -300,7 +301,11 @@ func (e *loadShedError) Error() string {
 	if e.Reason == observe.ErrorTransport {
 		what = "without an answer"
 	}
-	s := "refused locally by admission control: nearly all recent attempts of area " + string(e.Area) + " failed (" + what +
+	s := "refused locally by admission control"
+	if e.Retry {
+		s = "not retried: admission control refused the retry"
+	}
+	s += ": nearly all recent attempts of area " + string(e.Area) + " failed (" + what +
 		"); the next probe goes out in " + e.Wait.Round(time.Millisecond).String()
 	if e.Err != nil {
 		return e.Err.Error() + " (" + s + ")"

@@ -4,6 +4,7 @@ import (
 	"context"
 	stderrors "errors"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -278,6 +279,9 @@ func TestAdmissionRefusesCallsOfAFailingArea(t *testing.T) {
 		ae.Operation != rtPutOp.Name || ae.Method != rtPutOp.Method || ae.Path == "" || !ok || wait <= 0 {
 		t.Fatalf("err = %v (%+v, RetryAfterOf %v %v); want a local 503 matching ErrLoadShed and ErrServiceUnavailable with the call's metadata", err, ae, wait, ok)
 	}
+	if !strings.Contains(err.Error(), "503 Service Unavailable: refused locally by admission control") {
+		t.Errorf("err = %q, want it to say the call was refused locally", err)
+	}
 	if got := observe.ErrorType(err); got != observe.ErrorServiceUnavailable {
 		t.Fatalf("ErrorType = %q, want %q", got, observe.ErrorServiceUnavailable)
 	}
@@ -310,8 +314,8 @@ func TestAdmissionRefusedRetryEndsTheCall(t *testing.T) {
 	tokens := other(&c.settings).Budget.Tokens()
 	err := c.do(context.Background(), rtCall(rtPutOp, nil))
 	ae := rtWantAPIError(t, err, http.StatusBadGateway, 1)
-	if !stderrors.Is(err, apierrors.ErrLoadShed) || ae.Header == nil {
-		t.Fatalf("err = %v; want the 502 answer, marked ErrLoadShed", err)
+	if !stderrors.Is(err, apierrors.ErrLoadShed) || ae.Header == nil || !strings.Contains(err.Error(), "not retried: admission control") {
+		t.Fatalf("err = %v; want the 502 answer, marked ErrLoadShed, saying its retry was refused", err)
 	}
 	if got := other(&c.settings).Budget.Tokens(); got != tokens {
 		t.Fatalf("budget %d after a refused retry, want %d", got, tokens)
