@@ -34,21 +34,21 @@ import (
 //     AdmissionMinFailures failures: a quiet area, a lone call's retries,
 //     or failures older than the window.
 //   - While it refuses, one attempt per AdmissionProbeInterval goes out
-//     anyway (a probe), and an accepted answer then reopens the area: its
-//     history is forgotten and every attempt is sent again. So a backend
+//     anyway (a probe), and an accepted answer while it refuses reopens
+//     the area: its history is forgotten and every attempt is sent again. So a backend
 //     that heals is seen within a probe interval and served at once.
 //
-// The success path of a healthy area costs one clock read and one atomic
-// load: nothing is counted until the area's first failure, and from then
-// on for AdmissionWindow after its last one.
+// A healthy area costs each attempt two atomic loads (and two clock reads
+// once it has failed at some time): answers are counted, under a lock,
+// only from a failure until AdmissionWindow after the last one.
 
 // Admission control's settings.
 const (
 	AdmissionWindow        = 2 * time.Second // how far back the answers count
 	AdmissionK             = 2               // accepts count K times against requests
 	AdmissionMinFailures   = 10              // fewer failures in the window refuse nothing
-	AdmissionProbeInterval = 100 * time.Millisecond
-	admissionBuckets       = 20 // the window's resolution: 100 ms
+	AdmissionProbeInterval = 100 * time.Millisecond // one attempt this often goes out while refusing
+	admissionBuckets       = 20                     // the window's resolution: 100 ms
 	admissionBucketWidth   = int64(AdmissionWindow) / admissionBuckets
 )
 
