@@ -44,9 +44,9 @@ import (
 
 // Admission control's settings.
 const (
-	AdmissionWindow        = 2 * time.Second // how far back the answers count
-	AdmissionK             = 2               // accepts count K times against requests
-	AdmissionMinFailures   = 10              // fewer failures in the window refuse nothing
+	AdmissionWindow        = 2 * time.Second        // how far back the answers count
+	AdmissionK             = 2                      // accepts count K times against requests
+	AdmissionMinFailures   = 10                     // fewer failures in the window refuse nothing
 	AdmissionProbeInterval = 100 * time.Millisecond // one attempt this often goes out while refusing
 	admissionBuckets       = 20                     // the window's resolution: 100 ms
 	admissionBucketWidth   = int64(AdmissionWindow) / admissionBuckets
