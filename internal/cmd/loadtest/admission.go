@@ -214,7 +214,7 @@ func (r outageResult) met() bool {
 }
 
 func (r outageResult) String() string {
-	return fmt.Sprintf("%.3f ≤ 0.2 attempts per call, %.1f attempts/s ≤ 0.1 × %.0f; failing calls %v median (< 50 ms), %d of %d match; "+
+	return fmt.Sprintf("%.5f ≤ 0.2 attempts per call, %.1f attempts/s ≤ 0.1 × %.0f; failing calls %v median (< 50 ms), %d of %d match; "+
 		"≥ 50%% back after %v (≤ 1 s), ≥ 90%% after %v (≤ 2 s) (0.4.0: 1.000 attempts per call)",
 		r.perCall, r.attemptsPerS, r.preRate, r.median.Round(time.Microsecond), r.matching, r.failing, round(r.half), round(r.ninety))
 }
@@ -306,7 +306,7 @@ func outageRun(ctx context.Context, refused, withoutAdmission bool) outageResult
 			break
 		}
 	}
-	fmt.Printf("  before: %.0f calls/s, %.0f attempts/s; outage after its first second: %d calls (%d failed, median %v), %d attempts (%.1f/s, %.3f per call), %d refused locally in all\n",
+	fmt.Printf("  before: %.0f calls/s, %.0f attempts/s; outage after its first second: %d calls (%d failed, median %v), %d attempts (%.1f/s, %.5f per call), %d refused locally in all\n",
 		preCalls, r.preRate, calls, r.failing, r.median.Round(time.Microsecond), attempts, r.attemptsPerS, r.perCall, counter.sheds.Load())
 	fmt.Printf("  after the heal: a 250 ms window at ≥ 50%% of %.0f calls/s ended after %v, at ≥ 90%% after %v (-1ns: not within 3 s)\n",
 		preCalls, round(r.half), round(r.ninety))

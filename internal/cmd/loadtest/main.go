@@ -8,9 +8,10 @@
 //	go run ./internal/cmd/loadtest -old=false      # default options only, about a minute
 //	go run ./internal/cmd/loadtest -figure 2 -repeat 5
 //
-// "0.2.0 defaults" is option.WithoutAdaptiveRateLimit(): the retry budget
-// charging throttled retries, no pacing, as 0.2.0 shipped. "0.1.0" adds
-// WithRetryBudget(RetryBudget{Disabled: true}): neither.
+// "0.2.0 defaults" is option.WithoutAdaptiveRateLimit() and
+// WithoutAdmissionControl(): the retry budget charging throttled retries,
+// no pacing, nothing refused locally, as 0.2.0 shipped. "0.1.0" adds
+// WithRetryBudget(RetryBudget{Disabled: true}): no budget either.
 //
 //  1. Outage: every answer 503; 200 goroutines × 20 calls. Target ≤ 1.10
 //     attempts per call.
@@ -103,8 +104,8 @@ func main() {
 // Clients as the figures compare them.
 var (
 	defaults = []option.RequestOption(nil)
-	v020     = []option.RequestOption{option.WithoutAdaptiveRateLimit()}
-	v010     = []option.RequestOption{option.WithoutAdaptiveRateLimit(), option.WithRetryBudget(option.RetryBudget{Disabled: true})}
+	v020     = []option.RequestOption{option.WithoutAdaptiveRateLimit(), option.WithoutAdmissionControl()}
+	v010     = []option.RequestOption{option.WithoutAdaptiveRateLimit(), option.WithoutAdmissionControl(), option.WithRetryBudget(option.RetryBudget{Disabled: true})}
 )
 
 // clientConfig is a client a figure runs: its name in the rows, its options.
