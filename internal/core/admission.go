@@ -33,8 +33,9 @@ import (
 //   - Nothing is refused while the window holds fewer than
 //     AdmissionMinFailures failures: a quiet area, a lone call's retries,
 //     or failures older than the window.
-//   - While it refuses, one attempt per AdmissionProbeInterval goes out
-//     anyway (a probe), and an accepted answer while it refuses reopens
+//   - While it refuses, one call's first attempt per
+//     AdmissionProbeInterval goes out anyway (a probe; its retries do
+//     not), and an accepted answer while it refuses reopens
 //     the area: its history is forgotten and every attempt is sent again. So a backend
 //     that heals is seen within a probe interval and served at once.
 //
@@ -89,9 +90,11 @@ const (
 // until the area fails.
 func NewAdmission() *Admission { return &Admission{now: time.Now, rand: rand.Float64} }
 
-// admit decides whether an attempt may be sent now. A refusal says why and
-// when the next probe goes out.
-func (a *Admission) admit() (refusal admissionRefusal, refused bool) {
+// admit decides whether an attempt may be sent now: a call's first
+// attempt, which may go out as a probe, or a retry, which never does (a
+// probe's retry would hold its call in a backoff while the area heals).
+// A refusal says why and when the next probe goes out.
+func (a *Admission) admit(first bool) (refusal admissionRefusal, refused bool) {
 	until := a.watchUntil.Load()
 	if until == 0 { // never failed: no clock read
 		return admissionRefusal{}, false
@@ -106,14 +109,14 @@ func (a *Admission) admit() (refusal admissionRefusal, refused bool) {
 	if p == 0 || a.rand() >= p {
 		return admissionRefusal{}, false
 	}
-	if ns >= a.nextProbe {
+	if first && ns >= a.nextProbe {
 		a.nextProbe = ns + int64(AdmissionProbeInterval)
 		return admissionRefusal{}, false
 	}
 	b := a.bucket(ns)
 	b.requests++
 	b.refused++
-	return admissionRefusal{reason: a.reason, wait: time.Duration(a.nextProbe - ns)}, true
+	return admissionRefusal{reason: a.reason, wait: max(time.Duration(a.nextProbe-ns), time.Millisecond)}, true
 }
 
 // answered counts the answer to an admitted attempt.
@@ -129,7 +132,11 @@ func (a *Admission) answered(r failureReason) {
 	defer a.mu.Unlock()
 	if r == accepted {
 		if a.window(ns).refusalProbability() > 0 {
-			a.buckets = [admissionBuckets]admissionBucket{} // it reopens: the backend answers again
+			// It reopens: the backend answers again. Healthy answers are
+			// no longer counted, so the calls it now serves in full pay
+			// nothing for it, until the next failure.
+			a.buckets = [admissionBuckets]admissionBucket{}
+			a.watchUntil.Store(0)
 			return
 		}
 		b := a.bucket(ns)
@@ -239,7 +246,7 @@ func (state *callState) admitFirst() error {
 	if a == nil {
 		return nil
 	}
-	r, refused := a.admit()
+	r, refused := a.admit(true)
 	if !refused {
 		return nil
 	}
@@ -259,7 +266,7 @@ func (state *callState) admitRetry() bool {
 	if a == nil {
 		return true
 	}
-	r, refused := a.admit()
+	r, refused := a.admit(false)
 	state.refusal = r
 	return !refused
 }

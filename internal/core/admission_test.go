@@ -51,15 +51,15 @@ func TestAdmissionRefusalProbability(t *testing.T) {
 	if got != want {
 		t.Fatalf("refusal probability %v, want (20 − 2·5)/21 = %v", got, want)
 	}
-	if _, refused := a.admit(); refused {
+	if _, refused := a.admit(true); refused {
 		t.Fatal("the first attempt refused: it goes out as the probe")
 	}
 	draw = want + 0.001
-	if _, refused := a.admit(); refused {
+	if _, refused := a.admit(true); refused {
 		t.Fatal("draw over p: refused")
 	}
 	draw = want - 0.001
-	r, refused := a.admit()
+	r, refused := a.admit(true)
 	if !refused || r.reason != failedUnavailable || r.wait != AdmissionProbeInterval {
 		t.Fatalf("draw under p: refused %v (%+v), want a refusal for 5xx with the probe 100 ms away", refused, r)
 	}
@@ -79,7 +79,7 @@ func TestAdmissionRefusesNothingForAPartialFailure(t *testing.T) {
 	clk := fakeclock.New()
 	draw := 0.0 // every draw would refuse if p > 0
 	a := testAdmission(clk, &draw)
-	if _, refused := a.admit(); refused {
+	if _, refused := a.admit(true); refused {
 		t.Fatal("a quiet area refused")
 	}
 	for range 30 { // 3 s: every 10th answer a failure, 100 answers per 100 ms
@@ -89,7 +89,7 @@ func TestAdmissionRefusesNothingForAPartialFailure(t *testing.T) {
 			} else {
 				a.answered(accepted)
 			}
-			if _, refused := a.admit(); refused {
+			if _, refused := a.admit(true); refused {
 				t.Fatalf("1 failure in 10 refused an attempt at %v", clk.Now())
 			}
 		}
@@ -101,7 +101,7 @@ func TestAdmissionRefusesNothingForAPartialFailure(t *testing.T) {
 
 	b := testAdmission(clk, &draw)
 	feed(b, AdmissionMinFailures-1, 0)
-	if _, refused := b.admit(); refused {
+	if _, refused := b.admit(true); refused {
 		t.Fatalf("%d failures refused an attempt, want none under %d", AdmissionMinFailures-1, AdmissionMinFailures)
 	}
 }
@@ -113,21 +113,21 @@ func TestAdmissionForgetsFailuresOlderThanTheWindow(t *testing.T) {
 	draw := 0.0
 	a := testAdmission(clk, &draw)
 	feed(a, 50, 0)
-	a.admit() // the probe
-	if _, refused := a.admit(); !refused {
+	a.admit(true) // the probe
+	if _, refused := a.admit(true); !refused {
 		t.Fatal("50 failures in a row: not refused")
 	}
 	if r := a.ShedRatio(); r <= 0 || r >= 1 {
 		t.Fatalf("ShedRatio %v while refusing, want in (0, 1)", r)
 	}
 	clk.Add(AdmissionWindow - 150*time.Millisecond)
-	a.admit() // a probe is due
-	if _, refused := a.admit(); !refused {
+	a.admit(true) // a probe is due
+	if _, refused := a.admit(true); !refused {
 		t.Fatal("failures 1.85 s old: not refused, want the window to hold them")
 	}
 	clk.Add(200 * time.Millisecond)
 	for range 100 {
-		if _, refused := a.admit(); refused {
+		if _, refused := a.admit(true); refused {
 			t.Fatal("failures 2.05 s old refused an attempt")
 		}
 	}
@@ -146,7 +146,7 @@ func TestAdmissionProbesAndReopens(t *testing.T) {
 	sent := 0
 	for range 50 { // 500 ms, 100 asks per 10 ms, every probe failing
 		for range 100 {
-			if _, refused := a.admit(); !refused {
+			if _, refused := a.admit(true); !refused {
 				sent++
 				a.answered(failedTransport)
 			}
@@ -156,21 +156,24 @@ func TestAdmissionProbesAndReopens(t *testing.T) {
 	if sent != 5 {
 		t.Fatalf("%d attempts sent in 500 ms of refusals, want 5 probes (one per 100 ms)", sent)
 	}
-	if _, refused := a.admit(); refused {
+	if _, refused := a.admit(true); refused {
 		t.Fatal("the sixth probe, due, was refused")
 	}
 	a.answered(failedTransport)
-	r, refused := a.admit()
+	r, refused := a.admit(true)
 	if !refused || r.reason != failedTransport || r.wait <= 0 || r.wait > AdmissionProbeInterval {
 		t.Fatalf("refused %v %+v, want a refusal for no answer (the last failure's) with the next probe within 100 ms", refused, r)
 	}
 	clk.Add(r.wait)
-	if _, refused := a.admit(); refused {
+	if r, refused := a.admit(false); !refused || r.wait <= 0 {
+		t.Fatalf("a retry when a probe is due: refused %v %+v; want a refusal: retries are no probes", refused, r)
+	}
+	if _, refused := a.admit(true); refused {
 		t.Fatal("the probe due was refused")
 	}
 	a.answered(accepted) // the backend healed
 	for range 100 {
-		if _, refused := a.admit(); refused {
+		if _, refused := a.admit(true); refused {
 			t.Fatal("refused after an accepted probe, want the area reopened")
 		}
 	}

@@ -186,10 +186,11 @@ func recordCalls(ctx context.Context, c *client.Client, g int) (stop func() []ca
 func areaDown(ctx context.Context, old bool, repeat int) bool {
 	met := true
 	for _, refused := range []bool{false, true} {
-		for _, off := range append(slices.Repeat([]bool{false}, repeat), old) {
-			if off && !old {
-				continue
-			}
+		runs := slices.Repeat([]bool{false}, repeat)
+		if old {
+			runs = append(runs, true)
+		}
+		for _, off := range runs {
 			r := outageRun(ctx, refused, off)
 			if !off {
 				met = verdict(r.met(), "34.4 access management down (%s): %s", r.kind, r) && met
@@ -215,11 +216,18 @@ func (r outageResult) met() bool {
 
 func (r outageResult) String() string {
 	return fmt.Sprintf("%.5f ≤ 0.2 attempts per call, %.1f attempts/s ≤ 0.1 × %.0f; failing calls %v median (< 50 ms), %d of %d match; "+
-		"≥ 50%% back after %v (≤ 1 s), ≥ 90%% after %v (≤ 2 s) (0.4.0: 1.000 attempts per call)",
-		r.perCall, r.attemptsPerS, r.preRate, r.median.Round(time.Microsecond), r.matching, r.failing, round(r.half), round(r.ninety))
+		"≥ 50%% back after %s (≤ 1 s), ≥ 90%% after %s (≤ 2 s) (0.4.0: 1.000 attempts per call)",
+		r.perCall, r.attemptsPerS, r.preRate, r.median.Round(time.Microsecond), r.matching, r.failing, within(r.half), within(r.ninety))
 }
 
-func round(d time.Duration) time.Duration { return d.Round(10 * time.Millisecond) }
+// within prints how long after the heal a window reached its share, or
+// "not within 3 s".
+func within(d time.Duration) string {
+	if d < 0 {
+		return "not within 3 s"
+	}
+	return d.Round(10 * time.Millisecond).String()
+}
 
 // outageRun runs 16 goroutines of access calls: healthy 2 s, down 6 s
 // (503s, or refused connections when refused is set), healthy 3 s.
@@ -308,8 +316,14 @@ func outageRun(ctx context.Context, refused, withoutAdmission bool) outageResult
 	}
 	fmt.Printf("  before: %.0f calls/s, %.0f attempts/s; outage after its first second: %d calls (%d failed, median %v), %d attempts (%.1f/s, %.5f per call), %d refused locally in all\n",
 		preCalls, r.preRate, calls, r.failing, r.median.Round(time.Microsecond), attempts, r.attemptsPerS, r.perCall, counter.sheds.Load())
-	fmt.Printf("  after the heal: a 250 ms window at ≥ 50%% of %.0f calls/s ended after %v, at ≥ 90%% after %v (-1ns: not within 3 s)\n",
-		preCalls, round(r.half), round(r.ninety))
+	fmt.Printf("  after the heal: a 250 ms window at ≥ 50%% of %.0f calls/s ended after %s, at ≥ 90%% after %s\n",
+		preCalls, within(r.half), within(r.ninety))
+	if *verbose {
+		for at := downAt.Add(-time.Second); at.Before(healedAt.Add(after)); at = at.Add(250 * time.Millisecond) {
+			fmt.Printf("    %+6.2fs from the heal: %6.0f calls/s succeeded, %5d attempts\n", at.Sub(healedAt).Seconds(), ok(at, at.Add(250*time.Millisecond)),
+				counter.between(at, at.Add(250*time.Millisecond)))
+		}
+	}
 	return r
 }
 
