@@ -17,9 +17,9 @@ import "github.com/memberplatform/memberplatform-go/internal/core"
 // while at least half of the answers are accepts (a backend failing 1
 // answer in 10 loses no attempt), nothing in a quiet area or one with
 // fewer than 10 failures in the last 2 s, and nearly everything once the
-// backend answers nothing but failures. Even then one attempt per 100 ms
-// goes out as a probe; the first probe that is accepted reopens the area
-// at once. Other areas are never affected.
+// backend answers nothing but failures. Even then one call's first
+// attempt per 100 ms goes out as a probe (never a retry); the first probe
+// that is answered with anything but a failure reopens the area at once. Other areas are never affected.
 //
 // A refused call fails fast with an error that matches
 // errors.ErrServiceUnavailable (an *errors.Error of status 503, as the
