@@ -56,9 +56,9 @@ var ErrRetryBudgetExhausted = stderrors.New("memberplatform: retry budget exhaus
 //   - Refused at a retry, the call returns its last attempt's error,
 //     unchanged but for this cause beside it (as ErrRetryBudgetExhausted).
 //
-// RetryAfterOf reads when the area's next probe goes out: a wait under a
-// second, after which an attempt may be sent (or refused again, while the
-// area keeps failing).
+// RetryAfterOf reads when the area's next probe goes out: at most 100 ms,
+// after which a call's first attempt may be sent (or refused again, while
+// the area keeps failing).
 var ErrLoadShed = stderrors.New("memberplatform: refused locally: the area is failing (admission control)")
 
 var statusKinds = map[int]error{
