@@ -134,13 +134,14 @@ func TestThrottleOfOneAreaNeverDelaysAnother(t *testing.T) {
 
 // An outage of the customer backend spends customer's retry budget only:
 // access management keeps retrying its transient failures, and customer's
-// calls, once its budget is spent, make one attempt each.
+// calls, once its budget is spent, make one attempt each (admission control
+// off: it would refuse customer's calls once 10 had failed).
 func TestOutageOfOneAreaSpendsOnlyItsBudget(t *testing.T) {
 	srv := newAreaServer(t)
 	set(&srv.cust, func(w http.ResponseWriter, _ *http.Request) {
 		retryJSON(w, http.StatusServiceUnavailable, `{"code":"UNAVAILABLE","message":"down"}`)
 	})
-	c := newRetryClient(t, srv.URL, option.WithRetryBudget(option.RetryBudget{Capacity: 30}))
+	c := newRetryClient(t, srv.URL, option.WithRetryBudget(option.RetryBudget{Capacity: 30}), option.WithoutAdmissionControl())
 	for range 10 {
 		if err := upsertAddress(context.Background(), c); !errors.Is(err, apierrors.ErrServiceUnavailable) {
 			t.Fatalf("customer: %v, want its 503", err)

@@ -70,13 +70,16 @@ const (
 // *errors.ValidationError whose field "config" says why.
 //
 // The client keeps its load control per area of the platform
-// (option.Area): an adaptive rate limit and a retry budget each, on by
-// default. So a 429 of one area paces that area's later calls, even those
-// that saw no 429 themselves: after one 429 with Retry-After: 1, the
-// area's next call waits for a slot up to 1 s away, until the provider
-// admits an attempt again or 3 s after its last throttle
-// (option.WithoutAdaptiveRateLimit documents the pacing; it turns it off).
-// Other areas are never paced by it.
+// (option.Area): an adaptive rate limit, a retry budget and admission
+// control each, on by default. So a 429 of one area paces that area's
+// later calls, even those that saw no 429 themselves: after one 429 with
+// Retry-After: 1, the area's next call waits for a slot up to 1 s away,
+// until the provider admits an attempt again or 3 s after its last
+// throttle (option.WithoutAdaptiveRateLimit documents the pacing; it turns
+// it off). And while nearly all of an area's recent attempts fail (5xx, no
+// answer), a share of its calls fail at once without being sent
+// (option.WithoutAdmissionControl documents it; it turns it off). Other
+// areas are never paced or refused by it.
 func New(opts ...option.RequestOption) (*Client, error) {
 	c, err := newClient(opts)
 	if err != nil {

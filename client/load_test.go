@@ -142,7 +142,7 @@ func TestTokenCallIsPacedByItsOwnArea(t *testing.T) {
 		case 1: // engages access management's pacer at one attempt a second
 			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(http.StatusTooManyRequests)
-		case 2, 4: // drops the token: the client fetches another and resends
+		case 2, 4, 5: // rejects the token: the client fetches another and resends
 			mu.Lock()
 			rejectedAt = time.Now()
 			mu.Unlock()
@@ -152,6 +152,7 @@ func TestTokenCallIsPacedByItsOwnArea(t *testing.T) {
 		}
 	})
 	c := newClientOpts(t, srv.URL, option.WithSigV4(testCreds(), "ap-southeast-2"), option.WithMaxRetries(0))
+	c.core.Tokens().RejectedGrace = 0 // the 401 of the fourth attempt asks for a token again, though the last was fetched for a 401
 	if err := updateUser(context.Background(), c); !errors.Is(err, apierrors.ErrRateLimited) {
 		t.Fatalf("first call: %v, want the 429", err)
 	}
@@ -167,8 +168,9 @@ func TestTokenCallIsPacedByItsOwnArea(t *testing.T) {
 	}
 	mu.Unlock()
 
-	// The token endpoint throttles the third fetch; the fourth waits for
-	// the token area's next slot, about a second later.
+	// The token endpoint throttles the third fetch (the rejected token
+	// stays the cache's); the fourth, for the next 401, waits for the token
+	// area's next slot, about a second later.
 	err := updateUser(context.Background(), c) // 401, then the fetch is throttled
 	if !errors.Is(err, apierrors.ErrTokenUnavailable) || !errors.Is(err, apierrors.ErrRateLimited) {
 		t.Fatalf("third call: %v, want the throttled token fetch", err)

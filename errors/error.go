@@ -9,7 +9,9 @@ import (
 
 // Error is returned when the platform answers with a non-2xx status, or
 // with a 2xx body the SDK could not decode (then Err holds the decoding
-// failure).
+// failure). One with StatusCode 503 and Attempts 0 is the client's own
+// refusal of a call to an area whose 5xx answers made its admission
+// control refuse it (Err matches ErrLoadShed): nothing was sent.
 type Error struct {
 	Operation  string      // the SDK call, such as "accessmgmt.UpdateUser"
 	Method     string      // the request's HTTP method
@@ -26,7 +28,7 @@ type Error struct {
 	Problem       *Problem      // the decoded RFC 9457 body, if it was one
 	CodeMessage   *CodeMessage  // the decoded code/message body, if it was one
 	RetryAfter    time.Duration // the wait a 429 or 503 asked for with Retry-After or Retry-After-Ms, or 0
-	Err           error         // the cause, if any: an undecodable 2xx body's JSON error, or ErrRetryBudgetExhausted
+	Err           error         // the cause, if any: an undecodable 2xx body's JSON error, ErrRetryBudgetExhausted or ErrLoadShed
 
 	bodyKind      error // textKind's answer, kept by Decode: the retry policy, Is and Kind ask
 	bodyKindKnown bool

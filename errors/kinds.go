@@ -42,6 +42,25 @@ var (
 // or beside a *TransportError's (also through a *TokenError).
 var ErrRetryBudgetExhausted = stderrors.New("memberplatform: retry budget exhausted")
 
+// ErrLoadShed matches a call of which the client's admission control
+// (option.WithoutAdmissionControl turns it off) refused an attempt
+// locally, without sending it, because nearly all of the area's recent
+// attempts had failed. The error also matches what those failures matched,
+// so a handler of outages needs no change:
+//
+//   - Refused at its first attempt, the call sent nothing: its error is an
+//     *Error of StatusCode 503 (the client's own, as a proxy's local reply
+//     would be; no Header, no body, Attempts 0) matching
+//     ErrServiceUnavailable when the area's failures were 5xx answers, or
+//     a *TransportError when they were attempts without an answer.
+//   - Refused at a retry, the call returns its last attempt's error,
+//     unchanged but for this cause beside it (as ErrRetryBudgetExhausted).
+//
+// RetryAfterOf reads when the area's next probe goes out: at most 100 ms,
+// after which a call's first attempt may be sent (or refused again, while
+// the area keeps failing).
+var ErrLoadShed = stderrors.New("memberplatform: refused locally: the area is failing (admission control)")
+
 var statusKinds = map[int]error{
 	http.StatusBadRequest: ErrBadRequest, http.StatusUnauthorized: ErrUnauthorized, http.StatusForbidden: ErrForbidden,
 	http.StatusNotFound: ErrNotFound, http.StatusConflict: ErrConflict, http.StatusUnprocessableEntity: ErrUnprocessableEntity,

@@ -37,7 +37,10 @@
 // arguments: a corrupted value, or another go-redis/redis_rate user of the
 // key with other limits. Wait then fails at once, with or without a
 // deadline, with a *WaitError that matches errors.ErrRateLimited and names
-// the key; give each limit a key of its own, or delete the key.
+// the key; give each limit a key of its own, or delete the key. So it does
+// for a key holding no finite number (NaN, an infinity), which gives no
+// turn at all; then errors.RetryAfterOf is a wait to retry after: the
+// key's time to live, or a second when it has none.
 //
 // # Redis keys and lifecycle
 //

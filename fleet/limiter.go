@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -206,17 +208,22 @@ func (l *Limiter) reserve(ctx context.Context) (time.Time, error) {
 		res, err := callRedis(ctx, l.cfg.timeout, func(rctx context.Context) (*redis_rate.Result, error) {
 			return l.gcra.Allow(rctx, l.key, limit)
 		})
-		if err != nil {
+		var unparsable *strconv.NumError
+		switch {
+		case errors.As(err, &unparsable): // the script's answer over "-nan", which Lua writes back as it is
+			return time.Time{}, l.foreignValue(ctx, nil)
+		case err != nil:
 			return time.Time{}, l.waitError(ctx, err)
 		}
 		now := time.Now()
-		if res.Allowed == 0 && (res.RetryAfter < 0 || res.RetryAfter > l.horizon()) {
-			// Negative only when the script's answer overflowed a Duration.
-			delay := time.Duration(math.MaxInt64)
-			if res.RetryAfter > 0 {
-				delay = res.RetryAfter
-			}
-			return time.Time{}, &WaitError{Key: l.key, Delay: delay, Err: errForeignSchedule}
+		// A refusal further ahead than this limiter ever reserves
+		// (negative when the answer overflowed a Duration), or an
+		// admission whose new turn is not ahead (what the script answers
+		// over NaN, which its comparisons all fail): the key holds no
+		// schedule of this limiter's.
+		if res.Allowed == 0 && (res.RetryAfter < 0 || res.RetryAfter > l.horizon()) ||
+			res.Allowed > 0 && (res.ResetAfter <= 0 || res.ResetAfter > l.horizon()) {
+			return time.Time{}, l.foreignValue(ctx, res)
 		}
 		if res.Allowed > 0 {
 			// ResetAfter is how far the new TAT lies ahead; the turn
@@ -254,6 +261,47 @@ func (l *Limiter) horizon() time.Duration {
 // beyond the horizon.
 var errForeignSchedule = errors.New("the key holds a turn further ahead than this limiter ever reserves " +
 	"(a corrupted value, or another user of the key with other limits); give the limiter a key of its own, or delete the key")
+
+// errNonFiniteValue is the cause of a refusal when the key holds NaN or
+// an infinity, from which the script computes no turn at all.
+var errNonFiniteValue = errors.New("the key holds no finite number (a corrupted value); delete the key, or give the limiter a key of its own")
+
+// nonFiniteRetry is the wait a refusal for a non-finite value asks for
+// when the key does not expire sooner: nothing can tell when someone
+// repairs it, and asking Redis again costs one round trip.
+const nonFiniteRetry = time.Second
+
+// foreignValue is the refusal for a key that holds no schedule of this
+// limiter's (reserve: res is the script's answer, nil when unparsable). It reads the key, one more Redis call on this path
+// only, to tell a turn far ahead (errForeignSchedule, its Delay the turn's
+// distance) from a value that is no finite number (errNonFiniteValue, its
+// Delay until the key expires, or nonFiniteRetry: a wait to retry after).
+func (l *Limiter) foreignValue(ctx context.Context, res *redis_rate.Result) error {
+	type value struct {
+		raw string
+		ttl time.Duration
+	}
+	v, err := callRedis(ctx, l.cfg.timeout, func(rctx context.Context) (value, error) {
+		pipe := l.rdb.Pipeline()
+		get, ttl := pipe.Get(rctx, "rate:"+l.key), pipe.PTTL(rctx, "rate:"+l.key)
+		if _, err := pipe.Exec(rctx); err != nil && !errors.Is(err, redis.Nil) {
+			return value{}, err
+		}
+		return value{get.Val(), ttl.Val()}, nil
+	})
+	if f, perr := strconv.ParseFloat(strings.TrimSpace(v.raw), 64); err != nil || perr == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+		delay := time.Duration(math.MaxInt64)
+		if res != nil && res.Allowed == 0 && res.RetryAfter > 0 {
+			delay = res.RetryAfter
+		}
+		return &WaitError{Key: l.key, Delay: delay, Err: errForeignSchedule}
+	}
+	delay := nonFiniteRetry
+	if v.ttl > 0 && v.ttl < maxQueue {
+		delay = v.ttl
+	}
+	return &WaitError{Key: l.key, Delay: delay, Err: errNonFiniteValue}
+}
 
 // drainBurst takes whatever burst the fleet's bucket holds when Redis
 // answers again after an outage. The bucket has not seen the attempts sent

@@ -94,9 +94,10 @@ type callState struct {
 	refused    error // why a 2xx body will not be used (too long, foreign credential)
 
 	// The state other files keep, each changed only by its own file.
-	budgetState // retry.go
-	paceState   // scope.go
-	logState    // log.go
+	budgetState    // retry.go
+	paceState      // scope.go
+	admissionState // admission.go
+	logState       // log.go
 }
 
 type callStateKey struct{}
@@ -121,6 +122,12 @@ func (ac *attemptClient) send(ctx context.Context, c *Client, s *Settings, call 
 	if req.body != nil {
 		state.bodyRead.Reset(req.body)
 		body = &state.bodyRead // a pointer, unlike a []byte, goes in an interface unallocated
+	}
+	if err := state.admitFirst(); err != nil {
+		if s.Logger != nil {
+			state.log(slog.LevelDebug, "refused locally", nil, err)
+		}
+		return nil, err
 	}
 	rreq, err := newAttemptRequest(ctx, call.Op.Method, s.BaseURL, req, body)
 	if err != nil {
@@ -221,6 +228,7 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		state.log(slog.LevelDebug, "attempt", resp, err)
 	}
 	state.observeRate(apiErr, err)
+	state.observeAdmission(apiErr, err)
 	d, wait := state.decide(ctx, apiErr, err)
 	state.stop = d
 	if state.s.Observer != nil {
@@ -413,8 +421,11 @@ func (state *callState) failure(err error) error {
 	if text := err.Error(); state.scrub(text) != text { // net/http may quote an echoed Location's credential
 		err = &redactedError{err: err, text: state.scrub(text)}
 	}
-	if state.stop == StopBudget {
+	switch state.stop {
+	case StopBudget:
 		err = budgetStopped(err)
+	case StopShed:
+		err = state.shedCause(state.refusal, err)
 	}
 	return &apierrors.TransportError{Operation: state.op.Name, Method: state.op.Method, Path: state.req.path,
 		Attempts: attempts, Waited: state.waited, LastStatus: state.lastStatus, Err: err, Last: state.lastErr}

@@ -242,10 +242,11 @@ func TestRetryBudgetKeepsTimeout(t *testing.T) {
 	}
 }
 
-// With the budget off, every call retries on its own, as before.
+// With the budget off, every call retries on its own, as before (admission
+// control, which would refuse the retries of an area failing whole, off too).
 func TestRetryBudgetDisabled(t *testing.T) {
 	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 503, `{}`) })
-	c := rtNewClient(t, srv.URL, func(s *Settings) { other(s).Budget = nil })
+	c := rtNewClient(t, srv.URL, func(s *Settings) { other(s).Budget, other(s).Admission = nil, nil })
 	for range 3 {
 		err := c.do(context.Background(), rtCall(rtPutOp, nil))
 		rtWantAPIError(t, err, 503, 4)

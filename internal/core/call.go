@@ -272,8 +272,10 @@ func escapeSegment(p string) string {
 }
 
 // authorize sends req with the bearer token when the operation needs one.
-// A 401 drops exactly the rejected token and the request is sent once more
-// with a fresh one, unless the source hands back the same (static) token.
+// A 401 is sent once more with the token that replaced the rejected one
+// (TokenCache.Rejected), unless none can help: the rejected token was
+// fetched moments ago because of another 401, or the source hands back
+// the same (static) token.
 func (c *Client) authorize(ctx context.Context, s *Settings, ac *attemptClient, call *Call, req *request) (*callState, error) {
 	if !call.Op.Auth || c.tokens == nil {
 		return ac.send(ctx, c, s, call, req, nil, 0)
@@ -290,9 +292,9 @@ func (c *Client) authorize(ctx context.Context, s *Settings, ac *attemptClient, 
 		if out.resp.Request != nil && out.resp.Request.Header.Get("Authorization") == "" {
 			return out, nil // a redirect left the origin without the token: a new one cannot help
 		}
-		c.tokens.Invalidate(out.tok) // as the SDK attached it, whatever a middleware wrote
-		if tok, err = c.tokens.Get(ctx); err == nil && tok.Header == out.tok.Header {
-			return out, nil // the source hands back the rejected token
+		// out.tok is the token as the SDK attached it, whatever a middleware wrote.
+		if tok, err = c.tokens.Rejected(ctx, out.tok); err == nil && (tok == nil || tok.Header == out.tok.Header) {
+			return out, nil // the area's own 401, or the source hands back the rejected token
 		}
 		prior += out.attempts
 	}

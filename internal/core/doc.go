@@ -13,6 +13,9 @@
 //	                   documented there) and the state of one send: headers,
 //	                   authorizing and signing each attempt, reading each
 //	                   body, the typed error
+//	admission.go       the area's admission control: an attempt refused
+//	                   locally while nearly all of the area's recent
+//	                   attempts fail; each answer counted
 //	scope.go           the area's load control: its pacer (internal/pacer)
 //	                   and rate limiter, waited on before each attempt
 //	transport.go       the transport under the attempts: redirects,
@@ -26,7 +29,8 @@
 // attempts.go calls the other files as leaves, so a call reads top-down:
 // call.go, then attempts.go. A send's state (callState) is declared in
 // attempts.go; the parts other files change are theirs (budgetState in
-// retry.go, paceState in scope.go, logState in log.go). With an observer
+// retry.go, paceState in scope.go, admissionState in admission.go,
+// logState in log.go). With an observer
 // (observe.go) or a logger (log.go) the attempts call those too. Beside
 // the path: operation.go, settings.go, baseurl.go, nilcheck.go, client.go
 // and areas.go.

@@ -969,6 +969,7 @@ func TestGivingUpKeepsUserIdleConnections(t *testing.T) {
 			} else {
 				s.Transport = rec
 			}
+			other(s).Admission = nil // every failure here must be retried: none refused
 		})
 		ctx := context.Background()
 		rtWantTransportError(t, c.do(ctx, &Call{Op: rtPutOp, PathParams: [2]string{"reset"}}), 4)

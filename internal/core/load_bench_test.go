@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -46,7 +47,7 @@ var loadConfigs = []struct {
 	name string
 	set  func(*Settings)
 }{
-	{"none", func(s *Settings) { other(s).Budget, other(s).Pacer = nil, nil }},
+	{"none", func(s *Settings) { other(s).Budget, other(s).Pacer, other(s).Admission = nil, nil, nil }},
 	{"defaults", func(s *Settings) {}}, // a full budget and a dormant adaptive limiter
 	{"budget-refilling", func(s *Settings) {
 		other(s).Budget = NewRetryBudget(DefaultBudgetConfig())
@@ -62,6 +63,11 @@ var loadConfigs = []struct {
 		other(s).Pacer.Engage(1e12)
 	}},
 	{"x-time-rate-limiter", func(s *Settings) { other(s).Limiter = rate.NewLimiter(rate.Inf, 1) }},
+	{"admission-counting", func(s *Settings) { // after a failure: answers are counted, under its lock
+		other(s).Admission = NewAdmission()
+		other(s).Admission.answered(failedUnavailable)
+		other(s).Admission.watchUntil.Store(math.MaxInt64)
+	}},
 }
 
 func loadClient(tb testing.TB, set func(*Settings)) *Client {

@@ -120,6 +120,8 @@ func (state *callState) observeAttempt(ctx context.Context, resp *http.Response,
 		obs.Retry(state.ctx, observe.Retry{Attempt: state.prior + state.attempts, Reason: observe.ErrorType(outcome), Delay: wait})
 	case StopBudget:
 		obs.BudgetRefused(state.ctx, observe.Refusal{Attempt: state.prior + state.attempts, Reason: observe.ErrorType(outcome)})
+	case StopShed:
+		state.observeShed(state.refusal)
 	}
 }
 
@@ -155,13 +157,19 @@ func observeClient(c *Client) {
 		}
 		return 0, false
 	}
+	shed := func(a memberplatform.Area) (float64, bool) {
+		if sc, ok := known(a); ok && sc.Admission != nil {
+			return sc.Admission.ShedRatio(), true
+		}
+		return 0, false
+	}
 	c.observed = &observe.State{
 		RetryBudget:   func() (int, bool) { return budget(memberplatform.AreaAccessMgmt) },
 		PacerRate:     func() (float64, bool) { return rate(memberplatform.AreaAccessMgmt) },
 		Areas:         slices.Clone(areas[:]), // a copy: an observer must not reach the pipeline's
 		RetryBudgetOf: budget,
 		PacerRateOf:   rate,
-		ShedRatioOf:   func(memberplatform.Area) (float64, bool) { return 0, false }, // admission control: issue 34
+		ShedRatioOf:   shed,
 	}
 	so.ObserveState(c.observed)
 }

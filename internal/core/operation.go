@@ -3,6 +3,8 @@ package core
 import (
 	"context"
 	"net/http"
+	"net/url"
+	pathpkg "path"
 	"slices"
 	"strings"
 
@@ -123,8 +125,15 @@ func AreaOf(i int) memberplatform.Area { return areas[i] }
 func (op *Operation) area() memberplatform.Area { return areas[AreaIndex(op.Area)] }
 
 // AreaOfPath returns the area of a client.Execute path by its prefix: the
-// prefix itself, or it followed by "/".
+// prefix itself, or it followed by "/", in the path as a server routes it:
+// %-escapes decoded, "." segments and doubled slashes gone, so that
+// /auth/access%2Dmanagement/users and /.//auth/access-management/users
+// are access management's too.
 func AreaOfPath(path string) memberplatform.Area {
+	if decoded, err := url.PathUnescape(path); err == nil {
+		path = decoded
+	}
+	path = pathpkg.Clean("/" + path)
 	for _, p := range areaPrefixes {
 		if rest, ok := strings.CutPrefix(path, p.prefix); ok && (rest == "" || rest[0] == '/') {
 			return p.area

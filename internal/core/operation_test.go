@@ -101,6 +101,17 @@ func TestAreaOfPath(t *testing.T) {
 		"/auth":                            memberplatform.AreaOther,
 		"/health":                          memberplatform.AreaOther,
 		"/auth/access-managementx/users":   memberplatform.AreaOther,
+		// As a server routes them: decoded and cleaned.
+		"/auth/access%2Dmanagement/users":  memberplatform.AreaAccessMgmt,
+		"/auth/access%2dmanagement":        memberplatform.AreaAccessMgmt,
+		"/./auth/access-management/users":  memberplatform.AreaAccessMgmt,
+		"/auth//access-management/users":   memberplatform.AreaAccessMgmt,
+		"auth/access-management/users":     memberplatform.AreaAccessMgmt,
+		"/auth/access-management/":         memberplatform.AreaAccessMgmt,
+		"/%70ayment-methods/pm1":           memberplatform.AreaPayments,
+		"/customer/./members":              memberplatform.AreaCustomer,
+		"/auth/access-management%zz/users": memberplatform.AreaOther, // not decodable: taken as it is
+		"/auth/access%2Dmanagementx/users": memberplatform.AreaOther,
 	} {
 		if got := AreaOfPath(path); got != want {
 			t.Errorf("AreaOfPath(%q) = %s, want %s", path, got, want)

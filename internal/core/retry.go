@@ -75,6 +75,7 @@ const (
 	StopRetryAfter                 // the server asked for longer than MaxRetryAfter
 	StopDeadline                   // the wait would end after the context deadline
 	StopBudget                     // retriable, but the client's retry budget is empty
+	StopShed                       // retriable, but admission control refused the retry (admission.go)
 )
 
 // Decide applies the policy to attempt number attempt (1-based), which
@@ -109,7 +110,7 @@ func (d Decision) String() string { return decisionText[d] }
 
 var decisionText = [...]string{Done: "done", Retry: "retry", StopExhausted: "retries exhausted",
 	StopRetryAfter: "Retry-After exceeds the configured maximum", StopDeadline: "next retry would end after the context deadline",
-	StopBudget: "retry budget exhausted"}
+	StopBudget: "retry budget exhausted", StopShed: "admission control refused the retry: nearly all of the area's recent attempts failed"}
 
 // Retriable reports whether an attempt's outcome may be retried: a Temporary
 // error response or a known transient error, for an idempotent request; for
@@ -250,6 +251,12 @@ func (state *callState) decide(ctx context.Context, apiErr *apierrors.Error, err
 	d, wait := state.s.Retry.Decide(ctx, state.attempts, state.op.Idempotent || state.s.Idempotent, apiErr, err)
 	if d == StopRetryAfter && apiErr.Err == nil { // a 503 says "rate limited" by asking for a wait too
 		apiErr.Err = markedError{sentinel: apierrors.ErrRateLimited, note: "not retried: the Retry-After exceeds WithMaxRetryAfter"}
+	}
+	if d == Retry && !state.admitRetry() { // before the budget: a refused retry costs nothing
+		if apiErr != nil {
+			apiErr.Err = state.shedCause(state.refusal, nil)
+		}
+		return StopShed, wait
 	}
 	b := state.scope.Budget
 	if d != Retry || b == nil {

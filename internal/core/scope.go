@@ -19,6 +19,9 @@ type Scope struct {
 	Budget  *RetryBudget // spent by retries of failures (retry.go)
 	Pacer   *pacer.Pacer // the adaptive rate limit
 	Limiter RateLimiter  // option.WithRateLimiter's, waited on after the pacer
+	// Admission refuses attempts locally while nearly all of the area's
+	// recent answers fail (admission.go).
+	Admission *Admission
 }
 
 // RateLimiter is option.RateLimiter (its contract is documented there).

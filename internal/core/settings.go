@@ -106,12 +106,13 @@ func (s *Settings) cloneMaps() {
 	s.cloned = true
 }
 
-// DefaultSettings returns the SDK's defaults, with a retry budget and an
-// adaptive pacer (dormant until a throttle) of their own in every area.
+// DefaultSettings returns the SDK's defaults, with a retry budget, an
+// adaptive pacer (dormant until a throttle) and admission control (idle
+// until a failure) of their own in every area.
 func DefaultSettings() Settings {
 	s := Settings{Retry: DefaultRetryPolicy(), MaxResponseBytes: DefaultMaxResponseBytes}
 	for i := range s.Scopes {
-		s.Scopes[i] = Scope{Budget: NewRetryBudget(DefaultBudgetConfig()), Pacer: pacer.New()}
+		s.Scopes[i] = Scope{Budget: NewRetryBudget(DefaultBudgetConfig()), Pacer: pacer.New(), Admission: NewAdmission()}
 	}
 	return s
 }

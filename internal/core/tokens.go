@@ -28,6 +28,10 @@ type CachedToken struct {
 	Expiry time.Time
 	softAt int64 // unix nanos: refresh early from here on (0: never)
 	hardAt int64 // unix nanos: must refresh from here on
+	// replacedUntil is set on a token fetched because a 401 rejected the
+	// one before: until then (unix nanos), a 401 with it is the area's
+	// answer and fetches nothing (Rejected).
+	replacedUntil int64
 }
 
 // newCachedToken sets the refresh points min(SoftWindow, life/2) and
@@ -90,6 +94,13 @@ const (
 	// ExpiredTokenLifetime is how long a token already expired when fetched
 	// (clock skew) is used, unless a 401 drops it sooner.
 	ExpiredTokenLifetime = time.Minute
+	// DefaultRejectedGrace is how long a token fetched because a 401
+	// rejected the one before is kept whatever 401s it gets: the token
+	// endpoint issued it moments ago, so a 401 then is the answering
+	// area's error (one backend rejecting every token, as after a bad key
+	// rotation), not a stale token, and fetching again would load the
+	// token endpoint for nothing.
+	DefaultRejectedGrace = 5 * time.Second
 )
 
 // TokenCache shares one token among a client's goroutines. In the soft
@@ -103,7 +114,9 @@ type TokenCache struct {
 	SoftWindow   time.Duration
 	HardWindow   time.Duration
 	FetchTimeout time.Duration
-	Logger       *slog.Logger
+	// RejectedGrace: see DefaultRejectedGrace (Rejected).
+	RejectedGrace time.Duration
+	Logger        *slog.Logger
 
 	cur        atomic.Pointer[CachedToken]
 	group      singleflight.Group
@@ -118,7 +131,8 @@ type TokenCache struct {
 
 // NewTokenCache returns a cache around fetch with the default windows.
 func NewTokenCache(fetch TokenFetcher) *TokenCache {
-	return &TokenCache{Fetch: fetch, Now: time.Now, SoftWindow: DefaultSoftWindow, HardWindow: DefaultHardWindow, FetchTimeout: DefaultFetchTimeout}
+	return &TokenCache{Fetch: fetch, Now: time.Now, SoftWindow: DefaultSoftWindow, HardWindow: DefaultHardWindow, FetchTimeout: DefaultFetchTimeout,
+		RejectedGrace: DefaultRejectedGrace}
 }
 
 // Fetches reports how many fetches the cache has started.
@@ -140,7 +154,28 @@ func (c *TokenCache) Get(ctx context.Context) (*CachedToken, error) {
 			return c.softRefresh(ctx, t, now), nil
 		}
 	}
-	return c.fetchShared(ctx, t)
+	return c.fetchShared(ctx, t, false)
+}
+
+// Rejected is told that a request carrying t was answered 401, and returns
+// the token to send it again with, or nil when another token cannot help:
+//
+//   - t was replaced since it was sent (another area's 401, an expiry):
+//     the current token, without a fetch; one refresh serves every area.
+//   - t was itself fetched because of a 401, less than RejectedGrace ago:
+//     nil, the 401 is the area's answer.
+//   - otherwise a fresh token, from one fetch shared with every caller
+//     rejected meanwhile. t stays the cache's token until the fetch
+//     returns, so the calls of areas that accept it never wait for it.
+func (c *TokenCache) Rejected(ctx context.Context, t *CachedToken) (*CachedToken, error) {
+	cur := c.cur.Load()
+	switch {
+	case cur != t:
+		return c.Get(ctx)
+	case clock(c.Now).UnixNano() < t.replacedUntil:
+		return nil, nil
+	}
+	return c.fetchShared(ctx, t, true)
 }
 
 func (c *TokenCache) softRefresh(ctx context.Context, t *CachedToken, now time.Time) *CachedToken {
@@ -148,7 +183,7 @@ func (c *TokenCache) softRefresh(ctx context.Context, t *CachedToken, now time.T
 		return t
 	}
 	defer c.refreshing.Store(false)
-	nt, err := c.fetchShared(ctx, t)
+	nt, err := c.fetchShared(ctx, t, false)
 	if err != nil {
 		if ctx.Err() == nil { // a real failure, not this caller giving up
 			n := c.softFails.Add(1)
@@ -161,8 +196,9 @@ func (c *TokenCache) softRefresh(ctx context.Context, t *CachedToken, now time.T
 }
 
 // fetchShared returns a fresh token, joining the fetch in flight, or one
-// that replaced seen, the token the caller found unusable.
-func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*CachedToken, error) {
+// that replaced seen, the token the caller found unusable; rejected says
+// a 401 rejected seen (Rejected), when the fetch is the caller's own.
+func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken, rejected bool) (*CachedToken, error) {
 	ch := c.group.DoChan("token", func() (any, error) {
 		if cur := c.cur.Load(); cur != nil && cur != seen && (cur.hardAt == 0 || clock(c.Now).UnixNano() < cur.hardAt) {
 			return cur, nil
@@ -183,6 +219,9 @@ func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken) (*Cache
 			return nil, &apierrors.TokenError{Reason: "token source returned " + err.Error()}
 		}
 		t := c.newCachedToken(v, exp)
+		if rejected {
+			t.replacedUntil = addNanos(clock(c.Now).UnixNano(), max(c.RejectedGrace, 0))
+		}
 		c.cur.Store(t)
 		c.softFails.Store(0)
 		c.softUntil.Store(0)

@@ -444,18 +444,18 @@ func TestTokenCacheLateJoinerReusesFreshToken(t *testing.T) {
 	f := &scriptedFetcher{clock: clock, life: time.Hour}
 	c := newTestCache(f)
 	fresh := mustGet(t, c)
-	got, err := c.fetchShared(context.Background(), nil) // saw an empty cache
+	got, err := c.fetchShared(context.Background(), nil, false) // saw an empty cache
 	if err != nil || got != fresh || f.calls.Load() != 1 {
 		t.Fatalf("late joiner: %v, %v after %d fetches; want the fresh token, no new fetch", got, err, f.calls.Load())
 	}
 	// A caller that saw this very token as needing a refresh does fetch.
-	got, err = c.fetchShared(context.Background(), fresh)
+	got, err = c.fetchShared(context.Background(), fresh, false)
 	if err != nil || got.Value != "tok-2" {
 		t.Fatalf("refresh of the seen token: %v, %v", got, err)
 	}
 	// So does one whose replacement is itself in the hard window.
 	clock.Set(got.Expiry.Add(-time.Second))
-	if again, err := c.fetchShared(context.Background(), fresh); err != nil || again.Value != "tok-3" {
+	if again, err := c.fetchShared(context.Background(), fresh, false); err != nil || again.Value != "tok-3" {
 		t.Fatalf("hard-window replacement reused: %v, %v", again, err)
 	}
 }

@@ -21,7 +21,7 @@ import (
 	"github.com/memberplatform/memberplatform-go/option"
 )
 
-// Figure 12 (issue 33): connections under concurrency. 32 goroutines call
+// Figure 17 (issue 33): connections under concurrency. 32 goroutines call
 // UpdateUser for 4 s against a loopback server answering after 1 ms, over
 // plain HTTP, TLS with HTTP/1.1 only, and TLS offering HTTP/2: the SDK
 // with default options, raw net/http + encoding/json on a pool that fits
@@ -125,9 +125,9 @@ func callFor(ctx context.Context, g int, d time.Duration, call func(context.Cont
 	return n.Load(), bad.Load()
 }
 
-// connections is figure 12.
+// connections is figure 17.
 func connections(ctx context.Context, old bool, _ int) bool {
-	fmt.Printf("12. connections: %d goroutines for %s, server answering after %s\n", connG, connFor, connLatency)
+	fmt.Printf("17. connections: %d goroutines for %s, server answering after %s\n", connG, connFor, connLatency)
 	cleanup, err := testtls.TrustHTTPTestCert() // as a service trusts a private CA
 	if err != nil {
 		log.Fatal(err)
@@ -178,13 +178,13 @@ func connections(ctx context.Context, old bool, _ int) bool {
 			fmt.Printf("  %-6s %-34s %8.0f %8d %9d %6.0f%%\n", scheme, c.name, perSecond, failed, srv.conns.Load(), 100*float64(srv.http2.Load())/float64(max(calls, 1)))
 			if c.name == cs[0].name {
 				ok = verdict(srv.conns.Load() <= 48 && failed == 0 && (scheme != "h2" || srv.http2.Load() >= calls),
-					"12. connections, %s: the SDK opened %d connections (≤ 48), %d of %d calls failed (0)%s",
+					"17. connections, %s: the SDK opened %d connections (≤ 48), %d of %d calls failed (0)%s",
 					scheme, srv.conns.Load(), failed, calls, map[bool]string{true: ", every call over HTTP/2"}[scheme == "h2"]) && ok
 			}
 		}
 		if scheme == "tls" {
 			ratio := rates[cs[0].name] / rates[cs[1].name]
-			ok = verdict(ratio >= 0.85, "12. connections, tls: the SDK's calls/s %.2f × raw's (≥ 0.85)", ratio) && ok
+			ok = verdict(ratio >= 0.85, "17. connections, tls: the SDK's calls/s %.2f × raw's (≥ 0.85)", ratio) && ok
 		}
 		srv := newConnServer(scheme)
 		c := newClient(srv.URL)
@@ -195,7 +195,7 @@ func connections(ctx context.Context, old bool, _ int) bool {
 		}
 		c.CloseIdleConnections()
 		srv.Close()
-		ok = verdict(srv.conns.Load() == 1, "12. connections, %s: 200 calls one at a time opened %d connection(s) (1)", scheme, srv.conns.Load()) && ok
+		ok = verdict(srv.conns.Load() == 1, "17. connections, %s: 200 calls one at a time opened %d connection(s) (1)", scheme, srv.conns.Load()) && ok
 	}
 	return ok
 }

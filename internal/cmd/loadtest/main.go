@@ -9,9 +9,10 @@
 //	go run ./internal/cmd/loadtest -old=false      # default options only, about a minute
 //	go run ./internal/cmd/loadtest -figure 2 -repeat 5
 //
-// "0.2.0 defaults" is option.WithoutAdaptiveRateLimit(): the retry budget
-// charging throttled retries, no pacing, as 0.2.0 shipped. "0.1.0" adds
-// WithRetryBudget(RetryBudget{Disabled: true}): neither.
+// "0.2.0 defaults" is option.WithoutAdaptiveRateLimit() and
+// WithoutAdmissionControl(): the retry budget charging throttled retries,
+// no pacing, nothing refused locally, as 0.2.0 shipped. "0.1.0" adds
+// WithRetryBudget(RetryBudget{Disabled: true}): no budget either.
 //
 //  1. Outage: every answer 503; 200 goroutines × 20 calls. Target ≤ 1.10
 //     attempts per call.
@@ -75,8 +76,9 @@ func main() {
 	*repeat = min(max(*repeat, 1), 10)
 
 	figures := []func(context.Context, bool, int) bool{outage, throttledBatch, otherThrottles, loneCall, outageThenThrottle, throttledForever,
-		throttledProviderBesideOthers, outageBesideTransientFailures, burstAfterQuiet, recoveryAfterStorm, limiterForOneArea,
-		connections}
+		throttledProviderBesideOthers, outageBesideTransientFailures, burstAfterQuiet, recoveryAfterStorm, limiterForOneArea}
+	figures = append(figures, admissionFigures...) // admission.go: 12–14
+	figures = append(figures, connections)         // connections.go: 17
 	if *figure < 0 || *figure > len(figures) {
 		fmt.Fprintf(os.Stderr, "loadtest: no figure %d\n", *figure)
 		os.Exit(2)
@@ -104,8 +106,8 @@ func main() {
 // Clients as the figures compare them.
 var (
 	defaults = []option.RequestOption(nil)
-	v020     = []option.RequestOption{option.WithoutAdaptiveRateLimit()}
-	v010     = []option.RequestOption{option.WithoutAdaptiveRateLimit(), option.WithRetryBudget(option.RetryBudget{Disabled: true})}
+	v020     = []option.RequestOption{option.WithoutAdaptiveRateLimit(), option.WithoutAdmissionControl()}
+	v010     = []option.RequestOption{option.WithoutAdaptiveRateLimit(), option.WithoutAdmissionControl(), option.WithRetryBudget(option.RetryBudget{Disabled: true})}
 )
 
 // clientConfig is a client a figure runs: its name in the rows, its options.
@@ -286,6 +288,7 @@ func outage(ctx context.Context, old bool, _ int) bool {
 	// The default client, whose budget the outage emptied, sees the
 	// service recover (every call succeeds at its first attempt) and fail
 	// again (retries resume, as many as the healthy answers refilled).
+	restAfterOutage()
 	srv.reset(ok200)
 	rec := run(ctx, spent, 20, 10, callTimeout)
 	fmt.Printf("  recovery: the server answers 200: %d/%d calls succeeded in %d attempts (%d retries)\n",
@@ -374,6 +377,7 @@ func loneCall(ctx context.Context, old bool, _ int) bool {
 			if afterOutage {
 				srv.reset(unavailable503)
 				run(ctx, c, outageG, outagePerG, callTimeout)
+				restAfterOutage()
 				name = cfg.name + ", budget emptied by an outage"
 			}
 			var once atomic.Bool
@@ -423,6 +427,7 @@ func outageThenThrottle(ctx context.Context, old bool, _ int) bool {
 		srv := newServer(unavailable503)
 		c := newClient(srv.URL, cfg.opts...)
 		run(ctx, c, outageG, outagePerG, callTimeout)
+		restAfterOutage()
 		srv.reset(limited(throttle429RetryAfter))
 		r := run(ctx, c, batchG, batchPerG, callTimeout)
 		ok, _, _ := batchRow(cfg.name, r, srv)
