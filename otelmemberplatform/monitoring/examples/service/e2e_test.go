@@ -17,25 +17,6 @@ import (
 	"github.com/memberplatform/memberplatform-go/otelmemberplatform/monitoring/internal/promtest"
 )
 
-// pendingAdmissionControl names the series of admission control, which
-// the SDK records from the load-control issue (34) on: until then the
-// example service exports none of them, and the end-to-end test accepts
-// that they return no series (it still checks everything else about
-// them). Remove this set, and what reads it, once the SDK calls
-// observe.ShedObserver.Shed and fills observe.State.ShedRatioOf.
-var pendingAdmissionControl = map[string]bool{
-	"memberplatform_client_admission_shed_total":                         true,
-	"memberplatform_client_admission_shed_ratio":                         true,
-	"memberplatform_area:memberplatform_client_admission_shed:rate5m":    true,
-	"memberplatform_area:memberplatform_client_admission_shed_ratio:max": true,
-}
-
-// pending reports whether every series expr reads is admission control's.
-func pending(expr string) bool {
-	names := append(promtest.ExportedNames(expr), promtest.RecordNames(expr)...)
-	return len(names) > 0 && !slices.ContainsFunc(names, func(n string) bool { return !pendingAdmissionControl[n] })
-}
-
 // The documented label values.
 var (
 	areas = []string{"accessmgmt", "customer", "other", "payments", "token"}
@@ -160,9 +141,7 @@ func check(ctx context.Context, prom *promtest.Server, rules promtest.RuleFile, 
 	for _, r := range rules.Records() {
 		samples := query(r.Record)
 		if len(samples) == 0 {
-			if !pendingAdmissionControl[r.Record] {
-				fail("recording rule %s returns no series", r.Record)
-			}
+			fail("recording rule %s returns no series", r.Record)
 			continue
 		}
 		for _, s := range samples {
@@ -190,7 +169,7 @@ func check(ctx context.Context, prom *promtest.Server, rules promtest.RuleFile, 
 			}
 		}
 		switch {
-		case len(with) == 0 && !pending(p.Expr):
+		case len(with) == 0:
 			fail("panel %q (%s) returns no series for any area: %s", p.Title, p.RefID, p.Expr)
 		case slices.Contains(everyArea, p.Title+" "+p.RefID) && len(with) != len(areas):
 			fail("panel %q (%s) returns series for areas %v only, want all of %v", p.Title, p.RefID, with, areas)
@@ -248,9 +227,6 @@ func check(ctx context.Context, prom *promtest.Server, rules promtest.RuleFile, 
 		`memberplatform_area:memberplatform_client_admission_shed:rate5m{memberplatform_area="payments"}`:                                                "the attempts admission control shed in the outage",
 		`memberplatform_area:memberplatform_client_admission_shed_ratio:max{memberplatform_area="payments"}`:                                             "admission control refusing a share in the outage",
 	} {
-		if pending(q) {
-			continue
-		}
 		if s := query("max_over_time(" + q + "[2m]) > 0"); len(s) == 0 {
 			fail("no sign of %s: %s was never above 0", what, q)
 		}
@@ -287,7 +263,7 @@ func unexported(rules promtest.RuleFile, dash promtest.Dashboard, exported map[s
 	}
 	for name, expr := range where {
 		for _, n := range promtest.ExportedNames(expr) {
-			if !exported[n] && !pendingAdmissionControl[n] {
+			if !exported[n] {
 				problems = append(problems, fmt.Sprintf("%s names series %s, which the example service does not export", name, n))
 			}
 		}
