@@ -60,6 +60,10 @@ func points(t *testing.T, reader *sdkmetric.ManualReader, name string) (unit str
 				for _, p := range d.DataPoints {
 					got[p.Attributes] = p.Value
 				}
+			case metricdata.Gauge[int64]:
+				for _, p := range d.DataPoints {
+					got[p.Attributes] = float64(p.Value)
+				}
 			default:
 				t.Fatalf("%s is a %T", name, m.Data)
 			}

@@ -71,8 +71,11 @@
 //	memberplatform.client.admission.shed_ratio     gauge 1             memberplatform.area: the share of attempts admission
 //	                                                                   control refuses now; 0 while the area is healthy
 //
-// The gauges are read at collection time from the client; each client
-// reports its own, and a client that is no longer used stops reporting
+// The gauges are read at collection time from the clients. Clients that
+// share a MeterProvider report together, per area, the smallest retry
+// budget and the largest pacer rate and shed ratio among them (a gauge
+// keeps one point per attribute set, and the client in the most trouble is
+// what an alert needs); a client that is no longer used stops counting
 // once it is garbage collected.
 //
 // # Alerts and dashboard

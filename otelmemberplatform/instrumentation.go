@@ -3,11 +3,9 @@ package otelmemberplatform
 import (
 	"context"
 	"net/http"
-	"runtime"
 	"strconv"
 	"sync"
 	"time"
-	"weak"
 
 	memberplatform "github.com/memberplatform/memberplatform-go"
 	"github.com/memberplatform/memberplatform-go/observe"
@@ -346,44 +344,13 @@ func (in *instrumentation) Shed(ctx context.Context, shed observe.Shed) {
 	}
 }
 
-// ObserveState registers the gauges' callback for the client's state, one
-// point per area. The callback holds the state weakly and is unregistered
-// once the client is collected, so clients built and dropped do not pile
-// up callbacks.
+// ObserveState reports the client's state through the gauges, one point
+// per area, read with the other clients of the same meter (gauges.go). The
+// state is held weakly, so clients built and dropped do not pile up.
 func (in *instrumentation) ObserveState(state *observe.State) {
 	// The client and its SigV4 token pipeline share one instrumentation
 	// and the same budgets and pacers: the first state is enough.
-	in.stateOnce.Do(func() {
-		ref := weak.Make(state)
-		budget, rate, shed := in.budgetAvailable, in.pacerRate, in.shedRatio
-		reg, err := in.meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
-			state := ref.Value()
-			if state == nil {
-				return nil
-			}
-			for _, area := range state.Areas {
-				attrs := in.measures.get(measureKey{area: string(area)})
-				if tokens, ok := state.RetryBudgetOf(area); ok {
-					o.ObserveInt64(budget, int64(tokens), attrs)
-				}
-				if perSecond, ok := state.PacerRateOf(area); ok {
-					o.ObserveFloat64(rate, perSecond, attrs)
-				}
-				if state.ShedRatioOf == nil { // a State built without it, by hand
-					continue
-				}
-				if ratio, ok := state.ShedRatioOf(area); ok {
-					o.ObserveFloat64(shed, ratio, attrs)
-				}
-			}
-			return nil
-		}, budget, rate, shed)
-		if err != nil {
-			otel.Handle(err)
-			return
-		}
-		runtime.AddCleanup(state, func(reg metric.Registration) { _ = reg.Unregister() }, reg)
-	})
+	in.stateOnce.Do(func() { in.observeGauges(state) })
 }
 
 // normalizeMethod returns method when the semantic conventions know it,
