@@ -331,3 +331,19 @@ func TestOneLine(t *testing.T) {
 	}
 	eq(t, "empty", oneLine(" \n ", 3), "")
 }
+
+// FieldErrorsOf reads every error of a join (a batch's Validate results),
+// in order, through wrapping on either side; a plain chain as before.
+func TestFieldErrorsOfJoined(t *testing.T) {
+	pm := &ValidationError{Operation: "payments.UpdatePaymentMethod", Fields: []FieldError{{Field: "expDate", Message: "must be MM/YYYY"}}}
+	addr := &ValidationError{Operation: "customer.UpsertMemberAddress", Fields: []FieldError{{Field: "postcode", Message: "is required"}, {Field: "state", Message: "is required"}}}
+	joined := fmt.Errorf("batch: %w", stderrors.Join(pm, nil, fmt.Errorf("row 2: %w", addr), stderrors.New("no fields")))
+	var got []string
+	for _, f := range FieldErrorsOf(joined) {
+		got = append(got, f.Field)
+	}
+	eq(t, "joined fields", strings.Join(got, ","), "expDate,postcode,state")
+	eq(t, "one error's", len(FieldErrorsOf(fmt.Errorf("x: %w", addr))), 2)
+	eq(t, "none", len(FieldErrorsOf(stderrors.New("plain"))), 0)
+	eq(t, "nil", len(FieldErrorsOf(nil)), 0)
+}

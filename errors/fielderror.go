@@ -1,7 +1,6 @@
 package errors
 
 import (
-	stderrors "errors"
 	"strconv"
 	"strings"
 	"unicode"
@@ -49,10 +48,25 @@ func FieldFromPointer(pointer string) string {
 
 // FieldErrorsOf returns the FieldErrors of the *Error or *ValidationError
 // in err's chain (through a *TransportError's or *TokenError's Last), or nil.
+// Of errors joined (errors.Join, such as the Validate results of a batch),
+// it returns every one's, in order.
 func FieldErrorsOf(err error) []FieldError {
-	var withFields interface{ FieldErrors() []FieldError }
-	if stderrors.As(err, &withFields) {
-		return withFields.FieldErrors()
+	for err != nil {
+		if withFields, ok := err.(interface{ FieldErrors() []FieldError }); ok {
+			return withFields.FieldErrors()
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() []error }:
+			var out []FieldError
+			for _, e := range u.Unwrap() {
+				out = append(out, FieldErrorsOf(e)...)
+			}
+			return out
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		default:
+			return nil
+		}
 	}
 	return nil
 }

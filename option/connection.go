@@ -91,7 +91,10 @@ func WithTransport(rt http.RoundTripper) RequestOption {
 // transport, client.New fails; set MaxConnsPerHost on that transport
 // instead.
 //
-// Scope: client. Default: no bound; the pool keeps up to 100 idle
+// sdktest's clients send over the fake's transport: leave this option out
+// of the options a test client shares with production.
+//
+// Scope: client. Default: 0, no bound; the pool keeps up to 100 idle
 // connections per host, so at up to 100 calls in flight no call opens a
 // connection that an earlier one could have reused.
 func WithMaxConnsPerHost(n int) RequestOption {

@@ -187,7 +187,10 @@ func (s *Server) HTTPClient() *http.Client { return s.ts.Client() }
 // backoff (1ms to 20ms) so retried faults do not slow tests down, and no
 // logger. Every
 // setting is explicit, so MEMBERPLATFORM_* and AWS_* environment variables
-// cannot leak in; extra options come last and win.
+// cannot leak in; extra options come last and win. The client sends over the
+// server's transport, not a pool of its own: option.WithMaxConnsPerHost,
+// which bounds the client's own pool, fails client.New beside it, so leave
+// it out of the options a test client shares with production.
 func (s *Server) ClientOptions(extra ...option.RequestOption) []option.RequestOption {
 	opts := []option.RequestOption{
 		option.WithBaseURL(s.URL),
