@@ -1,9 +1,10 @@
 // Package observe is the SDK's extension point for telemetry. An Observer,
 // given to client.New with option.WithObserver, sees what a client does:
 // every operation call, every HTTP attempt, every token fetch, each retry
-// decision, each wait for a rate limiter and each retry the retry budget
-// refused. It can also read the client's load-control state for gauges
-// (StateObserver).
+// decision, each wait for a rate limiter, each retry the retry budget
+// refused and, through the optional ShedObserver, each attempt admission
+// control refused locally. It can also read the client's load-control
+// state for gauges (StateObserver).
 //
 // The OpenTelemetry adapter, module
 // github.com/memberplatform/memberplatform-go/otelmemberplatform, is built
@@ -20,7 +21,9 @@
 //	                                      a SigV4 fetch is itself a call
 //	                                      (auth.Token, Call.Token set) nested here
 //	  RateLimitWait                       before an attempt, when a limiter is in play
-//	  StartAttempt ... EndAttempt         once per HTTP attempt
+//	  StartAttempt ... EndAttempt         once per HTTP attempt, or
+//	  Shed                                (ShedObserver) in their place when
+//	                                      admission control refused it unsent
 //	  Retry | BudgetRefused               after an attempt the policy would retry
 //	  ... more waits and attempts ...
 //	EndCall

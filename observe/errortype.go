@@ -15,7 +15,8 @@ import (
 const (
 	// Rate limited: a 429, or a body saying the provider rate limited the
 	// request (errors.ErrRateLimited), also when the call then ran out of
-	// time waiting for its turn.
+	// time, or was cancelled, waiting for its turn (its error matches the
+	// context's error too).
 	ErrorRateLimited = "rate_limited"
 	// The call's context was cancelled.
 	ErrorCanceled = "canceled"

@@ -69,7 +69,7 @@
 //	memberplatform.client.admission.shed           counter {attempt}   memberplatform.area, error.type of the area's recent
 //	                                                                   failures: attempts admission control refused, unsent
 //	memberplatform.client.admission.shed_ratio     gauge 1             memberplatform.area: the share of attempts admission
-//	                                                                   control refuses now; 0 while the area is healthy
+//	                                                                   control refused over the last 2 s; 0 while healthy
 //
 // The gauges are read at collection time from the clients. Clients that
 // share a MeterProvider report together, per area, the smallest retry

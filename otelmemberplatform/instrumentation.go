@@ -117,11 +117,11 @@ func newInstrumentation(cfg config) *instrumentation {
 	in.shed = made(in.meter.Int64Counter("memberplatform.client.admission.shed", metric.WithUnit("{attempt}"),
 		metric.WithDescription("Attempts admission control refused locally, unsent, by error.type of the area's recent failures.")))
 	in.budgetAvailable = made(in.meter.Int64ObservableGauge("memberplatform.client.retry_budget.available", metric.WithUnit("{token}"),
-		metric.WithDescription("Tokens left in the client's retry budget.")))
+		metric.WithDescription("Tokens left in the area's retry budget.")))
 	in.pacerRate = made(in.meter.Float64ObservableGauge("memberplatform.client.ratelimit.rate", metric.WithUnit("{request}/s"),
 		metric.WithDescription("Rate at which the adaptive pacer lets attempts out; 0 while it is dormant.")))
 	in.shedRatio = made(in.meter.Float64ObservableGauge("memberplatform.client.admission.shed_ratio", metric.WithUnit("1"),
-		metric.WithDescription("Share of attempts admission control refuses locally now; 0 while the area is healthy.")))
+		metric.WithDescription("Share of attempts admission control refused locally over the last 2 s; 0 while the area is healthy.")))
 	return in
 }
 
