@@ -3,11 +3,10 @@ module github.com/memberplatform/memberplatform-go/otelmemberplatform/monitoring
 go 1.26.0
 
 require (
-	github.com/memberplatform/memberplatform-go v0.4.0
-	github.com/memberplatform/memberplatform-go/otelmemberplatform v0.1.0
+	github.com/memberplatform/memberplatform-go v0.5.0
+	github.com/memberplatform/memberplatform-go/otelmemberplatform v0.2.0
 	github.com/prometheus/client_golang v1.25.0
 	go.opentelemetry.io/otel/exporters/prometheus v0.69.0
-	go.opentelemetry.io/otel/metric v1.47.0
 	go.opentelemetry.io/otel/sdk/metric v1.47.0
 	go.uber.org/goleak v1.3.0
 	go.yaml.in/yaml/v3 v3.0.5
@@ -35,6 +34,7 @@ require (
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel v1.47.0 // indirect
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
+	go.opentelemetry.io/otel/metric v1.47.0 // indirect
 	go.opentelemetry.io/otel/sdk v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
