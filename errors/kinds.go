@@ -49,16 +49,18 @@ var ErrRetryBudgetExhausted = stderrors.New("memberplatform: retry budget exhaus
 // so a handler of outages needs no change:
 //
 //   - Refused at its first attempt, the call sent nothing: its error is an
-//     *Error of StatusCode 503 (the client's own, as a proxy's local reply
-//     would be; no Header, no body, Attempts 0) matching
-//     ErrServiceUnavailable when the area's failures were 5xx answers, or
-//     a *TransportError when they were attempts without an answer.
+//     *Error (the client's own, as a proxy's local reply would be; no
+//     Header, no body, Attempts 0) of the status of the area's last 5xx
+//     answer, matching its kind (a 503 ErrServiceUnavailable, a 500
+//     ErrInternal), or a *TransportError when the failures were attempts
+//     without an answer.
 //   - Refused at a retry, the call returns its last attempt's error,
 //     unchanged but for this cause beside it (as ErrRetryBudgetExhausted).
 //
 // RetryAfterOf reads when the area's next probe goes out: at most 100 ms,
 // after which a call's first attempt may be sent (or refused again, while
-// the area keeps failing).
+// the area keeps failing); or the Retry-After of the area's last 5xx when
+// that is later.
 var ErrLoadShed = stderrors.New("memberplatform: refused locally: the area is failing (admission control)")
 
 var statusKinds = map[int]error{

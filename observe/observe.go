@@ -177,12 +177,14 @@ type StateObserver interface {
 // Shed is an attempt that the client's admission control refused locally,
 // without sending it, because nearly all of its area's recent answers were
 // failures. The call then fails with an error that matches what the area's
-// failures matched (errors.ErrServiceUnavailable or errors.ErrTransport).
+// last failure matched (its 5xx's kind, such as errors.ErrServiceUnavailable
+// or errors.ErrInternal, or errors.ErrTransport) and errors.ErrLoadShed.
 type Shed struct {
 	// Area is the area whose admission control refused the attempt.
 	Area memberplatform.Area
-	// Reason is the ErrorType of the area's recent failures:
-	// ErrorServiceUnavailable or ErrorTransport.
+	// Reason is the ErrorType of the area's last failure: ErrorTransport
+	// (no answer), or its 5xx's (ErrorServiceUnavailable, ErrorInternal,
+	// "5xx"), which the call's error matches too.
 	Reason string
 }
 

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"net/http"
 	"sync"
@@ -27,9 +28,16 @@ import (
 //     problem, or no answer). A caller's own cancellation counts as
 //     nothing.
 //   - It refuses an attempt with probability
-//     max(0, (requests − K·accepts) / (requests + 1)), K = 2: nothing
-//     while at least half the answers are accepts (a backend failing 1 in
-//     10 loses no attempt), nearly all once accepts stop.
+//     max(0, (requests − K·accepts) / (requests + 1)), K = 5: nothing
+//     while at least a fifth of the answers are accepts (a backend failing
+//     1 in 10, or 7 in 10, loses no attempt: it is failing, not down),
+//     nearly all once accepts stop. SRE's K = 2 would start at half, and,
+//     refused attempts counting as requests, drift to refusing nearly all
+//     of an area that still serves 30-40 %: stricter than the provider.
+//   - A refused call matches what the area's last failure matched: its
+//     status (a 500 stays ErrInternal, a 503 ErrServiceUnavailable) or no
+//     answer (ErrTransport), and its Retry-After, when later than the next
+//     probe, is the refusal's.
 //   - Nothing is refused while the window holds fewer than
 //     AdmissionMinFailures failures: a quiet area, a lone call's retries,
 //     or failures older than the window.
@@ -46,7 +54,7 @@ import (
 // Admission control's settings.
 const (
 	AdmissionWindow        = 2 * time.Second        // how far back the answers count
-	AdmissionK             = 2                      // accepts count K times against requests
+	AdmissionK             = 5                      // accepts count K times against requests
 	AdmissionMinFailures   = 10                     // fewer failures in the window refuse nothing
 	AdmissionProbeInterval = 100 * time.Millisecond // one attempt this often goes out while refusing
 	admissionBuckets       = 20                     // the window's resolution: 100 ms
@@ -67,6 +75,8 @@ type Admission struct {
 	buckets   [admissionBuckets]admissionBucket
 	nextProbe int64         // unix nanos from which a refused attempt goes out as a probe
 	reason    failureReason // the last failure's
+	status    int           // the last 5xx's status (reason failedUnavailable)
+	notBefore int64         // unix nanos the last 5xx's Retry-After asked to wait until
 }
 
 // admissionBucket counts one bucket of the window; slot is its start in
@@ -116,7 +126,19 @@ func (a *Admission) admit(first bool) (refusal admissionRefusal, refused bool) {
 	b := a.bucket(ns)
 	b.requests++
 	b.refused++
-	return admissionRefusal{reason: a.reason, wait: max(time.Duration(a.nextProbe-ns), time.Millisecond)}, true
+	wait := max(time.Duration(a.nextProbe-ns), time.Duration(a.notBefore-ns), time.Millisecond)
+	return admissionRefusal{reason: a.reason, status: a.status, wait: wait}, true
+}
+
+// failedWith notes the status and Retry-After of a 5xx about to be counted
+// (answered), which refusals then report.
+func (a *Admission) failedWith(status int, retryAfter time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.status, a.notBefore = status, 0
+	if retryAfter > 0 {
+		a.notBefore = a.now().Add(retryAfter).UnixNano()
+	}
 }
 
 // answered counts the answer to an admitted attempt.
@@ -202,10 +224,12 @@ func (w admissionBucket) refusalProbability() float64 {
 	return max(0, float64(w.requests-AdmissionK*w.accepts)/float64(w.requests+1))
 }
 
-// admissionRefusal is why an attempt was refused and when the next probe
-// goes out.
+// admissionRefusal is why an attempt was refused (the last failure's kind
+// and, for a 5xx, status) and how long to wait: until the next probe, or
+// the last 5xx's Retry-After if later.
 type admissionRefusal struct {
 	reason failureReason
+	status int
 	wait   time.Duration
 }
 
@@ -229,7 +253,11 @@ func (state *callState) answerHealth(apiErr *apierrors.Error, err error) failure
 // observeAdmission tells the area's admission control how an attempt went.
 func (state *callState) observeAdmission(apiErr *apierrors.Error, err error) {
 	if a := state.scope.Admission; a != nil {
-		a.answered(state.answerHealth(apiErr, err))
+		health := state.answerHealth(apiErr, err)
+		if health == failedUnavailable {
+			a.failedWith(apiErr.StatusCode, apiErr.RetryAfter)
+		}
+		a.answered(health)
 	}
 }
 
@@ -256,7 +284,7 @@ func (state *callState) admitFirst() error {
 		return &apierrors.TransportError{Operation: state.op.Name, Method: state.op.Method, Path: state.req.path, Attempts: state.prior, Err: cause}
 	}
 	return &apierrors.Error{Operation: state.op.Name, Method: state.op.Method, Path: state.req.path,
-		StatusCode: http.StatusServiceUnavailable, Attempts: state.prior, Err: cause}
+		StatusCode: cmp.Or(r.status, http.StatusServiceUnavailable), Attempts: state.prior, Err: cause}
 }
 
 // admitRetry asks the area's admission control for a retry the policy
@@ -274,22 +302,23 @@ func (state *callState) admitRetry() bool {
 // shedCause is the cause of a call ended by a refusal, wrapping the last
 // attempt's transport failure, if any.
 func (state *callState) shedCause(r admissionRefusal, cause error) *loadShedError {
-	return &loadShedError{Area: state.op.area(), Reason: r.reason.errorType(), Wait: r.wait, Retry: state.attempts > 0, Err: cause}
+	return &loadShedError{Area: state.op.area(), Reason: r.errorType(), Wait: r.wait, Retry: state.attempts > 0, Err: cause}
 }
 
 // observeShed tells a ShedObserver of a refused attempt.
 func (state *callState) observeShed(r admissionRefusal) {
 	if obs, ok := state.s.Observer.(observe.ShedObserver); ok {
-		obs.Shed(state.ctx, observe.Shed{Area: state.op.area(), Reason: r.reason.errorType()})
+		obs.Shed(state.ctx, observe.Shed{Area: state.op.area(), Reason: r.errorType()})
 	}
 }
 
-// errorType is the observe.ErrorType value of the failures r stands for.
-func (r failureReason) errorType() string {
-	if r == failedTransport {
+// errorType is the observe.ErrorType value of the failure r stands for:
+// transport, or the last 5xx's (service_unavailable, internal, 5xx).
+func (r admissionRefusal) errorType() string {
+	if r.reason == failedTransport {
 		return observe.ErrorTransport
 	}
-	return observe.ErrorServiceUnavailable
+	return observe.ErrorType(&apierrors.Error{StatusCode: cmp.Or(r.status, http.StatusServiceUnavailable)})
 }
 
 // loadShedError is the cause of a call whose attempt admission control
@@ -297,7 +326,7 @@ func (r failureReason) errorType() string {
 // when the area's next probe goes out.
 type loadShedError struct {
 	Area   memberplatform.Area
-	Reason string        // observe.ErrorServiceUnavailable or observe.ErrorTransport
+	Reason string        // the ErrorType of the area's last failure: transport, service_unavailable, internal...
 	Wait   time.Duration // until the area's next probe
 	Retry  bool          // a retry was refused, not the call's first attempt
 	Err    error         // the last attempt's transport failure, if any
@@ -313,7 +342,7 @@ func (e *loadShedError) Error() string {
 		s = "not retried: admission control refused the retry"
 	}
 	s += ": nearly all recent attempts of area " + string(e.Area) + " failed (" + what +
-		"); the next probe goes out in " + e.Wait.Round(time.Millisecond).String()
+		"); retry after " + e.Wait.Round(time.Millisecond).String()
 	if e.Err != nil {
 		return e.Err.Error() + " (" + s + ")"
 	}

@@ -40,16 +40,16 @@ func TestAdmissionRefusalProbability(t *testing.T) {
 	draw := 0.0
 	a := testAdmission(clk, &draw)
 	// The first failure starts the counting (accepts before it are not
-	// seen), and an accept once p > 0 reopens the area: so 1 failure, 5
-	// accepts, 14 failures.
-	feed(a, 1, 5)
-	feed(a, 14, 0)
-	want := float64(20-AdmissionK*5) / 21
+	// seen), and an accept once p > 0 reopens the area: so 1 failure, 2
+	// accepts, 17 failures.
+	feed(a, 1, 2)
+	feed(a, 17, 0)
+	want := float64(20-AdmissionK*2) / 21
 	a.mu.Lock()
 	got := a.window(clk.Now().UnixNano()).refusalProbability()
 	a.mu.Unlock()
 	if got != want {
-		t.Fatalf("refusal probability %v, want (20 − 2·5)/21 = %v", got, want)
+		t.Fatalf("refusal probability %v, want (20 − 5·2)/21 = %v", got, want)
 	}
 	if _, refused := a.admit(true); refused {
 		t.Fatal("the first attempt refused: it goes out as the probe")
@@ -67,7 +67,7 @@ func TestAdmissionRefusalProbability(t *testing.T) {
 	a.mu.Lock()
 	after := a.window(clk.Now().UnixNano()).refusalProbability()
 	a.mu.Unlock()
-	if want := float64(21-AdmissionK*5) / 22; after != want {
+	if want := float64(21-AdmissionK*2) / 22; after != want {
 		t.Fatalf("after one refusal p = %v, want %v", after, want)
 	}
 }
@@ -302,6 +302,63 @@ func TestAdmissionRefusesCallsOfAFailingArea(t *testing.T) {
 	}
 }
 
+// An area failing with 500s sheds calls that match ErrInternal as its
+// failures did (not a 503's ErrServiceUnavailable), observed as internal;
+// one failing with 503s that ask for Retry-After: 10 sheds calls whose
+// RetryAfterOf is those 10 s, not the next probe's 100 ms.
+func TestAdmissionRefusalMatchesTheAreasFailures(t *testing.T) {
+	status := atomic.Int64{}
+	status.Store(http.StatusInternalServerError)
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		if status.Load() == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "10")
+		}
+		rtJSON(w, int(status.Load()), `{}`)
+	})
+	clk := fakeclock.New()
+	draw := 0.0
+	rec := &shedRecorder{}
+	c := rtNewClient(t, srv.URL, func(s *Settings) {
+		other(s).Admission = testAdmission(clk, &draw)
+		other(s).Admission.nextProbe = clk.Now().Add(time.Hour).UnixNano() // no probe in this test
+		s.Retry.MaxRetries = 0
+		s.Observer = rec
+	})
+	shed := func() error {
+		t.Helper()
+		for range 2 * AdmissionMinFailures {
+			err := Do[any](context.Background(), c, rtCall(rtPutOp, nil), nil)
+			if stderrors.Is(err, apierrors.ErrLoadShed) {
+				return err
+			}
+		}
+		t.Fatal("no call was refused")
+		return nil
+	}
+	err := shed()
+	rtWantAPIError(t, err, http.StatusInternalServerError, 0)
+	if !stderrors.Is(err, apierrors.ErrInternal) || stderrors.Is(err, apierrors.ErrServiceUnavailable) || observe.ErrorType(err) != observe.ErrorInternal {
+		t.Fatalf("err = %v (ErrorType %q): want a refusal matching ErrInternal, as the area's 500s did", err, observe.ErrorType(err))
+	}
+	rec.mu.Lock()
+	last := rec.sheds[len(rec.sheds)-1]
+	rec.mu.Unlock()
+	if last.Reason != observe.ErrorInternal {
+		t.Fatalf("Shed reason %q, want internal", last.Reason)
+	}
+
+	status.Store(http.StatusServiceUnavailable)
+	other(&c.settings).Admission.nextProbe = 0 // the next call goes out and meets a 503
+	for range 3 {
+		_ = Do[any](context.Background(), c, rtCall(rtPutOp, nil), nil)
+	}
+	other(&c.settings).Admission.nextProbe = clk.Now().Add(50 * time.Millisecond).UnixNano() // the clock stands: no probe
+	err = shed()
+	if wait, ok := apierrors.RetryAfterOf(err); !stderrors.Is(err, apierrors.ErrServiceUnavailable) || !ok || wait != 10*time.Second {
+		t.Fatalf("err = %v, RetryAfterOf %v %v: want a 503 refusal waiting the 10 s the area's 503s asked for", err, wait, ok)
+	}
+}
+
 // A retry refused ends the call with its attempt's own error, marked, and
 // costs neither a wait nor the budget.
 func TestAdmissionRefusedRetryEndsTheCall(t *testing.T) {
@@ -374,5 +431,50 @@ func TestAdmissionOffHasNoShedRatio(t *testing.T) {
 	})
 	if _, ok := rec.state.ShedRatioOf(memberplatform.AreaAccessMgmt); ok {
 		t.Fatal("ShedRatioOf ok without admission control")
+	}
+}
+
+// An area that still serves 30 % of its attempts is failing, not down: it
+// loses no attempt, however long it goes on (the refusals of SRE's K = 2,
+// counted as requests, used to drift towards refusing nearly all of it).
+func TestAdmissionRefusesNothingWhileAFifthIsServed(t *testing.T) {
+	clk := fakeclock.New()
+	draw := 0.0 // every draw would refuse if p > 0
+	a := testAdmission(clk, &draw)
+	for range 50 { // 5 s: 7 failures in 10, 100 answers per 100 ms
+		for i := range 100 {
+			if _, refused := a.admit(i%10 == 0); refused {
+				t.Fatalf("7 failures in 10 refused an attempt at %v", clk.Now())
+			}
+			if k := i % 10; k == 2 || k == 5 || k == 8 { // F F A F F A F F A F
+				a.answered(accepted)
+			} else {
+				a.answered(failedUnavailable)
+			}
+		}
+		clk.Add(100 * time.Millisecond)
+	}
+}
+
+// A refusal reports the last 5xx's status, so a refused call matches what
+// the area's failures matched (a 500 ErrInternal, not a 503), and its
+// Retry-After when later than the next probe.
+func TestAdmissionRefusalKeepsTheLastFailure(t *testing.T) {
+	clk := fakeclock.New()
+	draw := 0.0
+	a := testAdmission(clk, &draw)
+	for range 20 {
+		a.failedWith(http.StatusInternalServerError, 0)
+		a.answered(failedUnavailable)
+	}
+	a.admit(true) // the probe
+	r, refused := a.admit(true)
+	if !refused || r.status != http.StatusInternalServerError || r.wait > AdmissionProbeInterval {
+		t.Fatalf("refusal %+v (%v), want one for a 500 within the probe interval", r, refused)
+	}
+	a.failedWith(http.StatusServiceUnavailable, 10*time.Second)
+	a.answered(failedUnavailable)
+	if r, refused = a.admit(true); !refused || r.status != http.StatusServiceUnavailable || r.wait != 10*time.Second {
+		t.Fatalf("refusal %+v (%v), want one for a 503 asking to wait 10 s", r, refused)
 	}
 }
