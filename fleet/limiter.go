@@ -289,7 +289,10 @@ func (l *Limiter) foreignValue(ctx context.Context, res *redis_rate.Result) erro
 		}
 		return value{get.Val(), ttl.Val()}, nil
 	})
-	if f, perr := strconv.ParseFloat(strings.TrimSpace(v.raw), 64); err != nil || perr == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+	if err != nil { // Redis failed on this read: as when it fails on the script
+		return l.waitError(ctx, err)
+	}
+	if f, perr := strconv.ParseFloat(strings.TrimSpace(v.raw), 64); perr == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
 		delay := time.Duration(math.MaxInt64)
 		if res != nil && res.Allowed == 0 && res.RetryAfter > 0 {
 			delay = res.RetryAfter

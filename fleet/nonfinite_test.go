@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 )
 
@@ -62,5 +64,41 @@ func TestNonFiniteValueAtTheKey(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// failingGet fails every pipeline that reads a key with GET, as a Redis
+// user allowed EVALSHA but not GET would see it.
+type failingGet struct{}
+
+func (failingGet) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (failingGet) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (failingGet) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, c := range cmds {
+			if c.Name() == "get" {
+				return errors.New("NOPERM this user has no permissions to run the 'get' command")
+			}
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// When Redis fails the read that tells a non-finite value from a turn far
+// ahead, the limiter treats it as any Redis failure (fail closed: refused
+// as ErrUnavailable), never as a turn 292 years away.
+func TestNonFiniteValueUnreadable(t *testing.T) {
+	srv := startRedis(t)
+	rdb := newRedisClient(t, srv.Addr)
+	if err := rdb.Set(context.Background(), "rate:knan", "nan", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	rdb.AddHook(failingGet{})
+	l := NewRedisLimiter(rdb, "knan", 10, 5, WithRedisTimeout(2*time.Second), WithLogger(nil), WithFailClosed())
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := l.Wait(ctx)
+	if !errors.Is(err, ErrUnavailable) || errors.Is(err, errForeignSchedule) || errors.Is(err, apierrors.ErrRateLimited) {
+		t.Fatalf("Wait = %v; want the Redis failure, failed closed as ErrUnavailable", err)
 	}
 }
