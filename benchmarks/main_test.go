@@ -1,8 +1,6 @@
 package benchmarks_test
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/memberplatform/memberplatform-go/internal/testtls"
@@ -12,13 +10,4 @@ import (
 // system's roots), so every contender of the TLS rows, the SDK on the pool
 // client.New makes, reaches an httptest.NewTLSServer as it would a server
 // with a private CA.
-func TestMain(m *testing.M) {
-	cleanup, err := testtls.TrustHTTPTestCert()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "testtls:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testtls.Main(m, (*testing.M).Run) }

@@ -1,8 +1,6 @@
 package client
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/memberplatform/memberplatform-go/internal/leakcheck"
@@ -14,13 +12,4 @@ import (
 // client's own pool, and fails the package's tests if any goroutine
 // outlives them: every test closes its servers and idle connections, and
 // waits for the shared token fetches it starts.
-func TestMain(m *testing.M) {
-	cleanup, err := testtls.TrustHTTPTestCert()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "testtls:", err)
-		os.Exit(1)
-	}
-	code := leakcheck.Run(m)
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testtls.Main(m, leakcheck.Run) }

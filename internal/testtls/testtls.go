@@ -7,10 +7,27 @@ package testtls
 
 import (
 	"encoding/pem"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"testing"
 )
+
+// Main is a TestMain that trusts httptest's certificate
+// (TrustHTTPTestCert), runs the tests through run (m.Run, or a wrapper of
+// it such as leakcheck.Run), removes the certificate's file and exits with
+// run's code.
+func Main(m *testing.M, run func(*testing.M) int) {
+	cleanup, err := TrustHTTPTestCert()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testtls:", err)
+		os.Exit(1)
+	}
+	code := run(m)
+	cleanup()
+	os.Exit(code)
+}
 
 // TrustHTTPTestCert adds httptest's certificate (the same for every
 // httptest TLS server) to the roots crypto/x509 loads on first use, and
