@@ -31,9 +31,7 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -341,24 +339,7 @@ func restartPlatform(addr string) *platform {
 	if err != nil {
 		log.Fatal(err)
 	}
-	p := &platform{}
-	for i := range p.answers {
-		p.answers[i].Store(answer(okFor(area(i))))
-	}
-	p.Server = &httptest.Server{Listener: l, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		a := access
-		switch {
-		case strings.HasPrefix(r.URL.Path, "/payment-methods"):
-			a = pay
-		case strings.HasPrefix(r.URL.Path, "/customer"):
-			a = cust
-		}
-		p.attempts[a].Add(1)
-		p.answers[a].Load().(answer)(w)
-	}), ErrorLog: log.New(io.Discard, "", 0)}}
-	p.Start()
-	return p
+	return newPlatformOn(l)
 }
 
 // Every 10th answer a 503.

@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -67,6 +68,11 @@ type platform struct {
 
 // newPlatform starts a platform; wrap, if set, sees each request first.
 func newPlatform(wrap ...func(http.Handler) http.Handler) *platform {
+	return newPlatformOn(nil, wrap...)
+}
+
+// newPlatformOn is newPlatform listening on l (nil: a new loopback port).
+func newPlatformOn(l net.Listener, wrap ...func(http.Handler) http.Handler) *platform {
 	p := &platform{}
 	for i := range p.answers {
 		p.answers[i].Store(answer(okFor(area(i))))
@@ -87,6 +93,10 @@ func newPlatform(wrap ...func(http.Handler) http.Handler) *platform {
 		h = w(h)
 	}
 	p.Server = httptest.NewUnstartedServer(h)
+	if l != nil {
+		_ = p.Listener.Close()
+		p.Listener = l
+	}
 	p.Config.ErrorLog = log.New(io.Discard, "", 0)
 	p.Start()
 	return p
