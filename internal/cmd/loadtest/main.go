@@ -63,7 +63,7 @@ import (
 )
 
 func main() {
-	figure := flag.Int("figure", 0, "run only this figure (1–11); 0 runs all")
+	figure := flag.Int("figure", 0, "run only this figure (1–13); 0 runs all")
 	old := flag.Bool("old", true, "also run 0.2.0's (and where useful 0.1.0's) behaviour beside the defaults")
 	repeat := flag.Int("repeat", 1, "run the default-options measurement of figures 2, 3 and 6 this many times (at most 10)")
 	timeout := flag.Duration("timeout", 5*time.Minute, "stop everything after this long")
@@ -74,7 +74,8 @@ func main() {
 	*repeat = min(max(*repeat, 1), 10)
 
 	figures := []func(context.Context, bool, int) bool{outage, throttledBatch, otherThrottles, loneCall, outageThenThrottle, throttledForever,
-		throttledProviderBesideOthers, outageBesideTransientFailures, burstAfterQuiet, recoveryAfterStorm, limiterForOneArea}
+		throttledProviderBesideOthers, outageBesideTransientFailures, burstAfterQuiet, recoveryAfterStorm, limiterForOneArea,
+		sporadicThrottles, providerAtItsRate} // 12–13: provider.go
 	if *figure < 0 || *figure > len(figures) {
 		fmt.Fprintf(os.Stderr, "loadtest: no figure %d\n", *figure)
 		os.Exit(2)
