@@ -31,6 +31,9 @@ const (
 	// minCut is the least a cut takes away, so that a cut lands under the
 	// limit rather than on it.
 	minCut = 0.05
+	// curveAnswers is the fewest answers a second of the curve above the
+	// plateau takes.
+	curveAnswers = 10.0
 	// minDepth is how far above the plateau the curve climbs in the 2 s of
 	// sending after it reached it: probing goes on, gently.
 	minDepth = 0.1
@@ -39,6 +42,10 @@ const (
 	refusingAfter = 1500 * time.Millisecond
 	// rampDoubling is how fast the rate rises once released.
 	rampDoubling = 250 * time.Millisecond
+	// rampAfter is how many admitted answers since the last throttle the
+	// release waits for besides ReleaseAfter: at 1 request/s, a probe
+	// every 3 s would be a quarter of the attempts.
+	rampAfter = 10
 	// dormantRatio is how far above the admitted rate a rising rate holds
 	// nothing back any more: the pacer is dormant again.
 	dormantRatio = 16.0
@@ -73,10 +80,12 @@ type Pacer struct {
 	depth     float64         // how far the curve is below the plateau at clock 0
 	clock     float64         // seconds of sending on the curve (CUBIC's t)
 	rampFrom  float64         // the rate the release started from (0: not releasing)
+	rampStart time.Time       // when it started
 
 	// The event a throttle of the current epoch belongs to.
 	lastThrottle     time.Time // the last throttled answer
 	lastAdmitted     time.Time // the last admitted answer seen engaged
+	sinceThrottle    int       // answers admitted since the last throttle
 	admittedSinceCut bool
 	weight           float64 // admitted answers since the last cut, plus half those before, at most 1/tolerance
 	throttled        float64 // throttles of the current epoch
@@ -114,28 +123,31 @@ func (p *Pacer) Rate() (rate float64, engaged bool) {
 // Engaged reports, without the lock, whether an attempt may have to wait.
 func (p *Pacer) Engaged() bool { return p.engaged.Load() }
 
-// update releases p by time: ReleaseAfter after the last throttle the rate
-// starts doubling every rampDoubling, and once it is dormantRatio times
-// both where it started and the admitted rate (or at once when nothing was
-// admitted for ReleaseAfter either) p is dormant. The caller holds p.mu.
+// update releases p by time. ReleaseAfter after the last throttle, once
+// rampAfter answers were admitted since, the rate starts doubling every
+// rampDoubling; p is dormant once it is dormantRatio times both where it
+// started and the admitted rate, or at once when nothing was admitted for
+// ReleaseAfter either (the client is idle). The caller holds p.mu.
 func (p *Pacer) update(now time.Time) {
-	if !p.engaged.Load() {
+	if !p.engaged.Load() || now.Sub(p.lastThrottle) < ReleaseAfter {
 		return
 	}
-	quiet := now.Sub(p.lastThrottle) - ReleaseAfter
-	if quiet < 0 {
+	if now.Sub(p.lastAdmitted) >= ReleaseAfter {
+		p.release()
 		return
 	}
 	if p.rampFrom == 0 {
-		p.rampFrom, p.slowStart = p.rate, false
+		if p.sinceThrottle < rampAfter {
+			return
+		}
+		p.rampFrom, p.rampStart, p.slowStart = p.rate, now, false
 	}
-	p.rate = max(p.rate, p.rampFrom*math.Exp2(float64(quiet)/float64(rampDoubling)))
+	p.rate = max(p.rate, p.rampFrom*math.Exp2(float64(now.Sub(p.rampStart))/float64(rampDoubling)))
 	// The slot after the last one comes at the new rate, not the old.
 	if next := p.lastSlot.Add(p.interval()); next.Before(p.next) {
 		p.next = next
 	}
-	idle := now.Sub(p.lastAdmitted) >= ReleaseAfter
-	if idle || p.rate >= dormantRatio*max(p.rampFrom, p.meter.rate(now)) {
+	if p.rate >= dormantRatio*max(p.rampFrom, p.meter.rate(now)) {
 		p.release()
 	}
 }
@@ -330,6 +342,7 @@ func (p *Pacer) Admitted(epoch uint64) {
 		return
 	}
 	p.lastAdmitted = now
+	p.sinceThrottle++
 	if p.refusing {
 		if epoch == p.epoch.Load() {
 			// The provider refused everything for a while and now admits
@@ -351,7 +364,14 @@ func (p *Pacer) Admitted(epoch uint64) {
 		p.rate = max(p.rate+slowStartStep, p.meter.rate(now))
 		return
 	}
-	p.clock += 1 / p.rate
+	// The clock runs in seconds of sending; above the plateau, at least
+	// curveAnswers to a second: at a low rate a probe every few answers
+	// would be a large share of them.
+	if p.clock < regain {
+		p.clock += 1 / p.rate
+	} else {
+		p.clock += 1 / max(p.rate, curveAnswers)
+	}
 	x := (p.clock - regain) / regain
 	p.rate = max(minAdmittedRate, p.plateau+p.depth*x*x*x)
 }
@@ -375,7 +395,7 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 		}
 		return
 	}
-	p.lastThrottle = now
+	p.lastThrottle, p.sinceThrottle = now, 0
 	if epoch != p.epoch.Load() {
 		return // let through before the last cut, which already answered it
 	}
@@ -398,8 +418,8 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 		return
 	}
 	throttledAt := p.rate
-	if admitted > 0 {
-		throttledAt = min(throttledAt, cutCap*admitted)
+	if admitted > 0 { // (a meter of whole seconds says little under MinRate)
+		throttledAt = min(throttledAt, cutCap*max(admitted, MinRate))
 	}
 	// One cut per event, taking away the share refused beyond the
 	// tolerance, at most to β: sending at r to a provider that admits c,
