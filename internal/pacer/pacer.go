@@ -40,6 +40,10 @@ const (
 	// refusingAfter is how long without an admitted answer makes a cut a
 	// sign that the provider refuses everything.
 	refusingAfter = 1500 * time.Millisecond
+	// stormThrottles is how many throttles in a row, over refusingAfter,
+	// are a storm that the first admitted answer ends: a pacer just under
+	// a limit of 1 request/s sees at most one between admitted answers.
+	stormThrottles = 3
 	// rampDoubling is how fast the rate rises once released.
 	rampDoubling = 250 * time.Millisecond
 	// rampAfter is how many admitted answers since the last throttle the
@@ -86,6 +90,7 @@ type Pacer struct {
 	lastThrottle     time.Time // the last throttled answer
 	lastAdmitted     time.Time // the last admitted answer seen engaged
 	sinceThrottle    int       // answers admitted since the last throttle
+	inARow           int       // throttles since the last admitted answer
 	admittedSinceCut bool
 	weight           float64 // admitted answers since the last cut, plus half those before, at most 1/tolerance
 	throttled        float64 // throttles of the current epoch
@@ -104,7 +109,7 @@ func (p *Pacer) Engage(rate float64) {
 	now := p.now()
 	p.rate, p.next = max(MinRate, rate), now
 	p.plateau, p.depth, p.clock, p.slowStart, p.rampFrom = p.rate, 0, 0, false, 0
-	p.weight, p.throttled, p.refusing = 0, 0, false
+	p.weight, p.throttled, p.refusing, p.inARow = 0, 0, false, 0
 	p.lastThrottle, p.lastAdmitted = now, now
 	p.engaged.Store(true)
 }
@@ -341,8 +346,17 @@ func (p *Pacer) Admitted(epoch uint64) {
 	if !p.engaged.Load() {
 		return
 	}
-	p.lastAdmitted = now
+	// Nothing admitted for refusingAfter, and a few throttles in a row:
+	// the provider refused everything, as in a storm, and admits again.
+	// Back to how it was before, as after a quiet spell, whichever epoch
+	// the attempt was let through in (the cuts may not have seen it yet).
+	storm := now.Sub(p.lastAdmitted) >= refusingAfter && p.inARow >= stormThrottles
+	p.lastAdmitted, p.inARow = now, 0
 	p.sinceThrottle++
+	if storm {
+		p.release()
+		return
+	}
 	if p.refusing {
 		if epoch == p.epoch.Load() {
 			// The provider refused everything for a while and now admits
@@ -396,6 +410,7 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 		return
 	}
 	p.lastThrottle, p.sinceThrottle = now, 0
+	p.inARow++
 	if epoch != p.epoch.Load() {
 		return // let through before the last cut, which already answered it
 	}
@@ -463,7 +478,7 @@ func (p *Pacer) engage(now time.Time, measured float64, retryAfter time.Duration
 	}
 	p.rate, p.slowStart = max(MinRate, measured, floor), true
 	p.plateau, p.depth, p.clock, p.weight = p.rate, 0, 0, 0
-	p.lastThrottle, p.lastAdmitted = now, time.Time{}
+	p.lastThrottle, p.lastAdmitted, p.inARow = now, time.Time{}, 1
 	if measured > 0 {
 		p.lastAdmitted = now
 	}

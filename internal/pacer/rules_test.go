@@ -170,37 +170,51 @@ func TestCurveAfterACut(t *testing.T) {
 
 // A storm of refusals (nothing admitted over the last second) cuts to 70%
 // an event and keeps the plateau, the rate admitted before it; once nothing
-// was admitted for 1.5 s the first admitted answer to an attempt let
-// through after the last cut makes it dormant at once. An answer to one let
-// through before it shows the provider admitting: no storm.
-func TestStormKeepsThePlateauAndEndsAtTheFirstAdmittedProbe(t *testing.T) {
+// was admitted for 1.5 s, with 3 throttles in a row or more, the first
+// admitted answer makes it dormant at once, whichever epoch its attempt
+// was let through in. With fewer throttles in a row it is a low limit, not
+// a storm: the pacer stays engaged.
+func TestStormKeepsThePlateauAndEndsAtTheFirstAdmittedAnswer(t *testing.T) {
+	for _, stale := range []bool{false, true} {
+		clock, p := newClockedPacer()
+		for range 1000 {
+			admit(p)
+		}
+		for range 21 {
+			throttle(p) // more than 2%: engaged at 1,000/s
+		}
+		wantRate(t, p, 1000, true)
+		clock.Add(2 * time.Second)
+		for range 5 { // then only refusals
+			clock.Add(50 * time.Millisecond)
+			throttle(p)
+		}
+		wantRate(t, p, 1000*math.Pow(0.7, 5), true)
+		if p.plateau != 1000 || !p.refusing {
+			t.Fatalf("plateau %v, refusing %v after 2 s of refusals; want the 1,000/s admitted before, refusing", p.plateau, p.refusing)
+		}
+		epoch := p.epoch.Load()
+		if stale {
+			p.Admitted(epoch - 1)
+		} else {
+			admit(p)
+		}
+		wantRate(t, p, 0, false)
+		if e, err := p.Wait(context.Background(), 0); err != nil || e != epoch+1 {
+			t.Fatalf("wait after the release = %d, %v; want epoch %d at once", e, err, epoch+1)
+		}
+	}
+
 	clock, p := newClockedPacer()
-	for range 1000 {
-		admit(p)
-	}
-	for range 21 {
-		throttle(p) // more than 2%: engaged at 1,000/s
-	}
-	wantRate(t, p, 1000, true)
-	clock.Add(2 * time.Second)
-	for range 5 { // then only refusals
-		clock.Add(50 * time.Millisecond)
-		throttle(p)
-	}
-	wantRate(t, p, 1000*math.Pow(0.7, 5), true)
-	if p.plateau != 1000 || !p.refusing {
-		t.Fatalf("plateau %v, refusing %v after 2 s of refusals; want the 1,000/s admitted before, refusing", p.plateau, p.refusing)
-	}
-	epoch := p.epoch.Load()
-	p.Admitted(epoch - 1)
-	if !p.Engaged() || p.refusing {
-		t.Fatalf("an answer to an attempt sent before the cut: engaged %v, refusing %v; want engaged, not refusing", p.Engaged(), p.refusing)
-	}
-	p.refusing = true
+	p.Engage(1)
 	admit(p)
-	wantRate(t, p, 0, false)
-	if e, err := p.Wait(context.Background(), 0); err != nil || e != epoch+1 {
-		t.Fatalf("wait after the release = %d, %v; want epoch %d at once", e, err, epoch+1)
+	clock.Add(time.Second)
+	throttle(p)
+	throttle(p)
+	clock.Add(time.Second)
+	admit(p) // 2 s after the last, 2 throttles in between
+	if !p.Engaged() {
+		t.Fatal("released after 2 throttles between admitted answers 2 s apart: a low limit, not a storm")
 	}
 }
 
