@@ -22,10 +22,11 @@
 //     cut (half those before it counting too, at most 50), whichever is
 //     less; at least 5%, at most 30% (CUBIC's β). Within the 2% it does not
 //     cut at all.
-//   - The curve flattens at the rate admitted over the last second, and
-//     probes above it by a tenth in 2 s of sending (at least 10 answers to
-//     a second of the curve, so that at 1 request/s a probe is not every
-//     few answers). Cuts while the provider admits nothing keep the
+//   - The cut that ends slow start flattens the curve where the rate was
+//     throttled (it overshot by at most a doubling); later ones at the
+//     rate admitted over the last second. Either way it then probes above
+//     it by a tenth in 2 s of sending (at least 10 answers to a second of
+//     the curve, so that at 1 request/s a probe is not every few answers). Cuts while the provider admits nothing keep the
 //     plateau, and it probes once a second (a cut after admitted answers
 //     may go under that, to half of it). The first admitted answer after
 //     1.5 s of nothing admitted and 3 throttles in a row or more releases
@@ -42,7 +43,7 @@
 //   - It releases by time, gradually: ReleaseAfter (3 s) after the last
 //     throttle, once 10 answers were admitted since, the rate doubles every
 //     250 ms; a throttle on the way up takes it back to where it started
-//     (the curve probes from there), and at 16 times both that and the
+//     (the curve goes on from there), and at 16 times both that and the
 //     admitted rate it is dormant. An idle area (nothing admitted for 3 s
 //     either) is dormant at once.
 package pacer

@@ -427,8 +427,11 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	if p.rampFrom > 0 {
 		// The release found the limit: back to the rate the provider
 		// admitted without a throttle for ReleaseAfter, probing above it.
+		// The curve goes on where it was, if it had passed the plateau.
 		p.rate, p.rampFrom = p.rampFrom, 0
-		p.setCurve(p.rate)
+		if p.clock < regain || p.depth == 0 {
+			p.setCurve(p.rate)
+		}
 		p.newEpoch(now, admitted)
 		return
 	}
@@ -450,7 +453,10 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	// everything, as in an outage: the plateau stays at what it admitted
 	// before, where the first admitted probe takes the rate back.
 	plateau := p.plateau
-	if p.admittedSinceCut {
+	switch {
+	case p.slowStart: // the rate overshot, by at most a doubling: back to where it did
+		plateau = throttledAt
+	case p.admittedSinceCut:
 		plateau = max(p.rate, min(throttledAt, admitted))
 	}
 	p.slowStart = false
