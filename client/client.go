@@ -71,15 +71,17 @@ const (
 //
 // The client keeps its load control per area of the platform
 // (option.Area): an adaptive rate limit, a retry budget and admission
-// control each, on by default. So a 429 of one area paces that area's
-// later calls, even those that saw no 429 themselves: after one 429 with
+// control each, on by default. A provider that throttles more than 2% of an
+// area's answers paces that area's later calls just under the rate it
+// admits, even calls that saw no 429 themselves: after a lone 429 with
 // Retry-After: 1, the area's next call waits for a slot up to 1 s away,
-// until the provider admits an attempt again or 3 s after its last
-// throttle (option.WithoutAdaptiveRateLimit documents the pacing; it turns
-// it off). And while nearly all of an area's recent attempts fail (5xx, no
-// answer), a share of its calls fail at once without being sent
-// (option.WithoutAdmissionControl documents it; it turns it off). Other
-// areas are never paced or refused by it.
+// until the provider admits an attempt again; sporadic 429s (1 in 100)
+// pace nothing. From 3 s after the last throttle the rate rises, doubling
+// every 250 ms, until nothing is paced (option.WithoutAdaptiveRateLimit
+// documents the pacing; it turns it off). And while nearly all of an
+// area's recent attempts fail (5xx, no answer), a share of its calls fail
+// at once without being sent (option.WithoutAdmissionControl documents it;
+// it turns it off). Other areas are never paced or refused by either.
 func New(opts ...option.RequestOption) (*Client, error) {
 	c, err := newClient(opts)
 	if err != nil {

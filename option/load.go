@@ -156,16 +156,24 @@ func WithAdaptiveRateLimit() RequestOption {
 // limiter, under which it stays dormant).
 //
 // The limit is dormant, at no measurable cost, until the area's provider
-// answers 429 or a "rate limited" problem. That answer engages it at the
-// rate the provider admitted over the last second, and at no less than one
-// attempt per Retry-After: so after one 429 with Retry-After: 1, the next
-// call of that area waits for a slot up to 1 s away, even a call that saw
-// no 429 itself. From then on each attempt of the area waits its turn;
-// each rate-limited answer cuts the rate to 70%, admitted answers regain
-// it in about 2 s (CUBIC) and probe above it; while every answer is a
-// throttle it probes once a second. 3 s after the last throttle it is
-// dormant again, whether or not calls flowed, and so it is at once when a
-// provider that refused everything for a second admits an attempt. A wait
+// refuses (429 or a "rate limited" problem) more than 2% of the answers it
+// gave over the last second: sporadic refusals, such as one 429 in 100
+// from a hot partition, pace nothing. Then it engages at the rate the
+// provider admitted over that second, and at no less than one attempt per
+// Retry-After: so after a lone 429 with Retry-After: 1, the next call of
+// that area waits for a slot up to 1 s away, even a call that saw no 429
+// itself. From then on each attempt of the area waits its turn, spaced by
+// at least the interval (a burst of 1). It cuts the rate at most once per
+// throttle event (refusals of attempts sent before the last cut are the
+// same event), by the share of answers refused beyond 2% (at least 5%, at
+// most 30%), so it settles just under the rate the provider admits; the
+// rate then regains and probes above it (CUBIC), and while every answer is
+// a throttle it probes once a second. Release is by time and gradual: 3 s
+// after the last throttle (and 10 admitted answers) the rate doubles every
+// 250 ms, so a provider still at its limit meets a few more attempts, not
+// the whole queue; at 16 times the rate it admits the limit is dormant
+// again, and so it is at once when a provider that refused everything for
+// a second and a half admits an attempt, or when the area is idle. A wait
 // it cannot finish before the context's deadline or within
 // WithMaxRetryAfter (counting the calls queued ahead, but right after a
 // first throttle and while the provider refuses everything, whose rates

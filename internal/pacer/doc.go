@@ -4,32 +4,46 @@
 // every attempt of that area and reports each answer; it knows nothing of
 // HTTP.
 //
-// It follows AWS SDK adaptive retry mode (unlimited until the first
-// throttle, then a cut to 70% per throttle and CUBIC growth), changed to be
-// exactly as strict as the provider's answers:
+// It follows AWS SDK adaptive retry mode (unlimited until throttled, then
+// cuts and CUBIC growth), changed to read the provider's rate rather than
+// single answers, as TCP cuts once per loss event and BBR tolerates ~2%
+// loss:
 //
 //   - Dormant, it counts admitted answers lock-free; an attempt costs two
-//     atomic loads, so it can be on by default.
+//     atomic loads, so it can be on by default. A throttle engages it only
+//     when throttles are more than 2% of the last second's answers.
 //   - The first rate is the one admitted over the last second (AWS's
 //     measured rate is near zero early on), at least one attempt per
 //     Retry-After; a slow start then doubles it every 150 ms.
-//   - A throttle of an attempt let through before the last cut does not
-//     cut again, so a burst of refusals does not collapse the rate.
-//   - The curve flattens at the rate admitted, not the one refused; cuts
-//     while the provider admits nothing keep it, so the curve climbs back
-//     to where it was. A throttle that finds nothing admitted for a second
-//     (a storm of refusals, or a lone call) makes the first admitted answer
-//     to an attempt let through after it release the pacer: the provider
-//     admits again, as before. (An answer to an attempt sent before it
-//     shows that the provider was admitting: no storm.) Until then it
-//     probes once a second.
+//   - One cut per event: a throttle of an attempt let through before the
+//     last cut does not cut again.
+//   - A cut is scaled to what was admitted: it takes away the share of
+//     answers refused beyond 2%, over the last second and since the last
+//     cut (half those before it counting too, at most 50), whichever is
+//     less; at least 5%, at most 30% (CUBIC's β). Within the 2% it does not
+//     cut at all.
+//   - The cut that ends slow start flattens the curve where the rate was
+//     throttled (it overshot by at most a doubling); later ones at the
+//     rate admitted over the last second. Either way it then probes above
+//     it by a tenth in 2 s of sending (at least 10 answers to a second of
+//     the curve, so that at 1 request/s a probe is not every few answers). Cuts while the provider admits nothing keep the
+//     plateau, and it probes once a second (a cut after admitted answers
+//     may go under that, to half of it). The first admitted answer after
+//     1.5 s of nothing admitted and 3 throttles in a row or more releases
+//     the pacer: the provider refused everything, as in a storm, and
+//     admits again, as before. (A pacer just under a limit of 1 request/s
+//     sees at most one throttle between admitted answers.)
+//   - Slots are spaced by the interval: one taken late is not made up by a
+//     shorter gap, which a provider with a burst of 1 would refuse.
 //   - A wait is refused only when its own slot, counting the queue ahead
 //     at the rate of the moment, is past the deadline or the longest
 //     wait; in slow start and in a storm, whose rates are about to rise,
-//     only the head's slot counts.
-//   - Attempts queue in order; a slot taken late is not lost.
-//   - CUBIC's K is a fixed 2 s of sending, and its clock advances 1/rate
-//     per admitted answer (it stops while idle).
-//   - It releases by time: ReleaseAfter (3 s) after the last throttle it
-//     is dormant again, whether or not attempts flowed, and refuses nothing.
+//     only the head's slot counts. Attempts queue in order; only the head
+//     sleeps, at most 250 ms at a time, and the rate of the moment times it.
+//   - It releases by time, gradually: ReleaseAfter (3 s) after the last
+//     throttle, once 10 answers were admitted since, the rate doubles every
+//     250 ms; a throttle on the way up takes it back to where it started
+//     (the curve goes on from there), and at 16 times both that and the
+//     admitted rate it is dormant. An idle area (nothing admitted for 3 s
+//     either) is dormant at once.
 package pacer

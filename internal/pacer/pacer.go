@@ -12,51 +12,93 @@ import (
 
 // Rates are in attempts per second.
 const (
-	beta          = 0.7              // the multiplicative cut (CUBIC's β)
+	beta          = 0.7              // the deepest cut (CUBIC's β)
 	regain        = 2.0              // CUBIC's K: seconds of sending back to the plateau
 	slowStartStep = math.Ln2 / 0.150 // per admitted answer: doubles every 150 ms while paced
-	// MinRate is the floor of the rate: while every answer is a throttle,
-	// one attempt a second probes whether the provider admits again.
+	// MinRate is the floor of the rate while the provider admits nothing:
+	// one attempt a second probes whether it admits again.
 	MinRate = 1.0
+	// minAdmittedRate is the floor of a cut that follows admitted answers,
+	// so that a provider admitting 1 request/s is paced just under it.
+	minAdmittedRate = MinRate / 2
 	// cutCap bounds the rate a cut starts from to a multiple of the
 	// admitted rate, so a rate built up while the client sent little is not
 	// cut from itself.
 	cutCap = 4.0
+	// tolerance is the share of throttled answers that costs no cut (BBR
+	// tolerates ~2% loss): sporadic throttles say nothing about the rate.
+	tolerance = 0.02
+	// minCut is the least a cut takes away, so that a cut lands under the
+	// limit rather than on it.
+	minCut = 0.05
+	// curveAnswers is the fewest answers a second of the curve above the
+	// plateau takes.
+	curveAnswers = 10.0
+	// minDepth is how far above the plateau the curve climbs in the 2 s of
+	// sending after it reached it: probing goes on, gently.
+	minDepth = 0.1
+	// refusingAfter is how long without an admitted answer makes a cut a
+	// sign that the provider refuses everything.
+	refusingAfter = 1500 * time.Millisecond
+	// stormThrottles is how many throttles in a row, over refusingAfter,
+	// are a storm that the first admitted answer ends: a pacer just under
+	// a limit of 1 request/s sees at most one between admitted answers.
+	stormThrottles = 3
+	// rampDoubling is how fast the rate rises once released.
+	rampDoubling = 250 * time.Millisecond
+	// rampAfter is how many admitted answers since the last throttle the
+	// release waits for besides ReleaseAfter: at 1 request/s, a probe
+	// every 3 s would be a quarter of the attempts.
+	rampAfter = 10
+	// dormantRatio is how far above the admitted rate a rising rate holds
+	// nothing back any more: the pacer is dormant again.
+	dormantRatio = 16.0
 )
 
-// ReleaseAfter is how long after its last throttle an engaged pacer goes
-// dormant again, whether or not attempts flowed meanwhile. It exceeds the
+// ReleaseAfter is how long after its last throttle an engaged pacer starts
+// letting go: its rate then doubles every 250 ms until it is dormantRatio
+// times the admitted rate, when the pacer is dormant. It exceeds the
 // interval at MinRate, so a provider that throttles every probe keeps it
 // engaged.
 const ReleaseAfter = 3 * time.Second
 
 // Pacer paces a client's attempts at a rate it learns from the provider's
-// answers; pacing allows a burst of at most 2. It is safe for concurrent use.
+// answers. It is safe for concurrent use.
 type Pacer struct {
 	now func() time.Time
 
-	// engaged, epoch and lastThrottle are read without the lock. epoch
-	// grows at every cut and release, matching an answer with the rate of
-	// its attempt.
-	engaged      atomic.Bool
-	epoch        atomic.Uint64
-	lastThrottle atomic.Int64 // unix nanos of the last throttled answer
-	meter        meter
+	// engaged and epoch are read without the lock. epoch grows at every
+	// cut and release, matching an answer with the rate of its attempt.
+	engaged atomic.Bool
+	epoch   atomic.Uint64
+	meter   meter // admitted answers
 
 	mu        sync.Mutex
+	refused   meter           // throttled answers
 	rate      float64         // while engaged
 	next      time.Time       // when the next attempt may leave (GCRA's theoretical arrival time)
+	lastSlot  time.Time       // when the last attempt left
 	queue     []chan struct{} // the waiters in arrival order, each closed when it becomes the head
-	slowStart bool            // between the first and the second throttle
+	slowStart bool            // between engaging and the first cut
 	plateau   float64         // where the curve flattens (CUBIC's W_max)
-	depth     float64         // plateau minus the rate right after the last cut
-	clock     float64         // seconds of sending since the last cut (CUBIC's t)
-	lastCut   time.Time
-	admitted  bool // an answer was admitted since the last cut
-	refusing  bool // the last throttle found nothing admitted for a second
+	depth     float64         // how far the curve is below the plateau at clock 0
+	clock     float64         // seconds of sending on the curve (CUBIC's t)
+	rampFrom  float64         // the rate the release started from (0: not releasing)
+	rampStart time.Time       // when it started
+
+	// The event a throttle of the current epoch belongs to.
+	lastThrottle     time.Time // the last throttled answer
+	lastAdmitted     time.Time // the last admitted answer seen engaged
+	sinceThrottle    int       // answers admitted since the last throttle
+	inARow           int       // throttles since the last admitted answer
+	admittedSinceCut bool
+	weight           float64 // admitted answers since the last cut, plus half those before, at most 1/tolerance
+	throttled        float64 // throttles of the current epoch
+	refusing         bool    // the last cut found nothing admitted for refusingAfter
 }
 
-// New returns a dormant pacer: unpaced until the first rate-limited answer.
+// New returns a dormant pacer: unpaced until the provider throttles more
+// than it tolerates.
 func New() *Pacer { return &Pacer{now: time.Now} }
 
 // Engage engages p at rate, next slot free, flat until the next throttle
@@ -66,8 +108,9 @@ func (p *Pacer) Engage(rate float64) {
 	defer p.mu.Unlock()
 	now := p.now()
 	p.rate, p.next = max(MinRate, rate), now
-	p.plateau, p.depth, p.slowStart = p.rate, 0, false
-	p.lastThrottle.Store(now.UnixNano())
+	p.plateau, p.depth, p.clock, p.slowStart, p.rampFrom = p.rate, 0, 0, false, 0
+	p.weight, p.throttled, p.refusing, p.inARow = 0, 0, false, 0
+	p.lastThrottle, p.lastAdmitted = now, now
 	p.engaged.Store(true)
 }
 
@@ -75,7 +118,7 @@ func (p *Pacer) Engage(rate float64) {
 func (p *Pacer) Rate() (rate float64, engaged bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.releaseIfQuiet(p.now())
+	p.update(p.now())
 	if !p.engaged.Load() {
 		return 0, false
 	}
@@ -83,20 +126,33 @@ func (p *Pacer) Rate() (rate float64, engaged bool) {
 }
 
 // Engaged reports, without the lock, whether an attempt may have to wait.
-func (p *Pacer) Engaged() bool {
-	return p.engaged.Load() && !p.quiet(p.now())
-}
+func (p *Pacer) Engaged() bool { return p.engaged.Load() }
 
-// quiet reports whether ReleaseAfter has passed since the last throttle.
-func (p *Pacer) quiet(now time.Time) bool {
-	return now.UnixNano()-p.lastThrottle.Load() >= int64(ReleaseAfter)
-}
-
-// releaseIfQuiet makes p dormant once it is quiet. The caller holds p.mu.
-// A waiter asleep at the head of the queue finds it so at its next slot,
-// at most 1/MinRate away, and lets the rest through.
-func (p *Pacer) releaseIfQuiet(now time.Time) {
-	if p.engaged.Load() && p.quiet(now) {
+// update releases p by time. ReleaseAfter after the last throttle, once
+// rampAfter answers were admitted since, the rate starts doubling every
+// rampDoubling; p is dormant once it is dormantRatio times both where it
+// started and the admitted rate, or at once when nothing was admitted for
+// ReleaseAfter either (the client is idle). The caller holds p.mu.
+func (p *Pacer) update(now time.Time) {
+	if !p.engaged.Load() || now.Sub(p.lastThrottle) < ReleaseAfter {
+		return
+	}
+	if now.Sub(p.lastAdmitted) >= ReleaseAfter {
+		p.release()
+		return
+	}
+	if p.rampFrom == 0 {
+		if p.sinceThrottle < rampAfter {
+			return
+		}
+		p.rampFrom, p.rampStart, p.slowStart = p.rate, now, false
+	}
+	p.rate = max(p.rate, p.rampFrom*math.Exp2(float64(now.Sub(p.rampStart))/float64(rampDoubling)))
+	// The slot after the last one comes at the new rate, not the old.
+	if next := p.lastSlot.Add(p.interval()); next.Before(p.next) {
+		p.next = next
+	}
+	if p.rate >= dormantRatio*max(p.rampFrom, p.meter.rate(now)) {
 		p.release()
 	}
 }
@@ -104,6 +160,7 @@ func (p *Pacer) releaseIfQuiet(now time.Time) {
 // release makes p dormant. The caller holds p.mu.
 func (p *Pacer) release() {
 	p.engaged.Store(false)
+	p.rampFrom = 0
 	p.epoch.Add(1)
 }
 
@@ -154,7 +211,7 @@ func (p *Pacer) Wait(ctx context.Context, maxWait time.Duration) (uint64, error)
 func (p *Pacer) waitEngaged(ctx context.Context, maxWait time.Duration) (uint64, error) {
 	p.mu.Lock()
 	start := p.now()
-	p.releaseIfQuiet(start)
+	p.update(start)
 	if !p.engaged.Load() || (len(p.queue) == 0 && !start.Before(p.next)) {
 		epoch := p.take(start)
 		p.mu.Unlock()
@@ -192,7 +249,7 @@ func (p *Pacer) waitEngaged(ctx context.Context, maxWait time.Duration) (uint64,
 	for {
 		p.mu.Lock()
 		now := p.now()
-		p.releaseIfQuiet(now)
+		p.update(now)
 		if !p.engaged.Load() || !now.Before(p.next) {
 			epoch := p.take(now)
 			p.remove(w)
@@ -205,7 +262,8 @@ func (p *Pacer) waitEngaged(ctx context.Context, maxWait time.Duration) (uint64,
 			p.mu.Unlock()
 			return 0, err
 		}
-		delay := p.next.Sub(now)
+		// At most rampDoubling: a release may bring the slot closer.
+		delay := min(p.next.Sub(now), rampDoubling)
 		p.mu.Unlock()
 		if timer == nil {
 			timer = time.NewTimer(delay)
@@ -232,9 +290,11 @@ func (p *Pacer) leave(ctx context.Context, w chan struct{}) error {
 // take hands out the slot at now and returns the epoch. The caller holds p.mu.
 func (p *Pacer) take(now time.Time) uint64 {
 	if p.engaged.Load() {
-		// Timed from the slot (up to one interval back), not from now.
-		iv := p.interval()
-		p.next = later(p.next, now.Add(-iv)).Add(iv)
+		// Timed from when the slot is taken: a slot taken late is lost,
+		// not made up by a shorter gap that a provider with a burst of 1
+		// would refuse.
+		p.lastSlot = later(p.next, now)
+		p.next = p.lastSlot.Add(p.interval())
 	}
 	return p.epoch.Load()
 }
@@ -282,15 +342,25 @@ func (p *Pacer) Admitted(epoch uint64) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.releaseIfQuiet(now)
+	p.update(now)
 	if !p.engaged.Load() {
+		return
+	}
+	// Nothing admitted for refusingAfter, and a few throttles in a row:
+	// the provider refused everything, as in a storm, and admits again.
+	// Back to how it was before, as after a quiet spell, whichever epoch
+	// the attempt was let through in (the cuts may not have seen it yet).
+	storm := now.Sub(p.lastAdmitted) >= refusingAfter && p.inARow >= stormThrottles
+	p.lastAdmitted, p.inARow = now, 0
+	p.sinceThrottle++
+	if storm {
+		p.release()
 		return
 	}
 	if p.refusing {
 		if epoch == p.epoch.Load() {
-			// The provider refused everything for a second or more and
-			// now admits again: back to how it was before, as after a
-			// quiet spell.
+			// The provider refused everything for a while and now admits
+			// again: back to how it was before, as after a quiet spell.
 			p.release()
 			return
 		}
@@ -298,15 +368,26 @@ func (p *Pacer) Admitted(epoch uint64) {
 		// admitting attempts then, so it was not refusing everything.
 		p.refusing = false
 	}
-	p.admitted = true
+	p.admittedSinceCut = true
+	p.weight = min(p.weight+1, 1/tolerance)
+	if p.rampFrom > 0 {
+		return // the release sets the rate
+	}
 	if p.slowStart {
 		// The first throttle may come before the rest of its burst's answers.
 		p.rate = max(p.rate+slowStartStep, p.meter.rate(now))
 		return
 	}
-	p.clock += 1 / p.rate
+	// The clock runs in seconds of sending; above the plateau, at least
+	// curveAnswers to a second: at a low rate a probe every few answers
+	// would be a large share of them.
+	if p.clock < regain {
+		p.clock += 1 / p.rate
+	} else {
+		p.clock += 1 / max(p.rate, curveAnswers)
+	}
 	x := (p.clock - regain) / regain
-	p.rate = max(MinRate, p.plateau+p.depth*x*x*x)
+	p.rate = max(minAdmittedRate, p.plateau+p.depth*x*x*x)
 }
 
 // Throttled records a rate-limited answer to an attempt let through in
@@ -315,43 +396,109 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
-	p.lastThrottle.Store(now.UnixNano())
-	if epoch != p.epoch.Load() {
-		return // let through before the last cut: that cut already answered it
-	}
-	measured := p.meter.rate(now)
+	p.update(now)
+	p.refused.add(now)
+	admitted, refused := p.meter.rate(now), p.refused.rate(now)
+	// The share of the last second's answers the provider refused, beyond
+	// what the pacer tolerates: sporadic refusals (a hot partition, one
+	// replica) say nothing about the rate.
+	excess := refused/(admitted+refused) - tolerance
 	if !p.engaged.Load() {
-		// A slot every Retry-After at least, so a lone call's retry finds its slot free.
-		floor := 0.0
-		if retryAfter > 0 {
-			floor = float64(time.Second) / float64(retryAfter)
+		if excess > 0 {
+			p.engage(now, admitted, retryAfter)
 		}
-		p.rate, p.slowStart = max(MinRate, measured, floor), true
-		p.plateau = p.rate
-	} else {
-		throttledAt := p.rate
-		if measured > 0 {
-			throttledAt = min(throttledAt, cutCap*measured)
-		}
-		p.rate = max(MinRate, beta*throttledAt)
-		// The throttled rate overshoots by the provider's burst; after a
-		// second of pacing the admitted rate is closer (but an idle second
-		// must not sink the curve below halfway). A provider that admitted
-		// nothing since the last cut is refusing everything, as in an
-		// outage: the plateau stays at what it admitted before, where the
-		// first admitted probe takes the rate back.
-		if p.admitted {
-			p.plateau = throttledAt
-			if now.Sub(p.lastCut) >= time.Second && measured > 0 && measured < throttledAt {
-				p.plateau = max(measured, (p.rate+throttledAt)/2)
-			}
-		}
-		p.depth, p.slowStart, p.clock = max(0, p.plateau-p.rate), false, 0
+		return
 	}
-	p.admitted, p.refusing = false, measured < MinRate
-	p.next, p.lastCut = now.Add(p.interval()), now
-	p.epoch.Add(1)
+	p.lastThrottle, p.sinceThrottle = now, 0
+	p.inARow++
+	if epoch != p.epoch.Load() {
+		return // let through before the last cut, which already answered it
+	}
+	// The share refused since the last cut, too: a throttle after many
+	// admitted answers at the current rate cuts little or nothing. (Not
+	// while the rate rises on release: a throttle then is news.)
+	p.throttled++
+	if p.rampFrom == 0 {
+		excess = min(excess, p.throttled/(p.weight+p.throttled)-tolerance)
+	}
+	if excess <= 0 {
+		return // within the tolerance: no cut, but it keeps the pacer engaged
+	}
+	if p.rampFrom > 0 {
+		// The release found the limit: back to the rate the provider
+		// admitted without a throttle for ReleaseAfter, probing above it.
+		// The curve goes on where it was, if it had passed the plateau.
+		p.rate, p.rampFrom = p.rampFrom, 0
+		if p.clock < regain || p.depth == 0 {
+			p.setCurve(p.rate)
+		}
+		p.newEpoch(now, admitted)
+		return
+	}
+	throttledAt := p.rate
+	if admitted > 0 { // (a meter of whole seconds says little under MinRate)
+		throttledAt = min(throttledAt, cutCap*max(admitted, MinRate))
+	}
+	// One cut per event, taking away the share refused beyond the
+	// tolerance, at most to β: sending at r to a provider that admits c,
+	// the next rate is about c.
+	floor := MinRate
+	if p.admittedSinceCut {
+		floor = minAdmittedRate
+	}
+	p.rate = max(min(floor, throttledAt), max(beta, 1-max(excess, minCut))*throttledAt)
+	// The curve flattens at the rate admitted over the last second (the
+	// provider's rate, when it refused some), never below the new rate. A
+	// provider that admitted nothing since the last cut is refusing
+	// everything, as in an outage: the plateau stays at what it admitted
+	// before, where the first admitted probe takes the rate back.
+	plateau := p.plateau
+	switch {
+	case p.slowStart: // the rate overshot, by at most a doubling: back to where it did
+		plateau = throttledAt
+	case p.admittedSinceCut:
+		plateau = max(p.rate, min(throttledAt, admitted))
+	}
+	p.slowStart = false
+	p.setCurve(plateau)
+	p.newEpoch(now, admitted)
+}
+
+// setCurve starts CUBIC's curve from the current rate towards plateau,
+// climbing at least minDepth·plateau above it in the 2 s of sending after
+// it reaches it. The caller holds p.mu.
+func (p *Pacer) setCurve(plateau float64) {
+	p.plateau = max(plateau, p.rate)
+	p.depth = max(p.plateau-p.rate, minDepth*p.plateau)
+	// The clock where plateau + depth·((clock−K)/K)³ is the rate.
+	p.clock = regain * (1 - math.Cbrt((p.plateau-p.rate)/p.depth))
+}
+
+// engage engages a dormant p at the rate admitted over the last second, at
+// least one attempt per Retry-After, in slow start. The caller holds p.mu.
+func (p *Pacer) engage(now time.Time, measured float64, retryAfter time.Duration) {
+	// A slot every Retry-After at least, so a lone call's retry finds its slot free.
+	floor := 0.0
+	if retryAfter > 0 {
+		floor = float64(time.Second) / float64(retryAfter)
+	}
+	p.rate, p.slowStart = max(MinRate, measured, floor), true
+	p.plateau, p.depth, p.clock, p.weight = p.rate, 0, 0, 0
+	p.lastThrottle, p.lastAdmitted, p.inARow = now, time.Time{}, 1
+	if measured > 0 {
+		p.lastAdmitted = now
+	}
+	p.newEpoch(now, measured)
 	p.engaged.Store(true)
+}
+
+// newEpoch starts an event: attempts let through from now on carry a new
+// epoch, and the next slot is one interval away. The caller holds p.mu.
+func (p *Pacer) newEpoch(now time.Time, measured float64) {
+	p.admittedSinceCut, p.weight, p.throttled = false, p.weight/2, 0
+	p.refusing = now.Sub(p.lastAdmitted) >= refusingAfter && measured == 0
+	p.next = now.Add(p.interval())
+	p.epoch.Add(1)
 }
 
 // meter counts admitted answers lock-free in one-second buckets: bucket s%2

@@ -1,10 +1,13 @@
 // Command loadtest reproduces, against loopback servers, the load figures
 // of the SDK's defaults (issue 17, figures 1–6, each with default options
 // beside the behaviour of 0.2.0 where that is useful) and of its load
-// control per area (issue 27, figures 7–11, in areas.go), and of connections
-// under concurrency (issue 33, figure 12, in connections.go):
+// control per area (issue 27, figures 7–11, in areas.go), of a pacer that
+// follows real providers (issue 34's figures 1–2 as 12–13, in provider.go),
+// of admission control and the shared token (issue 34's figures 3–5 as
+// 14–16, printed 34.3–34.5, in admission.go), and of connections under
+// concurrency (issue 33, figure 17, in connections.go):
 //
-//	go run ./internal/cmd/loadtest                 # figures 1–11, about 4½ minutes
+//	go run ./internal/cmd/loadtest                 # figures 1–17, about 7 minutes
 //	go run ./internal/cmd/loadtest -figure 2       # one figure
 //	go run ./internal/cmd/loadtest -old=false      # default options only, about a minute
 //	go run ./internal/cmd/loadtest -figure 2 -repeat 5
@@ -65,7 +68,7 @@ import (
 )
 
 func main() {
-	figure := flag.Int("figure", 0, "run only this figure (1–12); 0 runs all")
+	figure := flag.Int("figure", 0, "run only this figure (1–17); 0 runs all")
 	old := flag.Bool("old", true, "also run 0.2.0's (and where useful 0.1.0's) behaviour beside the defaults")
 	repeat := flag.Int("repeat", 1, "run the default-options measurement of figures 2, 3 and 6 this many times (at most 10)")
 	timeout := flag.Duration("timeout", 5*time.Minute, "stop everything after this long")
@@ -76,8 +79,9 @@ func main() {
 	*repeat = min(max(*repeat, 1), 10)
 
 	figures := []func(context.Context, bool, int) bool{outage, throttledBatch, otherThrottles, loneCall, outageThenThrottle, throttledForever,
-		throttledProviderBesideOthers, outageBesideTransientFailures, burstAfterQuiet, recoveryAfterStorm, limiterForOneArea}
-	figures = append(figures, admissionFigures...) // admission.go: 12–14
+		throttledProviderBesideOthers, outageBesideTransientFailures, burstAfterQuiet, recoveryAfterStorm, limiterForOneArea,
+		sporadicThrottles, providerAtItsRate} // 12–13: provider.go
+	figures = append(figures, admissionFigures...) // admission.go: 14–16
 	figures = append(figures, connections)         // connections.go: 17
 	if *figure < 0 || *figure > len(figures) {
 		fmt.Fprintf(os.Stderr, "loadtest: no figure %d\n", *figure)
