@@ -125,13 +125,24 @@ func AreaOf(i int) memberplatform.Area { return areas[i] }
 func (op *Operation) area() memberplatform.Area { return areas[AreaIndex(op.Area)] }
 
 // AreaOfPath returns the area of a client.Execute path by its prefix: the
-// prefix itself, or it followed by "/", in the path as a server routes it:
-// %-escapes decoded, "." segments and doubled slashes gone, so that
-// /auth/access%2Dmanagement/users and /.//auth/access-management/users
-// are access management's too.
+// prefix itself, or it followed by "/", in the path as a server may route
+// it: %-escapes decoded, "." segments and doubled slashes gone, a segment's
+// ";parameters" dropped (as Tomcat, Jetty and Spring do) and case folded
+// (as case-insensitive routers do), so that /auth/access%2Dmanagement/users,
+// /.//auth/access-management/users, /auth/access-management;v=1/users and
+// /AUTH/Access-Management/users are access management's too. Erring
+// towards an area costs only its load control, never a call.
 func AreaOfPath(path string) memberplatform.Area {
 	if decoded, err := url.PathUnescape(path); err == nil {
 		path = decoded
+	}
+	path = strings.ToLower(path)
+	if strings.Contains(path, ";") {
+		segs := strings.Split(path, "/")
+		for i, seg := range segs {
+			segs[i], _, _ = strings.Cut(seg, ";")
+		}
+		path = strings.Join(segs, "/")
 	}
 	path = pathpkg.Clean("/" + path)
 	for _, p := range areaPrefixes {

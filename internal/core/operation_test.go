@@ -112,6 +112,14 @@ func TestAreaOfPath(t *testing.T) {
 		"/customer/./members":              memberplatform.AreaCustomer,
 		"/auth/access-management%zz/users": memberplatform.AreaOther, // not decodable: taken as it is
 		"/auth/access%2Dmanagementx/users": memberplatform.AreaOther,
+		// As servers that drop ;parameters, or ignore case, route them.
+		"/auth/access-management;v=1/users": memberplatform.AreaAccessMgmt,
+		"/auth;x/access-management/users":   memberplatform.AreaAccessMgmt,
+		"/auth/access-management%3Bv=1":     memberplatform.AreaAccessMgmt,
+		"/AUTH/Access-Management/users":     memberplatform.AreaAccessMgmt,
+		"/Payment-Methods/pm1":              memberplatform.AreaPayments,
+		"/customer;jsessionid=1/members":    memberplatform.AreaCustomer,
+		"/auth/access-management-x;v=1":     memberplatform.AreaOther,
 	} {
 		if got := AreaOfPath(path); got != want {
 			t.Errorf("AreaOfPath(%q) = %s, want %s", path, got, want)
