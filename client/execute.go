@@ -72,10 +72,12 @@ func (c *Client) Execute(ctx context.Context, method, path string, body, out any
 	if c != nil {
 		pipeline = c.core
 	}
-	if r, ok := body.(io.Reader); ok && call.Invalid == nil {
+	if r, ok := body.(io.Reader); ok && !nilPointer(r) {
 		body := &onceCloser{Reader: r}
-		defer body.close() // also when the call is refused before reading it
-		call.ReadBody = func(ctx context.Context) ([]byte, error) { return readBody(ctx, body) }
+		defer body.close() // also when the call is refused, before or after reading it, as net/http does
+		if call.Invalid == nil {
+			call.ReadBody = func(ctx context.Context) ([]byte, error) { return readBody(ctx, body) }
+		}
 	}
 	return core.Do(ctx, pipeline, call, opts)
 }
@@ -127,6 +129,13 @@ func (c ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
+}
+
+// nilPointer reports whether r is a nil pointer (refused as a body), whose
+// Close may panic.
+func nilPointer(r io.Reader) bool {
+	v := reflect.ValueOf(r)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // onceCloser closes its Reader once, if it is an io.Closer, as net/http

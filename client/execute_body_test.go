@@ -321,3 +321,24 @@ func TestExecuteReaderIsCapped(t *testing.T) {
 		t.Fatalf("want one request with the %d-byte body", client.MaxRequestBodyBytes)
 	}
 }
+
+// A reader body of a call refused for another reason (its method, its
+// path, its out) is closed all the same, as net/http closes a request's
+// body on any error, and never sent.
+func TestExecuteClosesTheBodyOfARefusedCall(t *testing.T) {
+	t.Parallel()
+	c := newClient(t, option.WithBaseURL("http://127.0.0.1:1"), option.WithTokenSource(nil))
+	for name, call := range map[string]func(body io.Reader) error{
+		"method": func(body io.Reader) error { return c.Execute(t.Context(), "post", "/customer/members", body, nil) },
+		"path":   func(body io.Reader) error { return c.Execute(t.Context(), "POST", "/customer/../admin", body, nil) },
+		"out":    func(body io.Reader) error { return c.Execute(t.Context(), "POST", "/customer/members", body, struct{}{}) },
+	} {
+		body := &closeCounter{Reader: strings.NewReader(`{}`)}
+		if err := call(body); !errors.Is(err, apierrors.ErrInvalidInput) {
+			t.Fatalf("%s: %v, want ErrInvalidInput", name, err)
+		}
+		if got := body.closed.Load(); got != 1 {
+			t.Errorf("%s: the refused call's body closed %d times, want 1", name, got)
+		}
+	}
+}
