@@ -331,7 +331,9 @@ func TestExecuteClosesTheBodyOfARefusedCall(t *testing.T) {
 	for name, call := range map[string]func(body io.Reader) error{
 		"method": func(body io.Reader) error { return c.Execute(t.Context(), "post", "/customer/members", body, nil) },
 		"path":   func(body io.Reader) error { return c.Execute(t.Context(), "POST", "/customer/../admin", body, nil) },
-		"out":    func(body io.Reader) error { return c.Execute(t.Context(), "POST", "/customer/members", body, struct{}{}) },
+		"out": func(body io.Reader) error {
+			return c.Execute(t.Context(), "POST", "/customer/members", body, struct{}{})
+		},
 	} {
 		body := &closeCounter{Reader: strings.NewReader(`{}`)}
 		if err := call(body); !errors.Is(err, apierrors.ErrInvalidInput) {
