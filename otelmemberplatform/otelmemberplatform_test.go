@@ -13,10 +13,8 @@ import (
 	"github.com/memberplatform/memberplatform-go/option"
 	"github.com/memberplatform/memberplatform-go/otelmemberplatform"
 	"github.com/memberplatform/memberplatform-go/sdktest"
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -521,27 +519,7 @@ func TestEveryMetricCarriesArea(t *testing.T) {
 	seen := map[string]bool{}
 	for _, sm := range rm.ScopeMetrics {
 		for _, m := range sm.Metrics {
-			var sets []attribute.Set
-			switch d := m.Data.(type) {
-			case metricdata.Histogram[float64]:
-				for _, p := range d.DataPoints {
-					sets = append(sets, p.Attributes)
-				}
-			case metricdata.Sum[int64]:
-				for _, p := range d.DataPoints {
-					sets = append(sets, p.Attributes)
-				}
-			case metricdata.Gauge[int64]:
-				for _, p := range d.DataPoints {
-					sets = append(sets, p.Attributes)
-				}
-			case metricdata.Gauge[float64]:
-				for _, p := range d.DataPoints {
-					sets = append(sets, p.Attributes)
-				}
-			default:
-				t.Fatalf("%s is a %T", m.Name, m.Data)
-			}
+			sets := metricAttributeSets(m.Data)
 			for _, set := range sets {
 				if v, ok := set.Value("memberplatform.area"); !ok || !areas[v.AsString()] {
 					t.Errorf("%s: a point without a known memberplatform.area: %v", m.Name, set.ToSlice())
