@@ -126,13 +126,20 @@ func TestAdmissionForgetsFailuresOlderThanTheWindow(t *testing.T) {
 		t.Fatal("failures 1.85 s old: not refused, want the window to hold them")
 	}
 	clk.Add(200 * time.Millisecond)
+	wantAllAdmitted(t, a, "failures 2.05 s old")
+}
+
+// wantAllAdmitted fails t unless a admits 100 first attempts in a row and
+// reports a shed ratio of 0.
+func wantAllAdmitted(t *testing.T, a *Admission, when string) {
+	t.Helper()
 	for range 100 {
 		if _, refused := a.admit(true); refused {
-			t.Fatal("failures 2.05 s old refused an attempt")
+			t.Fatalf("%s: an attempt refused, want every one admitted", when)
 		}
 	}
 	if r := a.ShedRatio(); r != 0 {
-		t.Fatalf("ShedRatio %v once the failures left the window, want 0", r)
+		t.Fatalf("%s: ShedRatio %v, want 0", when, r)
 	}
 }
 
@@ -172,14 +179,7 @@ func TestAdmissionProbesAndReopens(t *testing.T) {
 		t.Fatal("the probe due was refused")
 	}
 	a.answered(accepted) // the backend healed
-	for range 100 {
-		if _, refused := a.admit(true); refused {
-			t.Fatal("refused after an accepted probe, want the area reopened")
-		}
-	}
-	if r := a.ShedRatio(); r != 0 {
-		t.Fatalf("ShedRatio %v after reopening, want 0", r)
-	}
+	wantAllAdmitted(t, a, "after an accepted probe")
 }
 
 // 4xx answers, 429s, the rate-limited and provider-not-configured problems
