@@ -128,6 +128,16 @@ func newPoolServer(t *testing.T, scheme string) *poolServer {
 	return s
 }
 
+// newPoolClient starts a poolServer and returns it with a client of it on
+// the client's own pool, with opts, closed when t ends.
+func newPoolClient(t *testing.T, scheme string, opts ...option.RequestOption) (*poolServer, *client.Client) {
+	t.Helper()
+	srv := newPoolServer(t, scheme)
+	c := newClient(t, append([]option.RequestOption{option.WithBaseURL(srv.URL), option.WithTokenSource(nil)}, opts...)...)
+	t.Cleanup(c.CloseIdleConnections)
+	return srv, c
+}
+
 // callConcurrently makes calls UpdateUser calls from each of goroutines
 // goroutines through c, and fails t on any error.
 func callConcurrently(t *testing.T, c *client.Client, goroutines, calls int) {
@@ -154,9 +164,7 @@ func callConcurrently(t *testing.T, c *client.Client, goroutines, calls int) {
 func TestPoolKeepsAConnectionPerConcurrentCall(t *testing.T) {
 	for _, scheme := range []string{"http", "https", "h2"} {
 		t.Run(scheme, func(t *testing.T) {
-			srv := newPoolServer(t, scheme)
-			c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
-			t.Cleanup(c.CloseIdleConnections)
+			srv, c := newPoolClient(t, scheme)
 			const goroutines, calls = 32, 25
 			// The first round fills the pool: a call in flight holds a
 			// connection (an HTTP/1.1 one) at a time, and the few beyond 32
@@ -182,9 +190,7 @@ func TestPoolKeepsAConnectionPerConcurrentCall(t *testing.T) {
 func TestPoolUsesOneConnectionForSerialCalls(t *testing.T) {
 	for _, scheme := range []string{"http", "https", "h2"} {
 		t.Run(scheme, func(t *testing.T) {
-			srv := newPoolServer(t, scheme)
-			c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil))
-			t.Cleanup(c.CloseIdleConnections)
+			srv, c := newPoolClient(t, scheme)
 			callConcurrently(t, c, 1, 20)
 			if n := srv.conns.Load(); n != 1 {
 				t.Errorf("20 calls one at a time opened %d connections, want 1", n)
@@ -194,9 +200,7 @@ func TestPoolUsesOneConnectionForSerialCalls(t *testing.T) {
 }
 
 func TestMaxConnsPerHostBoundsThePool(t *testing.T) {
-	srv := newPoolServer(t, "http")
-	c := newClient(t, option.WithBaseURL(srv.URL), option.WithTokenSource(nil), option.WithMaxConnsPerHost(4))
-	t.Cleanup(c.CloseIdleConnections)
+	srv, c := newPoolClient(t, "http", option.WithMaxConnsPerHost(4))
 	callConcurrently(t, c, 16, 10)
 	if n := srv.conns.Load(); n > 4 {
 		t.Errorf("16 goroutines with WithMaxConnsPerHost(4) opened %d connections, want ≤ 4", n)
