@@ -21,8 +21,9 @@ import (
 // registering its own callback for the same {memberplatform.area} points
 // would leave only one client's values. The clients of one meter share
 // one callback that reports, per area, the smallest retry budget and the
-// largest pacer rate and shed ratio among them: the client in the most
-// trouble, which is what an alert wants to see.
+// largest pacer rate and shed ratio among them: the budget and shed ratio
+// of the client in the most trouble, and a rate above 0 while any
+// client's pacer is engaged, which is what the alerts test.
 
 // meterStates are the states of the clients reporting through one meter.
 type meterStates struct {
@@ -41,7 +42,7 @@ var (
 // observeGauges reports state's gauges through in's meter, beside the
 // other clients of that meter, until the client is collected.
 func (in *instrumentation) observeGauges(state *observe.State) {
-	if !reflect.TypeOf(in.meter).Comparable() { // a meter of its own kind: the client reads alone
+	if !reflect.ValueOf(in.meter).Comparable() { // a meter that is no map key (its value, not its type: an interface field may hold a slice): the client reads alone
 		ms := &meterStates{states: []weak.Pointer[observe.State]{weak.Make(state)}}
 		reg, err := in.registerGauges(ms)
 		if err != nil {

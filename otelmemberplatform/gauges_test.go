@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 
 	memberplatform "github.com/memberplatform/memberplatform-go"
 	"github.com/memberplatform/memberplatform-go/observe"
@@ -62,4 +63,25 @@ func TestClientsSharingAMeterReportTogether(t *testing.T) {
 		t.Errorf("budget %v, want the healthy client's 500", got)
 	}
 	runtime.KeepAlive(healthy)
+}
+
+// unhashableMeter is a Meter whose value is no map key (an interface field
+// holding a slice), though its type is comparable.
+type unhashableMeter struct {
+	metric.Meter
+	tags any
+}
+
+// A meter that cannot be a map key reads each client alone, without a
+// panic.
+func TestUnhashableMeterReadsEachClientAlone(t *testing.T) {
+	in, reader, _ := newTestInstrumentation(t)
+	in.meter = unhashableMeter{Meter: in.meter, tags: []string{"a"}}
+	state := fixedState(40, 0, 0.5)
+	in.ObserveState(state)
+	payments := attribute.NewSet(AttrArea.String(string(memberplatform.AreaPayments)))
+	if _, got := points(t, reader, "memberplatform.client.admission.shed_ratio"); got[payments] != 0.5 {
+		t.Errorf("shed_ratio points %v, want payments 0.5", got)
+	}
+	runtime.KeepAlive(state)
 }
