@@ -50,7 +50,8 @@ var ErrRetryBudgetExhausted = stderrors.New("memberplatform: retry budget exhaus
 //
 //   - Refused at its first attempt, the call sent nothing: its error is an
 //     *Error (the client's own, as a proxy's local reply would be; no
-//     Header, no body, Attempts 0) of the status of the area's last 5xx
+//     Header, no body, Attempts as before this send: 0 unless a 401 was
+//     resent) of the status of the area's last 5xx
 //     answer, matching its kind (a 503 ErrServiceUnavailable, a 500
 //     ErrInternal), or a *TransportError when the failures were attempts
 //     without an answer.

@@ -76,7 +76,7 @@ type Admission struct {
 	nextProbe int64         // unix nanos from which a refused attempt goes out as a probe
 	reason    failureReason // the last failure's
 	status    int           // the last 5xx's status (reason failedUnavailable)
-	notBefore int64         // unix nanos the last 5xx's Retry-After asked to wait until
+	notBefore int64         // unix nanos the last failure's Retry-After asked to wait until, or 0
 }
 
 // admissionBucket counts one bucket of the window; slot is its start in
@@ -130,19 +130,14 @@ func (a *Admission) admit(first bool) (refusal admissionRefusal, refused bool) {
 	return admissionRefusal{reason: a.reason, status: a.status, wait: wait}, true
 }
 
-// failedWith notes the status and Retry-After of a 5xx about to be counted
-// (answered), which refusals then report.
-func (a *Admission) failedWith(status int, retryAfter time.Duration) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.status, a.notBefore = status, 0
-	if retryAfter > 0 {
-		a.notBefore = a.now().Add(retryAfter).UnixNano()
-	}
-}
+// answered counts the answer to an admitted attempt, as answeredWith does
+// a failure of no status (no answer) or an accept.
+func (a *Admission) answered(r failureReason) { a.answeredWith(r, 0, 0) }
 
-// answered counts the answer to an admitted attempt.
-func (a *Admission) answered(r failureReason) {
+// answeredWith counts the answer to an admitted attempt: r, and for a 5xx
+// (failedUnavailable) its status and Retry-After, which refusals report
+// until the next failure replaces them.
+func (a *Admission) answeredWith(r failureReason, status int, retryAfter time.Duration) {
 	if r == uncounted || r == accepted && a.watchUntil.Load() == 0 {
 		return
 	}
@@ -158,6 +153,7 @@ func (a *Admission) answered(r failureReason) {
 			// no longer counted, so the calls it now serves in full pay
 			// nothing for it, until the next failure.
 			a.buckets = [admissionBuckets]admissionBucket{}
+			a.status, a.notBefore = 0, 0
 			a.watchUntil.Store(0)
 			return
 		}
@@ -169,7 +165,10 @@ func (a *Admission) answered(r failureReason) {
 	b := a.bucket(ns)
 	b.requests++
 	b.failures++
-	a.reason = r
+	a.reason, a.status, a.notBefore = r, status, 0
+	if retryAfter > 0 {
+		a.notBefore = ns + int64(retryAfter)
+	}
 	a.watchUntil.Store(ns + int64(AdmissionWindow))
 }
 
@@ -255,7 +254,8 @@ func (state *callState) observeAdmission(apiErr *apierrors.Error, err error) {
 	if a := state.scope.Admission; a != nil {
 		health := state.answerHealth(apiErr, err)
 		if health == failedUnavailable {
-			a.failedWith(apiErr.StatusCode, apiErr.RetryAfter)
+			a.answeredWith(health, apiErr.StatusCode, apiErr.RetryAfter)
+			return
 		}
 		a.answered(health)
 	}

@@ -464,17 +464,42 @@ func TestAdmissionRefusalKeepsTheLastFailure(t *testing.T) {
 	draw := 0.0
 	a := testAdmission(clk, &draw)
 	for range 20 {
-		a.failedWith(http.StatusInternalServerError, 0)
-		a.answered(failedUnavailable)
+		a.answeredWith(failedUnavailable, http.StatusInternalServerError, 0)
 	}
 	a.admit(true) // the probe
 	r, refused := a.admit(true)
 	if !refused || r.status != http.StatusInternalServerError || r.wait > AdmissionProbeInterval {
 		t.Fatalf("refusal %+v (%v), want one for a 500 within the probe interval", r, refused)
 	}
-	a.failedWith(http.StatusServiceUnavailable, 10*time.Second)
-	a.answered(failedUnavailable)
+	a.answeredWith(failedUnavailable, http.StatusServiceUnavailable, 10*time.Second)
 	if r, refused = a.admit(true); !refused || r.status != http.StatusServiceUnavailable || r.wait != 10*time.Second {
 		t.Fatalf("refusal %+v (%v), want one for a 503 asking to wait 10 s", r, refused)
+	}
+}
+
+// A Retry-After belongs to its 5xx: once the area reopens, or a later
+// failure had no answer, refusals wait for the next probe only.
+func TestAdmissionRetryAfterDoesNotOutliveItsFailure(t *testing.T) {
+	clk := fakeclock.New()
+	draw := 0.0
+	a := testAdmission(clk, &draw)
+	for range 20 {
+		a.answeredWith(failedUnavailable, http.StatusServiceUnavailable, time.Minute)
+	}
+	a.admit(true) // the probe
+	if r, refused := a.admit(true); !refused || r.wait != time.Minute {
+		t.Fatalf("refusal %+v (%v), want one waiting the 503s' minute", r, refused)
+	}
+	clk.Add(AdmissionProbeInterval)
+	a.admit(true)        // a probe...
+	a.answered(accepted) // ...answered: the area reopens
+	clk.Add(time.Second)
+	for range 20 {
+		a.answered(failedTransport)
+	}
+	a.admit(true) // the probe
+	r, refused := a.admit(true)
+	if !refused || r.reason != failedTransport || r.status != 0 || r.wait > AdmissionProbeInterval {
+		t.Fatalf("refusal %+v (%v), want one for no answer within the probe interval, not the old 503's minute", r, refused)
 	}
 }
