@@ -127,6 +127,8 @@ type Refusal struct {
 	Attempt int
 	// Reason is the ErrorType of the attempt's outcome.
 	Reason string
+	// Area is the area whose retry budget refused the retry.
+	Area memberplatform.Area
 }
 
 // State reads a client's load-control state, for gauges. The SDK builds

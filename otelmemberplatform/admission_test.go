@@ -128,16 +128,16 @@ func TestBudgetRefusedCounted(t *testing.T) {
 	in, reader, _ := newTestInstrumentation(t)
 	call := observe.Call{Operation: "payments.GetPaymentMethod", Method: "GET", Area: memberplatform.AreaPayments}
 	ctx := in.StartCall(t.Context(), call)
-	in.BudgetRefused(ctx, observe.Refusal{Attempt: 1, Reason: observe.ErrorServiceUnavailable})
+	in.BudgetRefused(ctx, observe.Refusal{Attempt: 1, Reason: observe.ErrorServiceUnavailable}) // no Area: the call's
 	in.EndCall(ctx, call, nil)
-	in.BudgetRefused(t.Context(), observe.Refusal{Attempt: 1, Reason: observe.ErrorTimeout}) // outside a call: no area to count it under
+	in.BudgetRefused(t.Context(), observe.Refusal{Attempt: 1, Reason: observe.ErrorTimeout, Area: memberplatform.AreaCustomer}) // outside a call: its own area
 
 	unit, got := points(t, reader, "memberplatform.client.retry_budget.refused")
 	if unit != "{retry}" {
 		t.Errorf("unit %q, want {retry}", unit)
 	}
-	if len(got) != 1 || got[areaReason(memberplatform.AreaPayments, "service_unavailable")] != 1 {
-		t.Errorf("points %v, want one: payments, service_unavailable = 1", got)
+	if len(got) != 2 || got[areaReason(memberplatform.AreaPayments, "service_unavailable")] != 1 || got[areaReason(memberplatform.AreaCustomer, "timeout")] != 1 {
+		t.Errorf("points %v, want two: payments, service_unavailable = 1 and customer, timeout = 1", got)
 	}
 }
 

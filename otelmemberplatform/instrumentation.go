@@ -325,11 +325,17 @@ func (in *instrumentation) RateLimitWait(ctx context.Context, wait observe.Wait)
 	}
 }
 
-// BudgetRefused counts the refusal, under the call's area, and adds an
-// event to the call's span.
+// BudgetRefused counts the refusal, under its area (the call's, from an
+// SDK before observe.Refusal had one), and adds an event to the call's
+// span.
 func (in *instrumentation) BudgetRefused(ctx context.Context, refusal observe.Refusal) {
-	if call, ok := ctx.Value(callKey{}).(*callScope); ok {
-		in.budgetRefused.Add(ctx, 1, in.measures.get(measureKey{area: call.area, errorType: refusal.Reason}))
+	call, inCall := ctx.Value(callKey{}).(*callScope)
+	area := string(refusal.Area)
+	if area == "" && inCall {
+		area = call.area
+	}
+	in.budgetRefused.Add(ctx, 1, in.measures.get(measureKey{area: area, errorType: refusal.Reason}))
+	if inCall {
 		call.span.AddEvent(EventBudgetRefused, trace.WithAttributes(AttrRetryAttempt.Int(refusal.Attempt),
 			AttrRetryReason.String(refusal.Reason)))
 	}

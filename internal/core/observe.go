@@ -119,7 +119,7 @@ func (state *callState) observeAttempt(ctx context.Context, resp *http.Response,
 	case Retry:
 		obs.Retry(state.ctx, observe.Retry{Attempt: state.prior + state.attempts, Reason: observe.ErrorType(outcome), Delay: wait})
 	case StopBudget:
-		obs.BudgetRefused(state.ctx, observe.Refusal{Attempt: state.prior + state.attempts, Reason: observe.ErrorType(outcome)})
+		obs.BudgetRefused(state.ctx, observe.Refusal{Attempt: state.prior + state.attempts, Reason: observe.ErrorType(outcome), Area: state.op.area()})
 	case StopShed:
 		state.observeShed(state.refusal)
 	}

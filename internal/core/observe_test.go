@@ -82,7 +82,7 @@ func (r *recorder) RateLimitWait(ctx context.Context, w observe.Wait) {
 }
 
 func (r *recorder) BudgetRefused(ctx context.Context, refusal observe.Refusal) {
-	r.add("refused %d %s", refusal.Attempt, refusal.Reason)
+	r.add("refused %d %s %s", refusal.Attempt, refusal.Reason, refusal.Area)
 }
 
 // statusTransport answers the statuses in order (the last one repeats),
@@ -181,7 +181,7 @@ func TestObserverBudgetAndWaits(t *testing.T) {
 		`start call test.Put PUT "/things/{id}" token=false`,
 		`start attempt resend=0 in /test.Put`,
 		`end attempt resend=0 status=503 service_unavailable in /test.Put/attempt`,
-		`refused 1 service_unavailable`,
+		`refused 1 service_unavailable other`,
 		`end call test.Put service_unavailable in /test.Put`,
 	})
 
