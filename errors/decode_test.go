@@ -346,4 +346,11 @@ func TestFieldErrorsOfJoined(t *testing.T) {
 	eq(t, "one error's", len(FieldErrorsOf(fmt.Errorf("x: %w", addr))), 2)
 	eq(t, "none", len(FieldErrorsOf(stderrors.New("plain"))), 0)
 	eq(t, "nil", len(FieldErrorsOf(nil)), 0)
+
+	// A *TransportError is one failure: its cause's fields, else its Last's,
+	// never both.
+	last := &Error{StatusCode: 422, Header: http.Header{}, Problem: &Problem{ServiceErrors: []ServiceError{{Detail: "bad", Pointer: "/email"}}}}
+	eq(t, "transport, Last's", len(FieldErrorsOf(&TransportError{Err: stderrors.New("reset"), Last: last})), 1)
+	eq(t, "transport, cause's first", FieldErrorsOf(&TransportError{Err: pm, Last: last})[0].Field, "expDate")
+	eq(t, "transport, one failure's", len(FieldErrorsOf(&TransportError{Err: pm, Last: last})), 1)
 }

@@ -56,7 +56,14 @@ func FieldErrorsOf(err error) []FieldError {
 			return withFields.FieldErrors()
 		}
 		switch u := err.(type) {
-		case interface{ Unwrap() []error }:
+		case *TransportError, *TokenError: // one failure: its cause's fields, else its Last's
+			for _, e := range u.(interface{ Unwrap() []error }).Unwrap() {
+				if fs := FieldErrorsOf(e); fs != nil {
+					return fs
+				}
+			}
+			return nil
+		case interface{ Unwrap() []error }: // errors joined: every one's
 			var out []FieldError
 			for _, e := range u.Unwrap() {
 				out = append(out, FieldErrorsOf(e)...)
