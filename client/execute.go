@@ -131,8 +131,8 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// nilPointer reports whether r is a nil pointer (refused as a body), whose
-// Close may panic.
+// nilPointer reports whether r is a nil pointer, refused as a body: its
+// Read or Close may panic.
 func nilPointer(r io.Reader) bool {
 	v := reflect.ValueOf(r)
 	return v.Kind() == reflect.Pointer && v.IsNil()
@@ -166,8 +166,7 @@ func setExecuteBody(call *core.Call, body any) error {
 	case string:
 		raw = []byte(b)
 	case io.Reader:
-		if v := reflect.ValueOf(b); v.Kind() == reflect.Pointer && v.IsNil() {
-			// Reading it would panic (a nil *bytes.Buffer does).
+		if nilPointer(b) { // reading it would panic (a nil *bytes.Buffer does)
 			return invalidExecute("body", fmt.Sprintf("a nil %T; pass nil itself to send no body", b))
 		}
 		return nil // Execute reads it in the pipeline, under the call's deadline

@@ -98,13 +98,7 @@ func WithTransport(rt http.RoundTripper) RequestOption {
 // connections per host, so at up to 100 calls in flight no call opens a
 // connection that an earlier one could have reused.
 func WithMaxConnsPerHost(n int) RequestOption {
-	return clientWide(clientWidePool, requestOption{apply: func(s *core.Settings) error {
-		if n < 0 {
-			return errors.New("memberplatform: WithMaxConnsPerHost: negative bound")
-		}
-		s.MaxConnsPerHost = n
-		return nil
-	}})
+	return clientWide(clientWidePool, checked(n < 0, "WithMaxConnsPerHost: negative bound", func(s *core.Settings) { s.MaxConnsPerHost = n }))
 }
 
 // WithInsecureBearerOverHTTP allows the bearer token over plain http:// to

@@ -53,6 +53,13 @@ type scriptedFault struct {
 // FailNext scripts the next n requests matching f.Operation to be answered
 // by f. Faults are used in the order they were scripted; each matching
 // request uses up one. Faults apply before authentication.
+//
+// A client's admission control (on by default) refuses a share of an
+// area's calls locally once 10 or more of its attempts in 2 s failed (5xx,
+// or a reset): a test scripting that many failures in a row sees some
+// calls fail with errors.ErrLoadShed, unsent, at random. Pass
+// option.WithoutAdmissionControl() to the test's client when each scripted
+// failure must reach the server.
 func (s *Server) FailNext(n int, f Fault) {
 	if n <= 0 {
 		return
