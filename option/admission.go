@@ -33,7 +33,7 @@ import "github.com/memberplatform/memberplatform-go/internal/core"
 //
 // Scope: client. Default: on.
 func WithoutAdmissionControl() RequestOption {
-	return clientWide("WithoutAdmissionControl applies to client.New, not to a single call", set(func(s *core.Settings) {
+	return clientWide(clientWideLoad, set(func(s *core.Settings) {
 		for i := range s.Scopes {
 			s.Scopes[i].Admission = nil
 		}

@@ -60,7 +60,7 @@ func checked(bad bool, msg string, f func(*core.Settings)) requestOption {
 // Refusals of client-wide options given to a single call.
 const (
 	clientWideAuth     = "WithTokenSource and WithSigV4 apply to client.New, not to a single call"
-	clientWideLoad     = "WithRetryBudget, WithRateLimiter, WithAdaptiveRateLimit and WithoutAdaptiveRateLimit apply to client.New, not to a single call"
+	clientWideLoad     = "WithRetryBudget, WithRateLimiter, WithAdaptiveRateLimit, WithoutAdaptiveRateLimit and WithoutAdmissionControl apply to client.New, not to a single call"
 	clientWideObserver = "WithObserver and the OpenTelemetry options apply to client.New, not to a single call"
 	clientWidePool     = "WithMaxConnsPerHost applies to client.New, not to a single call"
 )

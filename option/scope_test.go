@@ -27,7 +27,9 @@ func TestOptionScope(t *testing.T) {
 		perCall bool
 		want    string
 	}{
-		{"WithRetryBudget", option.WithRetryBudget(option.RetryBudget{Disabled: true}), true, "WithRetryBudget, WithRateLimiter, WithAdaptiveRateLimit and WithoutAdaptiveRateLimit apply to client.New, not to a single call"},
+		{"WithRetryBudget", option.WithRetryBudget(option.RetryBudget{Disabled: true}), true, "WithRetryBudget, WithRateLimiter, WithAdaptiveRateLimit, WithoutAdaptiveRateLimit and WithoutAdmissionControl apply to client.New, not to a single call"},
+		{"WithoutAdmissionControl", option.WithoutAdmissionControl(), true, "apply to client.New, not to a single call"},
+		{"WithMaxConnsPerHost", option.WithMaxConnsPerHost(4), true, "WithMaxConnsPerHost applies to client.New, not to a single call"},
 		{"WithRateLimiter", option.WithRateLimiter(nopLimiter{}), true, "apply to client.New, not to a single call"},
 		{"WithAdaptiveRateLimit", option.WithAdaptiveRateLimit(), true, "apply to client.New, not to a single call"},
 		{"WithoutAdaptiveRateLimit", option.WithoutAdaptiveRateLimit(), true, "apply to client.New, not to a single call"},
