@@ -75,7 +75,8 @@ const (
 // area's answers paces that area's later calls just under the rate it
 // admits, even calls that saw no 429 themselves: after a lone 429 with
 // Retry-After: 1, the area's next call waits for a slot up to 1 s away,
-// until the provider admits an attempt again; sporadic 429s (1 in 100)
+// until the provider admits an attempt again; sporadic 429s (1 in 100 of
+// the last second's answers, at a rate of 50 answers a second or more)
 // pace nothing. From 3 s after the last throttle the rate rises, doubling
 // every 250 ms, until nothing is paced (option.WithoutAdaptiveRateLimit
 // documents the pacing; it turns it off). And while nearly all of an

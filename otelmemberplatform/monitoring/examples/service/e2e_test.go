@@ -248,7 +248,7 @@ func exportedNames(ctx context.Context, prom *promtest.Server) (map[string]bool,
 }
 
 // unexported returns a problem for every series a rule or a panel names
-// that the service does not export (but for admission control's, pending).
+// that the service does not export.
 func unexported(rules promtest.RuleFile, dash promtest.Dashboard, exported map[string]bool) []string {
 	var problems []string
 	where := map[string]string{}
