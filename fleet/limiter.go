@@ -195,6 +195,7 @@ func (l *Limiter) Wait(ctx context.Context) error {
 // deadline, so a turn that would come after it is refused by the same
 // script, without changing the bucket.
 func (l *Limiter) reserve(ctx context.Context) (time.Time, error) {
+	askedAgain := false // once, when the key went away between the script and its read
 	for {
 		start := time.Now()
 		ahead := maxQueue
@@ -211,7 +212,11 @@ func (l *Limiter) reserve(ctx context.Context) (time.Time, error) {
 		var unparsable *strconv.NumError
 		switch {
 		case errors.As(err, &unparsable): // the script's answer over "-nan", which Lua writes back as it is
-			return time.Time{}, l.foreignValue(ctx, nil)
+			if err := l.foreignValue(ctx, nil); err != errKeyGone || askedAgain {
+				return time.Time{}, err
+			}
+			askedAgain = true
+			continue
 		case err != nil:
 			return time.Time{}, l.waitError(ctx, err)
 		}
@@ -223,7 +228,11 @@ func (l *Limiter) reserve(ctx context.Context) (time.Time, error) {
 		// schedule of this limiter's.
 		if res.Allowed == 0 && (res.RetryAfter < 0 || res.RetryAfter > l.horizon()) ||
 			res.Allowed > 0 && (res.ResetAfter <= 0 || res.ResetAfter > l.horizon()) {
-			return time.Time{}, l.foreignValue(ctx, res)
+			if err := l.foreignValue(ctx, res); err != errKeyGone || askedAgain {
+				return time.Time{}, err
+			}
+			askedAgain = true
+			continue
 		}
 		if res.Allowed > 0 {
 			// ResetAfter is how far the new TAT lies ahead; the turn
@@ -266,6 +275,10 @@ var errForeignSchedule = errors.New("the key holds a turn further ahead than thi
 // an infinity, from which the script computes no turn at all.
 var errNonFiniteValue = errors.New("the key holds no finite number (a corrupted value); delete the key, or give the limiter a key of its own")
 
+// errKeyGone is foreignValue's answer when the key no longer exists (it
+// expired, or was deleted, since the script read it): reserve asks again.
+var errKeyGone = errors.New("the key went away")
+
 // nonFiniteRetry is the wait a refusal for a non-finite value asks for
 // when the key does not expire sooner: nothing can tell when someone
 // repairs it, and asking Redis again costs one round trip.
@@ -275,11 +288,13 @@ const nonFiniteRetry = time.Second
 // limiter's (reserve: res is the script's answer, nil when unparsable). It reads the key, one more Redis call on this path
 // only, to tell a turn far ahead (errForeignSchedule, its Delay the turn's
 // distance) from a value that is no finite number (errNonFiniteValue, its
-// Delay until the key expires, or nonFiniteRetry: a wait to retry after).
+// Delay until the key expires, or nonFiniteRetry: a wait to retry after),
+// or errKeyGone when there is no key any more.
 func (l *Limiter) foreignValue(ctx context.Context, res *redis_rate.Result) error {
 	type value struct {
-		raw string
-		ttl time.Duration
+		raw  string
+		ttl  time.Duration
+		gone bool // no key: errKeyGone
 	}
 	v, err := callRedis(ctx, l.cfg.timeout, func(rctx context.Context) (value, error) {
 		pipe := l.rdb.Pipeline()
@@ -287,10 +302,13 @@ func (l *Limiter) foreignValue(ctx context.Context, res *redis_rate.Result) erro
 		if _, err := pipe.Exec(rctx); err != nil && !errors.Is(err, redis.Nil) {
 			return value{}, err
 		}
-		return value{get.Val(), ttl.Val()}, nil
+		return value{get.Val(), ttl.Val(), errors.Is(get.Err(), redis.Nil)}, nil
 	})
 	if err != nil { // Redis failed on this read: as when it fails on the script
 		return l.waitError(ctx, err)
+	}
+	if v.gone {
+		return errKeyGone
 	}
 	if f, perr := strconv.ParseFloat(strings.TrimSpace(v.raw), 64); perr == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
 		delay := time.Duration(math.MaxInt64)

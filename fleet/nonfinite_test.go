@@ -102,3 +102,39 @@ func TestNonFiniteValueUnreadable(t *testing.T) {
 		t.Fatalf("Wait = %v; want the Redis failure, failed closed as ErrUnavailable", err)
 	}
 }
+
+// vanishingGet answers the limiter's read of the key as Redis does once
+// the key expired after the script read it: no such key.
+type vanishingGet struct{ rdb *redis.Client }
+
+func (vanishingGet) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (vanishingGet) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (h vanishingGet) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, c := range cmds {
+			if c.Name() == "get" {
+				if err := h.rdb.Del(ctx, c.Args()[1].(string)).Err(); err != nil {
+					return err
+				}
+			}
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// A key holding a foreign value that expires before the limiter reads it
+// back is no corrupted value: the limiter asks again and gets a turn.
+func TestForeignValueThatVanishesIsAskedAgain(t *testing.T) {
+	srv := startRedis(t)
+	rdb := newRedisClient(t, srv.Addr)
+	if err := rdb.Set(context.Background(), "rate:kgone", "nan", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	rdb.AddHook(vanishingGet{newRedisClient(t, srv.Addr)})
+	l := NewRedisLimiter(rdb, "kgone", 10, 5, WithRedisTimeout(2*time.Second), WithLogger(nil))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := l.Wait(ctx); err != nil {
+		t.Fatalf("Wait = %v; want a turn once the key went away", err)
+	}
+}
