@@ -340,3 +340,19 @@ func TestLowLimitSettlesUnderIt(t *testing.T) {
 		}
 	}
 }
+
+// A rate built up while the client sent little is not cut from itself: a
+// cut starts from at most cutCap times the rate admitted over the last
+// second.
+func TestCutStartsFromAtMostCutCapTimesTheAdmittedRate(t *testing.T) {
+	_, p := newClockedPacer()
+	p.Engage(1000)
+	for range 5 { // 5 admitted answers in the last second
+		admit(p)
+	}
+	throttle(p) // 1 of 6 refused: a cut
+	r, engaged := p.Rate()
+	if !engaged || r > 20 {
+		t.Fatalf("rate %v (engaged %v) after a throttle at 1,000/s with 5 admitted answers, want at most 4 × 5 = 20", r, engaged)
+	}
+}
