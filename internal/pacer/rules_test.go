@@ -356,3 +356,20 @@ func TestCutStartsFromAtMostCutCapTimesTheAdmittedRate(t *testing.T) {
 		t.Fatalf("rate %v (engaged %v) after a throttle at 1,000/s with 5 admitted answers, want at most 4 × 5 = 20", r, engaged)
 	}
 }
+
+// A cut that found nothing admitted for refusingAfter marks the provider
+// as refusing everything; the first answer it admits to an attempt sent
+// after that cut lets the pacer go at once, as after a quiet spell, even
+// before a storm's run of throttles.
+func TestAdmittedAfterRefusingEverythingReleases(t *testing.T) {
+	clock, p := newClockedPacer()
+	p.Engage(10)
+	p.inARow = 0
+	clock.Add(2 * refusingAfter)
+	throttle(p) // one throttle, nothing admitted for 3 s: refusing
+	if !p.refusing {
+		t.Fatal("a cut after 3 s without an admitted answer did not mark the provider refusing")
+	}
+	admit(p)
+	wantRate(t, p, 0, false)
+}
