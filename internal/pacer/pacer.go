@@ -50,6 +50,9 @@ const (
 	// release waits for besides ReleaseAfter: at 1 request/s, a probe
 	// every 3 s would be a quarter of the attempts.
 	rampAfter = 10
+	// recentAnswers is how many of the last admitted answers measure the
+	// rate admitted lately, besides the last second.
+	recentAnswers = 16
 	// dormantRatio is how far above the admitted rate a rising rate holds
 	// nothing back any more: the pacer is dormant again.
 	dormantRatio = 16.0
@@ -77,7 +80,7 @@ type Pacer struct {
 	refused   meter           // throttled answers
 	rate      float64         // while engaged
 	next      time.Time       // when the next attempt may leave (GCRA's theoretical arrival time)
-	lastSlot  time.Time       // when the last attempt left
+	lastSlot  time.Time       // when the last attempt left, or the epoch began if later: the next slot comes an interval after it
 	queue     []chan struct{} // the waiters in arrival order, each closed when it becomes the head
 	slowStart bool            // between engaging and the first cut
 	plateau   float64         // where the curve flattens (CUBIC's W_max)
@@ -92,9 +95,11 @@ type Pacer struct {
 	sinceThrottle    int       // answers admitted since the last throttle
 	inARow           int       // throttles since the last admitted answer
 	admittedSinceCut bool
-	weight           float64 // admitted answers since the last cut, plus half those before, at most 1/tolerance
-	throttled        float64 // throttles of the current epoch
-	refusing         bool    // the last cut found nothing admitted for refusingAfter
+	recent           [recentAnswers]time.Time // when the last admitted answers came, seen engaged, a ring
+	recentNext       int                      // the ring's oldest entry, next to be overwritten
+	weight           float64                  // admitted answers since the last cut, plus half those before, at most 1/tolerance
+	throttled        float64                  // throttles of the current epoch
+	refusing         bool                     // the last cut found nothing admitted for refusingAfter
 }
 
 // New returns a dormant pacer: unpaced until the provider throttles more
@@ -147,11 +152,7 @@ func (p *Pacer) update(now time.Time) {
 		}
 		p.rampFrom, p.rampStart, p.slowStart = p.rate, now, false
 	}
-	p.rate = max(p.rate, p.rampFrom*math.Exp2(float64(now.Sub(p.rampStart))/float64(rampDoubling)))
-	// The slot after the last one comes at the new rate, not the old.
-	if next := p.lastSlot.Add(p.interval()); next.Before(p.next) {
-		p.next = next
-	}
+	p.rise(p.rampFrom * math.Exp2(float64(now.Sub(p.rampStart))/float64(rampDoubling)))
 	if p.rate >= dormantRatio*max(p.rampFrom, p.meter.rate(now)) {
 		p.release()
 	}
@@ -265,6 +266,14 @@ func (p *Pacer) waitEngaged(ctx context.Context, maxWait time.Duration) (uint64,
 		// At most rampDoubling: a release may bring the slot closer.
 		delay := min(p.next.Sub(now), rampDoubling)
 		p.mu.Unlock()
+		if delay <= precise {
+			sleepPrecisely(delay)
+			continue
+		}
+		// A timer may wake a millisecond late (sleep_linux.go): it wakes
+		// the head short of its slot, and the last stretch is slept
+		// precisely.
+		delay -= precise
 		if timer == nil {
 			timer = time.NewTimer(delay)
 			defer timer.Stop()
@@ -369,13 +378,15 @@ func (p *Pacer) Admitted(epoch uint64) {
 		p.refusing = false
 	}
 	p.admittedSinceCut = true
+	p.recent[p.recentNext] = now
+	p.recentNext = (p.recentNext + 1) % recentAnswers
 	p.weight = min(p.weight+1, 1/tolerance)
 	if p.rampFrom > 0 {
 		return // the release sets the rate
 	}
 	if p.slowStart {
 		// The first throttle may come before the rest of its burst's answers.
-		p.rate = max(p.rate+slowStartStep, p.meter.rate(now))
+		p.rise(max(p.rate+slowStartStep, p.meter.rate(now)))
 		return
 	}
 	// The clock runs in seconds of sending; above the plateau, at least
@@ -387,7 +398,20 @@ func (p *Pacer) Admitted(epoch uint64) {
 		p.clock += 1 / max(p.rate, curveAnswers)
 	}
 	x := (p.clock - regain) / regain
-	p.rate = max(minAdmittedRate, p.plateau+p.depth*x*x*x)
+	p.rise(max(minAdmittedRate, p.plateau+p.depth*x*x*x))
+}
+
+// rise raises the rate to rate, if higher. The slot after the last one
+// then comes at the new rate, not the old: at 1 attempt/s, the waiter
+// behind would otherwise wait the old second. The caller holds p.mu.
+func (p *Pacer) rise(rate float64) {
+	if rate <= p.rate {
+		return
+	}
+	p.rate = rate
+	if next := p.lastSlot.Add(p.interval()); next.Before(p.next) {
+		p.next = next
+	}
 }
 
 // Throttled records a rate-limited answer to an attempt let through in
@@ -435,9 +459,10 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 		p.newEpoch(now, admitted)
 		return
 	}
+	// (Not under a meter of whole seconds, which says little under MinRate.)
 	throttledAt := p.rate
-	if admitted > 0 { // (a meter of whole seconds says little under MinRate)
-		throttledAt = min(throttledAt, cutCap*max(admitted, MinRate))
+	if admitted > 0 {
+		throttledAt = min(throttledAt, cutCap*max(p.admittedLately(now, admitted), MinRate))
 	}
 	// One cut per event, taking away the share refused beyond the
 	// tolerance, at most to β: sending at r to a provider that admits c,
@@ -457,11 +482,23 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	case p.slowStart: // the rate overshot, by at most a doubling: back to where it did
 		plateau = throttledAt
 	case p.admittedSinceCut:
-		plateau = max(p.rate, min(throttledAt, admitted))
+		plateau = max(p.rate, min(throttledAt, p.admittedLately(now, admitted)))
 	}
 	p.slowStart = false
 	p.setCurve(plateau)
 	p.newEpoch(now, admitted)
+}
+
+// admittedLately returns the rate admitted lately: over the last second
+// (admitted), or over the last recentAnswers admitted answers when that
+// says more, as it does while the rate rises fast: the second then still
+// holds the lower rate before. The caller holds p.mu.
+func (p *Pacer) admittedLately(now time.Time, admitted float64) float64 {
+	oldest := p.recent[p.recentNext]
+	if oldest.IsZero() || !now.After(oldest) {
+		return admitted
+	}
+	return max(admitted, recentAnswers/now.Sub(oldest).Seconds())
 }
 
 // setCurve starts CUBIC's curve from the current rate towards plateau,
@@ -488,8 +525,13 @@ func (p *Pacer) engage(now time.Time, measured float64, retryAfter time.Duration
 	if measured > 0 {
 		p.lastAdmitted = now
 	}
-	p.newEpoch(now, measured)
+	p.recent = [recentAnswers]time.Time{}
+	// Engaged before the new epoch: an attempt that reads the new epoch
+	// (Wait reads it first) then finds the pacer engaged and waits for
+	// its slot, rather than leaving unpaced with an epoch whose throttle
+	// would cut.
 	p.engaged.Store(true)
+	p.newEpoch(now, measured)
 }
 
 // newEpoch starts an event: attempts let through from now on carry a new
@@ -497,6 +539,7 @@ func (p *Pacer) engage(now time.Time, measured float64, retryAfter time.Duration
 func (p *Pacer) newEpoch(now time.Time, measured float64) {
 	p.admittedSinceCut, p.weight, p.throttled = false, p.weight/2, 0
 	p.refusing = now.Sub(p.lastAdmitted) >= refusingAfter && measured == 0
+	p.lastSlot = now
 	p.next = now.Add(p.interval())
 	p.epoch.Add(1)
 }

@@ -373,3 +373,64 @@ func TestAdmittedAfterRefusingEverythingReleases(t *testing.T) {
 	admit(p)
 	wantRate(t, p, 0, false)
 }
+
+// A rising rate brings the next slot closer: the waiter behind the first
+// admitted answer of slow start waits the new interval, not the old one (at
+// 1 attempt/s, a second).
+func TestRisingRateBringsTheNextSlotCloser(t *testing.T) {
+	clock, p := newClockedPacer()
+	for range 10 {
+		admit(p)
+	}
+	throttle(p) // engages at 10/s, in slow start, its slot 100 ms away
+	wantRate(t, p, 10, true)
+	engagedAt := clock.Now()
+	admit(p) // an attempt sent before: its slot comes sooner, but not at once
+	p.mu.Lock()
+	if want := engagedAt.Add(p.interval()); !p.next.Equal(want) || p.rate <= 10 {
+		t.Errorf("rate %v, next slot %v after engaging, want a rise and %v: the epoch's first slot an interval after its start", p.rate, p.next.Sub(engagedAt), want.Sub(engagedAt))
+	}
+	p.mu.Unlock()
+	clock.Add(100 * time.Millisecond)
+	if _, err := p.Wait(context.Background(), NoMaxWait); err != nil {
+		t.Fatal(err)
+	}
+	taken := clock.Now()
+	admit(p) // slow start: the rate rises
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.rate <= 15 {
+		t.Fatalf("rate %v after the second admitted answer of slow start, want it to rise", p.rate)
+	}
+	if want := taken.Add(p.interval()); !p.next.Equal(want) {
+		t.Fatalf("next slot %v after the slot taken, want %v (the new rate's interval)", p.next.Sub(taken), want.Sub(taken))
+	}
+}
+
+// A cut after a fast rise starts from the rate the client sent at: the last
+// recentAnswers admitted answers measure the rate admitted lately, which
+// the meter of the last second still holds lower (a quarter of it, here).
+func TestCutAfterAFastRiseStartsFromTheRate(t *testing.T) {
+	clock, p := newClockedPacer()
+	for range 10 {
+		admit(p)
+	}
+	throttle(p)     // engages in slow start
+	for range 100 { // 100 answers 2 ms apart: the rate rises by about 460/s
+		clock.Add(2 * time.Millisecond)
+		admit(p)
+	}
+	p.mu.Lock()
+	rate, metered := p.rate, p.meter.rate(clock.Now())
+	p.mu.Unlock()
+	if rate <= cutCap*metered {
+		t.Fatalf("rate %v, metered %v: the test needs a rate above cutCap times the meter", rate, metered)
+	}
+	for range 2 { // 3 of 113 answers refused: a cut, the least one
+		throttle(p)
+	}
+	if r, _ := p.Rate(); math.Abs(r-(1-minCut)*rate) > 1e-6 {
+		t.Fatalf("rate %v after a throttle at %v, want %v: the least cut from the rate sent at, not from %v × the last second's %v",
+			r, rate, (1-minCut)*rate, cutCap, metered)
+	}
+}

@@ -3,6 +3,7 @@ package pacer
 import (
 	"context"
 	stderrors "errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -233,5 +234,45 @@ func TestPacerSlotAfterACutCarriesTheNewEpoch(t *testing.T) {
 	a.Throttled(7, 0) // cut while the second waiter waits
 	if e := <-done; e != 8 {
 		t.Fatalf("slot after the cut carries epoch %d, want 8", e)
+	}
+}
+
+// Slots keep the rate between whole milliseconds. On Linux a Go timer wakes
+// up to a millisecond late while the process idles, and a slot taken late is
+// lost: a pacer at 700 attempts/s (a slot every 1.43 ms) sent one every
+// 2 ms or more, 0.7 × its rate. The median gap tolerates a busy machine's
+// stragglers.
+func TestSlotsKeepTheRateBetweenWholeMilliseconds(t *testing.T) {
+	const rate, slots = 700.0, 300
+	p := engaged(rate)
+	var mu sync.Mutex
+	var taken []time.Time
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for {
+				if _, err := p.Wait(context.Background(), NoMaxWait); err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				taken = append(taken, time.Now())
+				done := len(taken) >= slots
+				mu.Unlock()
+				if done {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	gaps := make([]time.Duration, 0, len(taken)-1)
+	for i := 1; i < len(taken); i++ {
+		gaps = append(gaps, taken[i].Sub(taken[i-1]))
+	}
+	slices.Sort(gaps)
+	interval := p.interval()
+	if median := gaps[len(gaps)/2]; median > interval*5/4 {
+		t.Fatalf("median gap between slots %v at %v attempts/s, want ≤ %v (1.25 × its interval %v)", median, rate, interval*5/4, interval)
 	}
 }
