@@ -24,9 +24,11 @@
 //     cut at all.
 //   - The cut that ends slow start flattens the curve where the rate was
 //     throttled (it overshot by at most a doubling); later ones at the
-//     rate admitted lately: over the last second, or over the last 16
-//     admitted answers when they say more, as right after a fast rise. A
-//     cut starts from at most 4 times that rate. Either way it then probes above
+//     rate admitted over the last second, or within a second of slow
+//     start's end (which that second still holds) over the last 8
+//     admitted answers when they say more, and at a low rate no lower
+//     than halfway to the rate throttled. A cut starts from at most 4
+//     times the rate admitted lately, the larger of the two. Either way it then probes above
 //     it by a tenth in 2 s of sending (at least 10 answers to a second of
 //     the curve, so that at 1 request/s a probe is not every few answers). Cuts while the provider admits nothing keep the
 //     plateau, and it probes once a second (a cut after admitted answers
@@ -39,8 +41,8 @@
 //     shorter gap, which a provider with a burst of 1 would refuse. So
 //     they must not be late: on Linux the head sleeps the last 2 ms before
 //     its slot in the kernel, as a Go timer there wakes up to a
-//     millisecond late (sleep_linux.go). A rising rate brings the next
-//     slot closer.
+//     millisecond late (sleep_linux.go), and sleeps the average lateness
+//     of that sleep less. A rising rate brings the next slot closer.
 //   - A wait is refused only when its own slot, counting the queue ahead
 //     at the rate of the moment, is past the deadline or the longest
 //     wait; in slow start and in a storm, whose rates are about to rise,

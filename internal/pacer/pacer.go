@@ -52,7 +52,7 @@ const (
 	rampAfter = 10
 	// recentAnswers is how many of the last admitted answers measure the
 	// rate admitted lately, besides the last second.
-	recentAnswers = 16
+	recentAnswers = 8
 	// dormantRatio is how far above the admitted rate a rising rate holds
 	// nothing back any more: the pacer is dormant again.
 	dormantRatio = 16.0
@@ -68,7 +68,8 @@ const ReleaseAfter = 3 * time.Second
 // Pacer paces a client's attempts at a rate it learns from the provider's
 // answers. It is safe for concurrent use.
 type Pacer struct {
-	now func() time.Time
+	now   func() time.Time
+	sleep func(time.Duration) // sleepPrecisely, or a test's
 
 	// engaged and epoch are read without the lock. epoch grows at every
 	// cut and release, matching an answer with the rate of its attempt.
@@ -76,18 +77,20 @@ type Pacer struct {
 	epoch   atomic.Uint64
 	meter   meter // admitted answers
 
-	mu        sync.Mutex
-	refused   meter           // throttled answers
-	rate      float64         // while engaged
-	next      time.Time       // when the next attempt may leave (GCRA's theoretical arrival time)
-	lastSlot  time.Time       // when the last attempt left, or the epoch began if later: the next slot comes an interval after it
-	queue     []chan struct{} // the waiters in arrival order, each closed when it becomes the head
-	slowStart bool            // between engaging and the first cut
-	plateau   float64         // where the curve flattens (CUBIC's W_max)
-	depth     float64         // how far the curve is below the plateau at clock 0
-	clock     float64         // seconds of sending on the curve (CUBIC's t)
-	rampFrom  float64         // the rate the release started from (0: not releasing)
-	rampStart time.Time       // when it started
+	mu             sync.Mutex
+	refused        meter           // throttled answers
+	rate           float64         // while engaged
+	next           time.Time       // when the next attempt may leave (GCRA's theoretical arrival time)
+	lastSlot       time.Time       // when the last attempt left, or the epoch began if later: the next slot comes an interval after it
+	lead           time.Duration   // how late a precise sleep wakes the head, on average
+	queue          []chan struct{} // the waiters in arrival order, each closed when it becomes the head
+	slowStart      bool            // between engaging and the first cut
+	slowStartEnded time.Time       // when the first cut ended it
+	plateau        float64         // where the curve flattens (CUBIC's W_max)
+	depth          float64         // how far the curve is below the plateau at clock 0
+	clock          float64         // seconds of sending on the curve (CUBIC's t)
+	rampFrom       float64         // the rate the release started from (0: not releasing)
+	rampStart      time.Time       // when it started
 
 	// The event a throttle of the current epoch belongs to.
 	lastThrottle     time.Time // the last throttled answer
@@ -104,7 +107,7 @@ type Pacer struct {
 
 // New returns a dormant pacer: unpaced until the provider throttles more
 // than it tolerates.
-func New() *Pacer { return &Pacer{now: time.Now} }
+func New() *Pacer { return &Pacer{now: time.Now, sleep: sleepPrecisely} }
 
 // Engage engages p at rate, next slot free, flat until the next throttle
 // or ReleaseAfter from now. For tests of code that waits on a pacer.
@@ -247,11 +250,17 @@ func (p *Pacer) waitEngaged(ctx context.Context, maxWait time.Duration) (uint64,
 		return 0, p.leave(ctx, w)
 	}
 	var timer *time.Timer
+	var target, woke time.Time // of the last precise sleep
+	var early time.Duration    // how early the head may take its slot after one
 	for {
 		p.mu.Lock()
 		now := p.now()
 		p.update(now)
-		if !p.engaged.Load() || !now.Before(p.next) {
+		if !target.IsZero() {
+			p.sleptLate(woke.Sub(target))
+			target = time.Time{}
+		}
+		if !p.engaged.Load() || !now.Before(p.next.Add(-early)) {
 			epoch := p.take(now)
 			p.remove(w)
 			p.mu.Unlock()
@@ -265,11 +274,17 @@ func (p *Pacer) waitEngaged(ctx context.Context, maxWait time.Duration) (uint64,
 		}
 		// At most rampDoubling: a release may bring the slot closer.
 		delay := min(p.next.Sub(now), rampDoubling)
+		lead := p.lead
 		p.mu.Unlock()
 		if delay <= precise {
-			sleepPrecisely(delay)
+			// It wakes about lead late: sleeping that much less keeps
+			// the gaps at the interval on average.
+			d := max(delay-lead, 0)
+			p.sleep(d)
+			target, woke, early = now.Add(d), p.now(), lead
 			continue
 		}
+		early = 0
 		// A timer may wake a millisecond late (sleep_linux.go): it wakes
 		// the head short of its slot, and the last stretch is slept
 		// precisely.
@@ -286,6 +301,15 @@ func (p *Pacer) waitEngaged(ctx context.Context, maxWait time.Duration) (uint64,
 			return 0, p.leave(ctx, w)
 		}
 	}
+}
+
+// sleptLate records how late a precise sleep woke the head: about 0.1 ms
+// on Linux, whatever it slept, which at 500 attempts/s is 5% of the rate.
+// Each sample counts for an eighth, at most precise/4; the lead is at most
+// an eighth of the interval. The caller holds p.mu.
+func (p *Pacer) sleptLate(late time.Duration) {
+	p.lead += (min(max(late, 0), precise/4) - p.lead) / 8
+	p.lead = min(p.lead, p.interval()/8)
 }
 
 // leave takes w out of the queue when ctx ended.
@@ -473,16 +497,29 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	}
 	p.rate = max(min(floor, throttledAt), max(beta, 1-max(excess, minCut))*throttledAt)
 	// The curve flattens at the rate admitted over the last second (the
-	// provider's rate, when it refused some), never below the new rate. A
-	// provider that admitted nothing since the last cut is refusing
-	// everything, as in an outage: the plateau stays at what it admitted
-	// before, where the first admitted probe takes the rate back.
+	// provider's rate, when it refused some), never below the new rate;
+	// within a second of slow start's end, whose rates that second still
+	// holds, at the rate admitted lately. A provider that admitted nothing
+	// since the last cut is refusing everything, as in an outage: the
+	// plateau stays at what it admitted before, where the first admitted
+	// probe takes the rate back. (Not lately always: right after a
+	// provider's burst, its last answers say nothing of its rate.)
 	plateau := p.plateau
 	switch {
 	case p.slowStart: // the rate overshot, by at most a doubling: back to where it did
 		plateau = throttledAt
-	case p.admittedSinceCut:
+		p.slowStartEnded = now
+	case p.admittedSinceCut && now.Sub(p.slowStartEnded) < time.Second:
 		plateau = max(p.rate, min(throttledAt, p.admittedLately(now, admitted)))
+	case p.admittedSinceCut:
+		plateau = max(p.rate, min(throttledAt, admitted))
+	}
+	if p.admittedSinceCut && now.Sub(p.slowStartEnded) < time.Second && admitted < curveAnswers {
+		// Cuts in a row as slow start ends, with a handful of answers that
+		// say little of the provider's rate: no lower than halfway to the
+		// rate throttled (CUBIC's fast convergence), so that a provider at
+		// 5 requests/s is not paced at 3.5 for seconds.
+		plateau = max(plateau, (1+beta)/2*throttledAt)
 	}
 	p.slowStart = false
 	p.setCurve(plateau)
@@ -490,15 +527,22 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 }
 
 // admittedLately returns the rate admitted lately: over the last second
-// (admitted), or over the last recentAnswers admitted answers when that
-// says more, as it does while the rate rises fast: the second then still
-// holds the lower rate before. The caller holds p.mu.
+// (admitted), or over the last recentAnswers admitted answers (at least
+// 4 since the pacer engaged) when that says more, as it does while the
+// rate rises fast: the second then still holds the lower rate before. The
+// caller holds p.mu.
 func (p *Pacer) admittedLately(now time.Time, admitted float64) float64 {
-	oldest := p.recent[p.recentNext]
-	if oldest.IsZero() || !now.After(oldest) {
-		return admitted
+	for i := range recentAnswers - 3 { // the oldest answer the ring holds
+		oldest := p.recent[(p.recentNext+i)%recentAnswers]
+		if oldest.IsZero() {
+			continue
+		}
+		if !now.After(oldest) {
+			return admitted
+		}
+		return max(admitted, float64(recentAnswers-i)/now.Sub(oldest).Seconds())
 	}
-	return max(admitted, recentAnswers/now.Sub(oldest).Seconds())
+	return admitted
 }
 
 // setCurve starts CUBIC's curve from the current rate towards plateau,

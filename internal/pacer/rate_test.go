@@ -13,7 +13,7 @@ import (
 // newClockedPacer returns a Pacer on a fakeclock.Clock, at a whole second.
 func newClockedPacer() (*fakeclock.Clock, *Pacer) {
 	clock := fakeclock.New()
-	return clock, &Pacer{now: clock.Now}
+	return clock, &Pacer{now: clock.Now, sleep: func(time.Duration) { panic("a clocked pacer's test slept") }}
 }
 
 // admit records an admitted answer to an attempt let through in the

@@ -409,28 +409,140 @@ func TestRisingRateBringsTheNextSlotCloser(t *testing.T) {
 
 // A cut after a fast rise starts from the rate the client sent at: the last
 // recentAnswers admitted answers measure the rate admitted lately, which
-// the meter of the last second still holds lower (a quarter of it, here).
+// the meter of the last second still holds lower, whether the rise was
+// long (100 answers) or slow start's first few answers (14).
 func TestCutAfterAFastRiseStartsFromTheRate(t *testing.T) {
-	clock, p := newClockedPacer()
-	for range 10 {
+	for _, tc := range []struct {
+		before, answers, throttles int // admitted before engaging, answers since, throttles that cut
+		gap                        time.Duration
+	}{
+		{10, 100, 2, 2 * time.Millisecond}, // 3 of 113 answers refused: the least cut
+		{2, 14, 1, 5 * time.Millisecond},   // 2 of 18, 1 of the 15 since engaging: the least cut
+	} {
+		clock, p := newClockedPacer()
+		for range tc.before {
+			admit(p)
+		}
+		throttle(p) // engages in slow start
+		for range tc.answers {
+			clock.Add(tc.gap)
+			admit(p)
+		}
+		p.mu.Lock()
+		rate, metered := p.rate, p.meter.rate(clock.Now())
+		p.mu.Unlock()
+		if rate <= cutCap*metered {
+			t.Fatalf("%d answers: rate %v, metered %v: the test needs a rate above cutCap times the meter", tc.answers, rate, metered)
+		}
+		for range tc.throttles {
+			throttle(p)
+		}
+		if r, _ := p.Rate(); math.Abs(r-(1-minCut)*rate) > 1e-6 {
+			t.Errorf("%d answers %v apart: rate %v after a throttle at %v, want %v: the least cut from the rate sent at, not from %v × the last second's %v",
+				tc.answers, tc.gap, r, rate, (1-minCut)*rate, cutCap, metered)
+		}
+	}
+}
+
+// Within a second of slow start's end, whose rates the last second still
+// holds, a cut's curve flattens at the rate admitted lately (the last
+// answers), not the meter's lower one: it climbs back rather than staying
+// flat at the new rate. Later it flattens at the last second's rate again,
+// which a provider's burst of answers (8 in a millisecond, here) does not
+// raise.
+func TestPlateauAfterSlowStartFollowsTheLastAnswers(t *testing.T) {
+	for _, late := range []bool{false, true} {
+		clock, p := newClockedPacer()
 		admit(p)
-	}
-	throttle(p)     // engages in slow start
-	for range 100 { // 100 answers 2 ms apart: the rate rises by about 460/s
-		clock.Add(2 * time.Millisecond)
 		admit(p)
-	}
-	p.mu.Lock()
-	rate, metered := p.rate, p.meter.rate(clock.Now())
-	p.mu.Unlock()
-	if rate <= cutCap*metered {
-		t.Fatalf("rate %v, metered %v: the test needs a rate above cutCap times the meter", rate, metered)
-	}
-	for range 2 { // 3 of 113 answers refused: a cut, the least one
+		throttle(p)     // engages in slow start
+		for range 100 { // the rate rises to about 460/s
+			clock.Add(2 * time.Millisecond)
+			admit(p)
+		}
 		throttle(p)
+		throttle(p) // the cut that ends slow start
+		if p.slowStart {
+			t.Fatal("still in slow start after its cut")
+		}
+		if late { // a second and a half at 100 answers/s, then a burst
+			for range 150 {
+				clock.Add(10 * time.Millisecond)
+				admit(p)
+			}
+			for range 8 {
+				clock.Add(100 * time.Microsecond)
+				admit(p)
+			}
+		} else {
+			for range 20 {
+				clock.Add(2 * time.Millisecond)
+				admit(p)
+			}
+		}
+		p.mu.Lock()
+		throttledAt, metered := p.rate, p.meter.rate(clock.Now())
+		p.mu.Unlock()
+		before := p.epoch.Load()
+		for p.epoch.Load() == before {
+			throttle(p)
+		}
+		p.mu.Lock()
+		rate, plateau := p.rate, p.plateau
+		p.mu.Unlock()
+		if late {
+			if want := max(rate, min(throttledAt, metered)); math.Abs(plateau-want) > 1e-9 {
+				t.Errorf("1.5 s after slow start, after a burst: plateau %v, want %v: the last second's %v, not the burst's", plateau, want, metered)
+			}
+			continue
+		}
+		if metered >= rate {
+			t.Fatalf("metered %v, rate %v: the test needs a meter under the rate", metered, rate)
+		}
+		if plateau < throttledAt-1e-9 {
+			t.Errorf("right after slow start: plateau %v, want the rate throttled, %v (the last answers came at 500/s; the meter says %v)", plateau, throttledAt, metered)
+		}
 	}
-	if r, _ := p.Rate(); math.Abs(r-(1-minCut)*rate) > 1e-6 {
-		t.Fatalf("rate %v after a throttle at %v, want %v: the least cut from the rate sent at, not from %v × the last second's %v",
-			r, rate, (1-minCut)*rate, cutCap, metered)
+}
+
+// Cuts in a row as slow start ends at a low rate flatten the curve no
+// lower than halfway to the rate throttled: the handful of answers admitted
+// in the last second say little of the provider's rate. A second after
+// slow start's end, they count again.
+func TestLowRateCutsAsSlowStartEndsKeepThePlateau(t *testing.T) {
+	for _, after := range []time.Duration{500 * time.Millisecond, 1500 * time.Millisecond} {
+		clock, p := newClockedPacer()
+		admit(p)
+		admit(p)
+		throttle(p) // engages at 2/s, in slow start
+		clock.Add(300 * time.Millisecond)
+		admit(p)
+		clock.Add(300 * time.Millisecond)
+		admit(p)    // about 11/s
+		throttle(p) // ends slow start: a deep cut, 1 in 3 refused since engaging
+		if p.slowStart {
+			t.Fatal("still in slow start after its cut")
+		}
+		for elapsed := time.Duration(0); elapsed < after; elapsed += 250 * time.Millisecond {
+			clock.Add(250 * time.Millisecond)
+			admit(p)
+		}
+		p.mu.Lock()
+		throttledAt, metered := p.rate, p.meter.rate(clock.Now())
+		p.mu.Unlock()
+		before := p.epoch.Load()
+		for p.epoch.Load() == before {
+			throttle(p)
+		}
+		p.mu.Lock()
+		rate, plateau := p.rate, p.plateau
+		p.mu.Unlock()
+		floor := (1 + beta) / 2 * throttledAt
+		if after < time.Second && plateau < floor-1e-9 {
+			t.Errorf("a cut %v after slow start's, at %v/s with %v admitted over the last second: plateau %v, want at least %v", after, throttledAt, metered, plateau, floor)
+		}
+		if want := max(rate, min(throttledAt, metered)); after > time.Second && math.Abs(plateau-want) > 1e-9 {
+			t.Errorf("a cut %v after slow start's: plateau %v, want %v (the rate admitted over the last second, %v)", after, plateau, want, metered)
+		}
 	}
 }
