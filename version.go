@@ -2,4 +2,4 @@ package memberplatform
 
 // Version is the SDK's release version. It is sent in every request's
 // User-Agent header as "memberplatform-go/<Version>".
-const Version = "0.5.0"
+const Version = "0.5.1"

@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/go-redis/redis_rate/v10 v10.0.1
-	github.com/memberplatform/memberplatform-go v0.5.0
+	github.com/memberplatform/memberplatform-go v0.5.1
 	github.com/redis/go-redis/v9 v9.23.0
 	go.uber.org/goleak v1.3.0
 )

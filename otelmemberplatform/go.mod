@@ -3,7 +3,7 @@ module github.com/memberplatform/memberplatform-go/otelmemberplatform
 go 1.26.0
 
 require (
-	github.com/memberplatform/memberplatform-go v0.5.0
+	github.com/memberplatform/memberplatform-go v0.5.1
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0

@@ -5,4 +5,4 @@ package otelmemberplatform
 // module (whose version is memberplatform.Version), and it is the
 // instrumentation scope version of the tracer and the meter, so a backend
 // tells which instrumentation produced a span or a metric.
-const Version = "0.2.0"
+const Version = "0.2.1"

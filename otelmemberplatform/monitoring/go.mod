@@ -3,8 +3,8 @@ module github.com/memberplatform/memberplatform-go/otelmemberplatform/monitoring
 go 1.26.0
 
 require (
-	github.com/memberplatform/memberplatform-go v0.5.0
-	github.com/memberplatform/memberplatform-go/otelmemberplatform v0.2.0
+	github.com/memberplatform/memberplatform-go v0.5.1
+	github.com/memberplatform/memberplatform-go/otelmemberplatform v0.2.1
 	github.com/prometheus/client_golang v1.25.0
 	go.opentelemetry.io/otel/exporters/prometheus v0.69.0
 	go.opentelemetry.io/otel/sdk/metric v1.47.0

@@ -4,4 +4,4 @@ package monitoring
 // otelmemberplatform/monitoring/v<Version>. It is released apart from the
 // SDK's root module and from otelmemberplatform, whose metrics its rules
 // and dashboard read.
-const Version = "0.1.0"
+const Version = "0.1.1"
