@@ -444,6 +444,20 @@ func TestCutAfterAFastRiseStartsFromTheRate(t *testing.T) {
 	}
 }
 
+// cutOnce throttles p until it cuts. It returns the rate it cut from and the
+// rate admitted over the last second then, and the rate and the plateau after.
+func cutOnce(p *Pacer) (from, metered, rate, plateau float64) {
+	p.mu.Lock()
+	from, metered = p.rate, p.meter.rate(p.now())
+	p.mu.Unlock()
+	for before := p.epoch.Load(); p.epoch.Load() == before; {
+		throttle(p)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return from, metered, p.rate, p.plateau
+}
+
 // Within a second of slow start's end, whose rates the last second still
 // holds, a cut's curve flattens at the rate admitted lately (the last
 // answers), not the meter's lower one: it climbs back rather than staying
@@ -480,16 +494,7 @@ func TestPlateauAfterSlowStartFollowsTheLastAnswers(t *testing.T) {
 				admit(p)
 			}
 		}
-		p.mu.Lock()
-		throttledAt, metered := p.rate, p.meter.rate(clock.Now())
-		p.mu.Unlock()
-		before := p.epoch.Load()
-		for p.epoch.Load() == before {
-			throttle(p)
-		}
-		p.mu.Lock()
-		rate, plateau := p.rate, p.plateau
-		p.mu.Unlock()
+		throttledAt, metered, rate, plateau := cutOnce(p)
 		if late {
 			if want := max(rate, min(throttledAt, metered)); math.Abs(plateau-want) > 1e-9 {
 				t.Errorf("1.5 s after slow start, after a burst: plateau %v, want %v: the last second's %v, not the burst's", plateau, want, metered)
@@ -527,16 +532,7 @@ func TestLowRateCutsAsSlowStartEndsKeepThePlateau(t *testing.T) {
 			clock.Add(250 * time.Millisecond)
 			admit(p)
 		}
-		p.mu.Lock()
-		throttledAt, metered := p.rate, p.meter.rate(clock.Now())
-		p.mu.Unlock()
-		before := p.epoch.Load()
-		for p.epoch.Load() == before {
-			throttle(p)
-		}
-		p.mu.Lock()
-		rate, plateau := p.rate, p.plateau
-		p.mu.Unlock()
+		throttledAt, metered, rate, plateau := cutOnce(p)
 		floor := (1 + beta) / 2 * throttledAt
 		if after < time.Second && plateau < floor-1e-9 {
 			t.Errorf("a cut %v after slow start's, at %v/s with %v admitted over the last second: plateau %v, want at least %v", after, throttledAt, metered, plateau, floor)
