@@ -24,11 +24,12 @@
 //     cut at all.
 //   - The cut that ends slow start flattens the curve where the rate was
 //     throttled (it overshot by at most a doubling); later ones at the
-//     rate admitted over the last second, or within a second of slow
-//     start's end (which that second still holds) over the last 8
-//     admitted answers when they say more, and at a low rate no lower
-//     than halfway to the rate throttled. A cut starts from at most 4
-//     times the rate admitted lately, the larger of the two. Either way it then probes above
+//     rate admitted lately, and a cut starts from at most 4 times that
+//     rate. The rate admitted lately is the last second's, except in slow
+//     start and for a second after it, which that second lags behind:
+//     then the last 8 admitted answers' when they say more, and at a low
+//     rate the curve flattens no lower than halfway to the rate
+//     throttled. Either way it then probes above
 //     it by a tenth in 2 s of sending (at least 10 answers to a second of
 //     the curve, so that at 1 request/s a probe is not every few answers). Cuts while the provider admits nothing keep the
 //     plateau, and it probes once a second (a cut after admitted answers

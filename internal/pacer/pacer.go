@@ -82,7 +82,7 @@ type Pacer struct {
 	rate           float64         // while engaged
 	next           time.Time       // when the next attempt may leave (GCRA's theoretical arrival time)
 	lastSlot       time.Time       // when the last attempt left, or the epoch began if later: the next slot comes an interval after it
-	lead           time.Duration   // how late a precise sleep wakes the head, on average
+	late           time.Duration   // how late a precise sleep wakes the head, on average (sleptLate)
 	queue          []chan struct{} // the waiters in arrival order, each closed when it becomes the head
 	slowStart      bool            // between engaging and the first cut
 	slowStartEnded time.Time       // when the first cut ended it
@@ -274,7 +274,7 @@ func (p *Pacer) waitEngaged(ctx context.Context, maxWait time.Duration) (uint64,
 		}
 		// At most rampDoubling: a release may bring the slot closer.
 		delay := min(p.next.Sub(now), rampDoubling)
-		lead := p.lead
+		lead := p.lead()
 		p.mu.Unlock()
 		if delay <= precise {
 			// It wakes about lead late: sleeping that much less keeps
@@ -282,6 +282,9 @@ func (p *Pacer) waitEngaged(ctx context.Context, maxWait time.Duration) (uint64,
 			d := max(delay-lead, 0)
 			p.sleep(d)
 			target, woke, early = now.Add(d), p.now(), lead
+			if ctx.Err() != nil { // it ended during the sleep, which does not watch it
+				return 0, p.leave(ctx, w)
+			}
 			continue
 		}
 		early = 0
@@ -305,12 +308,16 @@ func (p *Pacer) waitEngaged(ctx context.Context, maxWait time.Duration) (uint64,
 
 // sleptLate records how late a precise sleep woke the head: about 0.1 ms
 // on Linux, whatever it slept, which at 500 attempts/s is 5% of the rate.
-// Each sample counts for an eighth, at most precise/4; the lead is at most
-// an eighth of the interval. The caller holds p.mu.
+// Each sample counts for an eighth, at most precise/4. The caller holds p.mu.
 func (p *Pacer) sleptLate(late time.Duration) {
-	p.lead += (min(max(late, 0), precise/4) - p.lead) / 8
-	p.lead = min(p.lead, p.interval()/8)
+	p.late += (min(max(late, 0), precise/4) - p.late) / 8
 }
+
+// lead is how much less than the wait for its slot the head sleeps
+// precisely, and how early it may take the slot: how late such a sleep
+// wakes on average, at most an eighth of the interval (at the rate of the
+// moment, which may have risen since it was learnt). The caller holds p.mu.
+func (p *Pacer) lead() time.Duration { return min(p.late, p.interval()/8) }
 
 // leave takes w out of the queue when ctx ended.
 func (p *Pacer) leave(ctx context.Context, w chan struct{}) error {
@@ -325,8 +332,9 @@ func (p *Pacer) take(now time.Time) uint64 {
 	if p.engaged.Load() {
 		// Timed from when the slot is taken: a slot taken late is lost,
 		// not made up by a shorter gap that a provider with a burst of 1
-		// would refuse.
-		p.lastSlot = later(p.next, now)
+		// would refuse; one taken early, by the head's lead at most, moves
+		// the next as early, so that the gaps keep the interval on average.
+		p.lastSlot = later(p.next.Add(-p.lead()), now)
 		p.next = p.lastSlot.Add(p.interval())
 	}
 	return p.epoch.Load()
@@ -483,10 +491,18 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 		p.newEpoch(now, admitted)
 		return
 	}
+	// The rate admitted lately is the last second's, except in slow start
+	// and for a second after its end, which that second lags behind: then
+	// the last answers' when they say more. (Not always: right after a
+	// provider's burst, its last answers say nothing of its rate.)
+	lately := admitted
+	if p.slowStart || now.Sub(p.slowStartEnded) < time.Second {
+		lately = p.admittedLately(now, admitted)
+	}
 	// (Not under a meter of whole seconds, which says little under MinRate.)
 	throttledAt := p.rate
 	if admitted > 0 {
-		throttledAt = min(throttledAt, cutCap*max(p.admittedLately(now, admitted), MinRate))
+		throttledAt = min(throttledAt, cutCap*max(lately, MinRate))
 	}
 	// One cut per event, taking away the share refused beyond the
 	// tolerance, at most to β: sending at r to a provider that admits c,
@@ -496,23 +512,18 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 		floor = minAdmittedRate
 	}
 	p.rate = max(min(floor, throttledAt), max(beta, 1-max(excess, minCut))*throttledAt)
-	// The curve flattens at the rate admitted over the last second (the
-	// provider's rate, when it refused some), never below the new rate;
-	// within a second of slow start's end, whose rates that second still
-	// holds, at the rate admitted lately. A provider that admitted nothing
-	// since the last cut is refusing everything, as in an outage: the
-	// plateau stays at what it admitted before, where the first admitted
-	// probe takes the rate back. (Not lately always: right after a
-	// provider's burst, its last answers say nothing of its rate.)
+	// The curve flattens at the rate admitted lately (the provider's rate,
+	// when it refused some), never below the new rate. A provider that
+	// admitted nothing since the last cut is refusing everything, as in an
+	// outage: the plateau stays at what it admitted before, where the
+	// first admitted probe takes the rate back.
 	plateau := p.plateau
 	switch {
 	case p.slowStart: // the rate overshot, by at most a doubling: back to where it did
 		plateau = throttledAt
 		p.slowStartEnded = now
-	case p.admittedSinceCut && now.Sub(p.slowStartEnded) < time.Second:
-		plateau = max(p.rate, min(throttledAt, p.admittedLately(now, admitted)))
 	case p.admittedSinceCut:
-		plateau = max(p.rate, min(throttledAt, admitted))
+		plateau = max(p.rate, min(throttledAt, lately))
 	}
 	if p.admittedSinceCut && now.Sub(p.slowStartEnded) < time.Second && admitted < curveAnswers {
 		// Cuts in a row as slow start ends, with a handful of answers that
@@ -527,10 +538,10 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 }
 
 // admittedLately returns the rate admitted lately: over the last second
-// (admitted), or over the last recentAnswers admitted answers (at least
-// 4 since the pacer engaged) when that says more, as it does while the
-// rate rises fast: the second then still holds the lower rate before. The
-// caller holds p.mu.
+// (admitted), or over the last recentAnswers admitted answers (at least 4
+// since the pacer engaged) when that says
+// more, as it does while the rate rises fast: the second then still holds
+// the lower rate before. The caller holds p.mu.
 func (p *Pacer) admittedLately(now time.Time, admitted float64) float64 {
 	for i := range recentAnswers - 3 { // the oldest answer the ring holds
 		oldest := p.recent[(p.recentNext+i)%recentAnswers]
@@ -540,6 +551,9 @@ func (p *Pacer) admittedLately(now time.Time, admitted float64) float64 {
 		if !now.After(oldest) {
 			return admitted
 		}
+		// The answers from the oldest on, over the time since it: the
+		// rate they would make if the next came now, which leans high by
+		// one answer in recentAnswers-i for a steady rate.
 		return max(admitted, float64(recentAnswers-i)/now.Sub(oldest).Seconds())
 	}
 	return admitted

@@ -355,6 +355,19 @@ func TestCutStartsFromAtMostCutCapTimesTheAdmittedRate(t *testing.T) {
 	if !engaged || r > 20 {
 		t.Fatalf("rate %v (engaged %v) after a throttle at 1,000/s with 5 admitted answers, want at most 4 × 5 = 20", r, engaged)
 	}
+
+	// Nor does a provider's burst of answers lift the cap, long after slow
+	// start: 8 answers in a millisecond are not 10,000 a second.
+	clock, q := newClockedPacer()
+	q.Engage(100)
+	for range 8 {
+		clock.Add(100 * time.Microsecond)
+		admit(q)
+	}
+	throttle(q)
+	if r, _ := q.Rate(); r > 32 {
+		t.Fatalf("rate %v after a throttle at 100/s right after a burst of 8 answers, want at most 4 × 8 = 32", r)
+	}
 }
 
 // A cut that found nothing admitted for refusingAfter marks the provider
