@@ -21,6 +21,14 @@ func testAdmission(clk *fakeclock.Clock, draw *float64) *Admission {
 	return &Admission{now: clk.Now, rand: func() float64 { return *draw }}
 }
 
+// testAdmissionWithoutProbes is testAdmission whose next probe is an hour
+// away, for tests of its refusals alone.
+func testAdmissionWithoutProbes(clk *fakeclock.Clock, draw *float64) *Admission {
+	a := testAdmission(clk, draw)
+	a.nextProbe = clk.Now().Add(time.Hour).UnixNano()
+	return a
+}
+
 // feed counts failures failed answers and accepts accepted ones, interleaved.
 func feed(a *Admission, failures, accepts int) {
 	for i := 0; i < failures || i < accepts; i++ {
@@ -259,8 +267,7 @@ func TestAdmissionRefusesCallsOfAFailingArea(t *testing.T) {
 	draw := 0.0
 	rec := &shedRecorder{}
 	c := rtNewClient(t, srv.URL, func(s *Settings) {
-		other(s).Admission = testAdmission(clk, &draw)
-		other(s).Admission.nextProbe = clk.Now().Add(time.Hour).UnixNano() // no probe in this test
+		other(s).Admission = testAdmissionWithoutProbes(clk, &draw)
 		s.Observer = rec
 	})
 	if ratio, ok := rec.state.ShedRatioOf(memberplatform.AreaOther); !ok || ratio != 0 {
@@ -319,8 +326,7 @@ func TestAdmissionRefusalMatchesTheAreasFailures(t *testing.T) {
 	draw := 0.0
 	rec := &shedRecorder{}
 	c := rtNewClient(t, srv.URL, func(s *Settings) {
-		other(s).Admission = testAdmission(clk, &draw)
-		other(s).Admission.nextProbe = clk.Now().Add(time.Hour).UnixNano() // no probe in this test
+		other(s).Admission = testAdmissionWithoutProbes(clk, &draw)
 		s.Retry.MaxRetries = 0
 		s.Observer = rec
 	})
@@ -388,8 +394,7 @@ func TestAdmissionRefusalsOfAnAreaWithoutAnswers(t *testing.T) {
 	clk := fakeclock.New()
 	draw := 0.0
 	c := rtNewClient(t, "http://"+rtClosedAddr(t), func(s *Settings) {
-		other(s).Admission = testAdmission(clk, &draw)
-		other(s).Admission.nextProbe = clk.Now().Add(time.Hour).UnixNano()
+		other(s).Admission = testAdmissionWithoutProbes(clk, &draw)
 	})
 	var err error
 	for range 5 {
