@@ -1,6 +1,7 @@
 package option
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -115,6 +116,33 @@ func WithResponseInto(dst **http.Response) RequestOption {
 	}
 	o := checked(dst == nil, "WithResponseInto: nil destination", func(s *core.Settings) { s.ResponseInto = dst })
 	o.callOnly = "option.WithResponseInto applies to a single call, not to client.New"
+	return o
+}
+
+// WithJSONSet sets the top-level member key of the call's JSON request body
+// to value, encoded with encoding/json, adding it or replacing the member
+// the SDK would send: for a field the platform accepts before the SDK knows
+// it, such as WithJSONSet("department", "R&D"). Several apply in order (the
+// last for a key wins). The operation's own checks of its typed params still
+// run first, so a call must still set what they require. An operation
+// without a JSON object body (one that sends none, or client.Execute with a
+// body that is no object), an empty key, or a value encoding/json refuses,
+// fails the call with an *errors.ValidationError before anything is sent.
+//
+// Scope: call. Default: none.
+func WithJSONSet(key string, value any) RequestOption {
+	o := requestOption{apply: func(s *core.Settings) error {
+		if key == "" {
+			return errors.New("memberplatform: WithJSONSet: empty key")
+		}
+		b, err := json.Marshal(value)
+		if err != nil {
+			return fmt.Errorf("memberplatform: WithJSONSet(%q): %w", key, err)
+		}
+		s.AddJSONMember(key, b)
+		return nil
+	}}
+	o.callOnly = "option.WithJSONSet applies to a single call, not to client.New"
 	return o
 }
 

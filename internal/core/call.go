@@ -81,6 +81,11 @@ func doCall[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 			return err
 		}
 	}
+	if len(s.JSONSet) > 0 {
+		if req.body, err = setMembers(call, req.body, s.JSONSet); err != nil {
+			return err
+		}
+	}
 	if s.ResponseInto != nil {
 		*s.ResponseInto = nil
 	}
