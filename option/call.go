@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -154,6 +155,50 @@ func WithJSONSet(key string, value any) RequestOption {
 // idempotent; for Execute, its method's).
 func WithIdempotent() RequestOption {
 	return set(func(s *core.Settings) { s.Idempotent = true })
+}
+
+// WithRetryOn adds HTTP error statuses (400 to 599) to those the client
+// retries, such as 409 for a version conflict that clears by itself.
+// Everything else of retrying stays: only an idempotent operation, or a call
+// with WithIdempotent, is resent after an answered status (a POST through
+// client.Client.Execute without it never is); the backoff, the retry
+// budget, the adaptive rate limit and admission control apply, and a 429
+// or 503 still waits its Retry-After. A status outside 400 to 599 is
+// refused. The last of WithRetryOn and WithoutRetryOn for a status wins.
+//
+// Scope: both (a call's apply over the client's). Default: 408, 429, 500,
+// 502, 503 and 504 are retried (errors.Error.Temporary).
+func WithRetryOn(statuses ...int) RequestOption {
+	return retryStatuses("WithRetryOn", statuses, (*core.RetryStatuses).Retry)
+}
+
+// WithoutRetryOn removes HTTP error statuses (400 to 599) from those the
+// client retries, such as 503 for a caller that fails over to another
+// region rather than wait: such an answer fails the call at once. A status
+// outside 400 to 599 is refused. The last of WithRetryOn and WithoutRetryOn
+// for a status wins.
+//
+// Scope: both (a call's apply over the client's). Default: 408, 429, 500,
+// 502, 503 and 504 are retried (errors.Error.Temporary).
+func WithoutRetryOn(statuses ...int) RequestOption {
+	return retryStatuses("WithoutRetryOn", statuses, (*core.RetryStatuses).DontRetry)
+}
+
+// retryStatuses is WithRetryOn's and WithoutRetryOn's option: each status
+// checked, then put.
+func retryStatuses(name string, statuses []int, put func(*core.RetryStatuses, int)) RequestOption {
+	statuses = slices.Clone(statuses) // the caller's slice may change before the option applies
+	return requestOption{apply: func(s *core.Settings) error {
+		for _, st := range statuses {
+			if err := core.CheckErrorStatus(name, st); err != nil {
+				return err
+			}
+		}
+		for _, st := range statuses {
+			put(&s.Retry.Statuses, st)
+		}
+		return nil
+	}}
 }
 
 // WithTimeout bounds a whole call, retries and backoff included, as the context's deadline does.

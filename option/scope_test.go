@@ -56,6 +56,11 @@ func TestOptionScope(t *testing.T) {
 		if err := core.Apply(&s, perCall, []option.RequestOption{option.WithMaxRetries(7), nil}); err != nil || s.Retry.MaxRetries != 7 {
 			t.Errorf("WithMaxRetries (per call %v): err = %v, MaxRetries %d", perCall, err, s.Retry.MaxRetries)
 		}
+		s = core.DefaultSettings()
+		if err := core.Apply(&s, perCall, []option.RequestOption{option.WithRetryOn(409), option.WithoutRetryOn(503)}); err != nil ||
+			!s.Retry.Statuses.On.Has(409) || !s.Retry.Statuses.Off.Has(503) {
+			t.Errorf("WithRetryOn, WithoutRetryOn (per call %v): err = %v, statuses %+v", perCall, err, s.Retry.Statuses)
+		}
 	}
 }
 
