@@ -93,6 +93,7 @@ func doCall[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	if err != nil {
 		return err
 	}
+	c.reportDeprecation(ctx, s, call.Op, out.resp)
 	if s.ResponseInto != nil {
 		*s.ResponseInto = redactedResponse(out.resp, redact.New(secretsSent(out.resp)...))
 	}
