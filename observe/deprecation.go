@@ -3,6 +3,8 @@ package observe
 import (
 	"context"
 	"time"
+
+	memberplatform "github.com/memberplatform/memberplatform-go"
 )
 
 // Deprecation is an answer that says its operation is deprecated
@@ -11,6 +13,8 @@ import (
 type Deprecation struct {
 	// Operation is the call's operation, as Call.Operation names it.
 	Operation string
+	// Area is the call's area, as Call.Area names it.
+	Area memberplatform.Area
 	// Deprecated is when the platform deprecated the operation (it may be
 	// in the future); zero when the answer gave no date ("Deprecation:
 	// true") or only a Sunset.

@@ -11,6 +11,7 @@ import (
 // zero leaves its attribute out.
 type measureKey struct {
 	operation, area, errorType      string
+	sunset                          string
 	method, urlTemplate, serverHost string
 	serverPort, statusCode          int
 }
@@ -46,6 +47,7 @@ func (m *measureSets) get(k measureKey) metric.MeasurementOption {
 	str(AttrOperation, k.operation)
 	str(AttrArea, k.area)
 	str(keyErrorType, k.errorType)
+	str(AttrSunset, k.sunset)
 	str(keyMethod, k.method)
 	str(keyURLTemplate, k.urlTemplate)
 	str(keyServer, k.serverHost)

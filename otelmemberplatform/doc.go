@@ -43,7 +43,10 @@
 //     in seconds), memberplatform.retry_budget.refused
 //     (memberplatform.retry.attempt, memberplatform.retry.reason) and
 //     memberplatform.admission.shed (memberplatform.area, error.type: an
-//     attempt admission control refused locally, never sent).
+//     attempt admission control refused locally, never sent) and
+//     memberplatform.deprecated (memberplatform.operation,
+//     memberplatform.sunset, memberplatform.deprecation.link: the final
+//     answer said the operation is deprecated).
 //
 // # Metrics
 //
@@ -70,6 +73,10 @@
 //	                                                                   failures: attempts admission control refused, unsent
 //	memberplatform.client.admission.shed_ratio     gauge 1             memberplatform.area: the share of attempts admission
 //	                                                                   control refused over the last 2 s; 0 while healthy
+//	memberplatform.client.deprecated_answers       counter {answer}    memberplatform.area, memberplatform.operation,
+//	                                                                   memberplatform.sunset (a date such as 2026-07-01,
+//	                                                                   when given): calls whose final answer carried
+//	                                                                   Deprecation or Sunset headers
 //
 // The gauges are read at collection time from the clients. Clients that
 // share a MeterProvider report together, per area, the smallest retry

@@ -29,6 +29,12 @@ const (
 	AttrRetryReason  = attribute.Key("memberplatform.retry.reason")
 	AttrRetryDelay   = attribute.Key("memberplatform.retry.delay")             // seconds
 	AttrWaitDuration = attribute.Key("memberplatform.ratelimit.wait.duration") // seconds
+	// AttrSunset is the date an operation's deprecated answers gave for its
+	// sunset, such as "2026-07-01" (UTC); absent when they gave none.
+	AttrSunset = attribute.Key("memberplatform.sunset")
+	// AttrDeprecationLink is the platform's link about a deprecation, on
+	// the call span's EventDeprecated.
+	AttrDeprecationLink = attribute.Key("memberplatform.deprecation.link")
 )
 
 // Span event names.
@@ -37,6 +43,7 @@ const (
 	EventRateLimitWait = "memberplatform.ratelimit.wait"
 	EventBudgetRefused = "memberplatform.retry_budget.refused"
 	EventShed          = "memberplatform.admission.shed"
+	EventDeprecated    = "memberplatform.deprecated"
 )
 
 // TokenFetchSpanName names the span of a token fetch.
@@ -59,8 +66,9 @@ var durationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5,
 
 // The SDK tells an instrumentation of shed attempts and hands it its state.
 var (
-	_ observe.ShedObserver  = (*instrumentation)(nil)
-	_ observe.StateObserver = (*instrumentation)(nil)
+	_ observe.ShedObserver        = (*instrumentation)(nil)
+	_ observe.StateObserver       = (*instrumentation)(nil)
+	_ observe.DeprecationObserver = (*instrumentation)(nil)
 )
 
 // instrumentation is the observe.Observer the options build: it turns the
@@ -78,6 +86,7 @@ type instrumentation struct {
 	waitDuration    metric.Float64Histogram
 	budgetRefused   metric.Int64Counter
 	shed            metric.Int64Counter
+	deprecated      metric.Int64Counter
 	budgetAvailable metric.Int64ObservableGauge
 	pacerRate       metric.Float64ObservableGauge
 	shedRatio       metric.Float64ObservableGauge
@@ -116,6 +125,8 @@ func newInstrumentation(cfg config) *instrumentation {
 		metric.WithDescription("Retries the retry budget refused, by error.type of the attempt not retried.")))
 	in.shed = made(in.meter.Int64Counter("memberplatform.client.admission.shed", metric.WithUnit("{attempt}"),
 		metric.WithDescription("Attempts admission control refused locally, unsent, by error.type of the area's recent failures.")))
+	in.deprecated = made(in.meter.Int64Counter("memberplatform.client.deprecated_answers", metric.WithUnit("{answer}"),
+		metric.WithDescription("Calls whose final answer said their operation is deprecated or has a sunset date (Deprecation, Sunset headers), by operation and sunset date.")))
 	in.budgetAvailable = made(in.meter.Int64ObservableGauge("memberplatform.client.retry_budget.available", metric.WithUnit("{token}"),
 		metric.WithDescription("Tokens left in the area's retry budget.")))
 	in.pacerRate = made(in.meter.Float64ObservableGauge("memberplatform.client.ratelimit.rate", metric.WithUnit("{request}/s"),
@@ -347,6 +358,26 @@ func (in *instrumentation) Shed(ctx context.Context, shed observe.Shed) {
 	in.shed.Add(ctx, 1, in.measures.get(measureKey{area: string(shed.Area), errorType: shed.Reason}))
 	if call, ok := ctx.Value(callKey{}).(*callScope); ok {
 		call.span.AddEvent(EventShed, trace.WithAttributes(AttrArea.String(string(shed.Area)), keyErrorType.String(shed.Reason)))
+	}
+}
+
+// Deprecated counts a call whose answer said its operation is deprecated,
+// by operation, area and sunset date, and adds an event to the call's span.
+func (in *instrumentation) Deprecated(ctx context.Context, d observe.Deprecation) {
+	var sunset string
+	if !d.Sunset.IsZero() {
+		sunset = d.Sunset.UTC().Format(time.DateOnly)
+	}
+	in.deprecated.Add(ctx, 1, in.measures.get(measureKey{operation: d.Operation, area: string(d.Area), sunset: sunset}))
+	if call, ok := ctx.Value(callKey{}).(*callScope); ok {
+		attrs := []attribute.KeyValue{AttrOperation.String(d.Operation)}
+		if sunset != "" {
+			attrs = append(attrs, AttrSunset.String(sunset))
+		}
+		if d.Link != "" {
+			attrs = append(attrs, AttrDeprecationLink.String(d.Link))
+		}
+		call.span.AddEvent(EventDeprecated, trace.WithAttributes(attrs...))
 	}
 }
 

@@ -47,7 +47,7 @@ func (c *Client) reportDeprecation(ctx context.Context, s *Settings, op *Operati
 		d.Link = redact.New(secretsSent(resp)...).String(d.Link) // a server may echo a credential
 	}
 	if obs, ok := s.Observer.(observe.DeprecationObserver); ok {
-		obs.Deprecated(ctx, observe.Deprecation{Operation: op.Name, Deprecated: d.Deprecated, Sunset: d.Sunset, Link: d.Link})
+		obs.Deprecated(ctx, observe.Deprecation{Operation: op.Name, Area: op.area(), Deprecated: d.Deprecated, Sunset: d.Sunset, Link: d.Link})
 	}
 	l := s.Logger
 	if l == nil || !l.Enabled(ctx, slog.LevelWarn) || !c.deprecations.firstWarning(deprecationKey(op)) {
