@@ -18,8 +18,12 @@ const (
 	paymentMethodID = "5a1e7c3d-9b2f-4d6a-8e1c-7f3b5d9a1c2e"
 	memberID        = "2e4c6a8b-1d3f-4a5c-9e7b-0d2f4a6c8e1a"
 	// statusPath is an endpoint the SDK does not wrap, called with
-	// client.Execute: its calls are area "other".
+	// client.Execute: its calls are area "other". The fake answers it as
+	// a deprecated endpoint (Deprecation, Sunset and Link headers), so
+	// that the deprecation rule and alert have data.
 	statusPath = "/status"
+	// statusSunset is the sunset date of statusPath.
+	statusSunset = "Fri, 01 Jan 2027 00:00:00 GMT"
 )
 
 // Phases are how long each phase of the drive lasts. A cycle is healthy,
@@ -36,6 +40,9 @@ func seed(platform *sdktest.Server) {
 	platform.AddMember(memberID)
 	platform.HandleFunc("GET "+statusPath, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Deprecation", "@1767225600")
+		w.Header().Set("Sunset", statusSunset)
+		w.Header().Set("Link", `<https://example.com/deprecations/status>; rel="deprecation"`)
 		_, _ = w.Write([]byte(`{"status":"ok"}`))
 	})
 }
