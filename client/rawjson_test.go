@@ -8,8 +8,10 @@ import (
 
 	memberplatform "github.com/memberplatform/memberplatform-go"
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
+	"github.com/memberplatform/memberplatform-go/customer"
 	"github.com/memberplatform/memberplatform-go/internal/areatest"
 	"github.com/memberplatform/memberplatform-go/internal/oprows"
+	"github.com/memberplatform/memberplatform-go/payments"
 )
 
 // Figure 1 (issue 41): a response with members the SDK does not know
@@ -51,6 +53,21 @@ func TestRawJSONKeepsUnknownFields(t *testing.T) {
 				t.Error("writing to RawJSON's slice changed the result's body")
 			}
 		})
+	}
+}
+
+// The result types stay comparable with ==, as before they had a body
+// (this file would not compile otherwise), and compare their bodies.
+func TestResultsStayComparable(t *testing.T) {
+	t.Parallel()
+	raw := memberplatform.NewRaw([]byte(`{"id":"1"}`))
+	if (accessmgmt.ProviderUser{ID: "1", Raw: raw}) != (accessmgmt.ProviderUser{ID: "1", Raw: raw}) ||
+		(payments.PaymentMethod{ID: "1"}) != (payments.PaymentMethod{ID: "1"}) ||
+		(customer.MemberAddress{ID: "1"}) != (customer.MemberAddress{ID: "1"}) {
+		t.Error("equal results differ")
+	}
+	if (accessmgmt.ProviderUser{ID: "1", Raw: raw}) == (accessmgmt.ProviderUser{ID: "1"}) {
+		t.Error("== does not see the body")
 	}
 }
 

@@ -87,6 +87,22 @@ func TestRetryOnKeepsPOSTUnretried(t *testing.T) {
 	}
 }
 
+// A retry after a status of WithRetryOn is paid from the retry budget like
+// any: a budget too small for one refuses it.
+func TestRetryOnSpendsTheBudget(t *testing.T) {
+	t.Parallel()
+	op := operationNamed("accessmgmt.UpdateUser")
+	m := areatest.NewMock(t)
+	var n atomic.Int32
+	m.On(op.method, op.path, answersThen(&n, op.response, 409))
+	c := m.Client(option.WithMaxRetries(3), option.WithRetryBackoff(time.Millisecond, 2*time.Millisecond),
+		option.WithRetryBudget(option.RetryBudget{Capacity: 5, ErrorCost: 10}), option.WithRetryOn(409))
+	_, err := op.call(t.Context(), c)
+	if !errors.Is(err, apierrors.ErrRetryBudgetExhausted) || !errors.Is(err, apierrors.ErrConflict) || n.Load() != 1 {
+		t.Errorf("err = %v after %d attempts, want the 409, refused a retry by the budget, after 1", err, n.Load())
+	}
+}
+
 // Only error statuses can be retried or not: anything else is refused.
 func TestRetryOnRefusesOtherStatuses(t *testing.T) {
 	t.Parallel()
