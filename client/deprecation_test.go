@@ -154,3 +154,21 @@ func TestDeprecationLenient(t *testing.T) {
 		})
 	}
 }
+
+// Among several observers, each DeprecationObserver is told, with the
+// call's area; an observer that is none is skipped.
+func TestDeprecationObserverAmongOthers(t *testing.T) {
+	t.Parallel()
+	op := operationNamed("payments.UpdatePaymentMethod")
+	m := areatest.NewMock(t)
+	m.On(op.method, op.path, deprecatedAnswer(oprows.Rows()[op.name].SuccessStatus(), op.response, map[string]string{"Deprecation": "true"}))
+	first, second := &deprecations{}, &deprecations{}
+	if _, err := op.call(t.Context(), m.Client(option.WithObserver(first), option.WithObserver(observe.Nop{}), option.WithObserver(second))); err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range []*deprecations{first, second} {
+		if e := d.all(); len(e) != 1 || e[0].Operation != op.name || e[0].Area != "payments" || !e[0].Deprecated.IsZero() {
+			t.Errorf("observer %d: events %+v, want one for %s in area payments, no date", i, e, op.name)
+		}
+	}
+}
