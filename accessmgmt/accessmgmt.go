@@ -35,7 +35,7 @@ type ProviderUser struct {
 	LastName     string `json:"lastName,omitempty"`
 	// Raw holds the response body the user was decoded from: RawJSON()
 	// returns it, for fields the SDK does not know yet.
-	memberplatform.Raw
+	memberplatform.Raw `json:"-"`
 }
 
 // UpdateUserParams are the fields to change. Each is optional: nil leaves

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	memberplatform "github.com/memberplatform/memberplatform-go"
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/internal/areatest"
@@ -54,7 +53,7 @@ func TestUpdateUserRequest(t *testing.T) {
 			if string(u.RawJSON()) != fullUser {
 				t.Errorf("RawJSON() = %s, want the body answered", u.RawJSON())
 			}
-			if u.Raw = (memberplatform.Raw{}); *u != want {
+			if u.Raw = ""; *u != want {
 				t.Errorf("user = %+v, want %+v", *u, want)
 			}
 		})
@@ -92,7 +91,7 @@ func TestUpdateUserDecodesResponse(t *testing.T) {
 			if string(u.RawJSON()) != tt.body {
 				t.Errorf("RawJSON() = %s, want the body answered", u.RawJSON())
 			}
-			if u.Raw = (memberplatform.Raw{}); *u != tt.want {
+			if u.Raw = ""; *u != tt.want {
 				t.Errorf("user = %+v, want %+v", *u, tt.want)
 			}
 		})

@@ -2,11 +2,13 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
 	"reflect"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -131,16 +133,20 @@ func (op operation) run(ctx context.Context, t *testing.T, c *client.Client, opt
 }
 
 // checkRawJSON: every result type keeps the body it was decoded from, by
-// embedding memberplatform.Raw.
+// embedding memberplatform.Raw, tagged so that the type's own JSON does
+// not carry it.
 func checkRawJSON(t *testing.T, name string, got any, body string) {
 	t.Helper()
 	r, ok := got.(interface{ RawJSON() []byte })
 	if !ok {
-		t.Errorf("%s: result type %T has no RawJSON method: embed memberplatform.Raw in it (the pipeline fills it)", name, got)
+		t.Errorf("%s: result type %T has no RawJSON method: embed memberplatform.Raw `json:\"-\"` in it (the pipeline fills it)", name, got)
 		return
 	}
 	if string(r.RawJSON()) != body {
 		t.Errorf("%s: RawJSON() = %s, want the body answered, %s", name, r.RawJSON(), body)
+	}
+	if b, err := json.Marshal(got); err != nil || strings.Contains(strings.ToLower(string(b)), `"raw"`) {
+		t.Errorf("%s: json.Marshal of the result = %s, %v: embed memberplatform.Raw with the tag `json:\"-\"`", name, b, err)
 	}
 }
 

@@ -102,8 +102,8 @@ func TestRawJSONNilWithoutBody(t *testing.T) {
 func TestRawJSONOfExecuteResult(t *testing.T) {
 	t.Parallel()
 	type user struct {
-		ID string `json:"id"`
-		memberplatform.Raw
+		ID                 string `json:"id"`
+		memberplatform.Raw `json:"-"`
 	}
 	const body = `{"id":"user_new","department":"R&D"}`
 	m := areatest.NewMock(t)

@@ -48,7 +48,7 @@ type MemberAddress struct {
 	LastModifiedDate *string `json:"lastModifiedDate"`
 	// Raw holds the response body the address was decoded from: RawJSON()
 	// returns it, for fields the SDK does not know yet.
-	memberplatform.Raw
+	memberplatform.Raw `json:"-"`
 }
 
 // Created parses CreatedDate (RFC 3339, with or without zone or fractional

@@ -41,7 +41,7 @@ type PaymentMethod struct {
 	UpdatedAt        time.Time `json:"updatedAt"`
 	// Raw holds the response body the payment method was decoded from:
 	// RawJSON() returns it, for fields the SDK does not know yet.
-	memberplatform.Raw
+	memberplatform.Raw `json:"-"`
 }
 
 // UnmarshalJSON decodes a payment method, reading createdAt and updatedAt
@@ -76,7 +76,8 @@ type paymentMethodJSON struct {
 	Primary          bool          `json:"primary"`
 	CreatedAt        flextime.Time `json:"createdAt"`
 	UpdatedAt        flextime.Time `json:"updatedAt"`
-	memberplatform.Raw
+
+	memberplatform.Raw `json:"-"` // the body, set by the pipeline, handed to PaymentMethod
 }
 
 func (w *paymentMethodJSON) paymentMethod() *PaymentMethod {
