@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"strings"
@@ -130,4 +131,97 @@ func TestCheckRelease(t *testing.T) {
 			t.Errorf("%s: problems %q, want one saying %q", name, p, c.want)
 		}
 	}
+}
+
+// checkTable says what keeps the document's figures from being a well
+// formed report for the operations declared now, without running anything:
+// every row benchreport prints, in its order, with its budget, either
+// measured or marked "not yet measured" exactly as benchreport marks it,
+// no other row, and the sentence under the table stating the table's
+// measured rows.
+func checkTable(doc string) (problems []string) {
+	block, ok := docBlock(doc)
+	if !ok {
+		return []string{fmt.Sprintf("no lines %q and %q around the figures", blockBegin, blockEnd)}
+	}
+	// An empty run: every row as benchreport prints it without figures.
+	var empty bytes.Buffer
+	report(&empty, stats{samples: map[string][]sample{}, env: map[string]string{}}, "")
+	var header, rule string
+	var want [][]string // cells of each row, in order
+	var wantLines []string
+	for line := range strings.SplitSeq(empty.String(), "\n") {
+		switch {
+		case strings.HasPrefix(line, "| Row |"):
+			header = line
+		case strings.HasPrefix(line, "|---"):
+			rule = line
+		case strings.HasPrefix(line, "| "):
+			want, wantLines = append(want, tableCells(line)), append(wantLines, line)
+		}
+	}
+	if !strings.Contains("\n"+block, "\n"+header+"\n"+rule+"\n") {
+		problems = append(problems, "the table does not start with benchreport's header and rule lines:\n"+header+"\n"+rule)
+	}
+	seen := make([]bool, len(want))
+	last := -1
+	for line := range strings.SplitSeq(block, "\n") {
+		if !strings.HasPrefix(line, "| ") || line == header {
+			continue
+		}
+		cells := tableCells(line)
+		i := slicesIndexRow(want, cells[0])
+		switch {
+		case i < 0:
+			problems = append(problems, fmt.Sprintf("a row %q that benchreport does not print for the declared operations: remove it", cells[0]))
+			continue
+		case seen[i]:
+			problems = append(problems, fmt.Sprintf("the row %q twice", cells[0]))
+			continue
+		case i < last:
+			problems = append(problems, fmt.Sprintf("the row %q out of benchreport's order", cells[0]))
+		}
+		seen[i], last = true, max(last, i)
+		switch {
+		case len(cells) != len(want[i]):
+			problems = append(problems, fmt.Sprintf("the row %q has %d cells, want %d", cells[0], len(cells), len(want[i])))
+		case cells[1] == notMeasured && line != wantLines[i]:
+			problems = append(problems, fmt.Sprintf("the row %q is marked %q but not as benchreport marks it:\n%s", cells[0], notMeasured, wantLines[i]))
+		case cells[7] != want[i][7]:
+			problems = append(problems, fmt.Sprintf("the row %q states the budget %q, benchreport's is %q", cells[0], cells[7], want[i][7]))
+		}
+	}
+	for i, ok := range seen {
+		if !ok {
+			problems = append(problems, fmt.Sprintf("no row %q: add it, not yet measured until the next release's run:\n%s", want[i][0], wantLines[i]))
+		}
+	}
+	sentence := summary(parseTable(block))
+	if sentence == "" {
+		problems = append(problems, "the table lacks the measured error or scale rows the sentence under it states")
+	} else if !strings.Contains(strings.Join(strings.Fields(block), " "), sentence) {
+		problems = append(problems, "the sentence under the table does not state its measured rows as benchreport does; from the table:\n"+sentence)
+	}
+	return problems
+}
+
+// tableCells splits a Markdown table line into its trimmed cells.
+func tableCells(line string) []string {
+	cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
+	for i := range cells {
+		cells[i] = strings.TrimSpace(cells[i])
+	}
+	return cells
+}
+
+// slicesIndexRow returns the index of the row of want labelled label, a
+// measured row's label possibly followed by a parenthesis of figures (the
+// concurrent rows' connections), or -1.
+func slicesIndexRow(want [][]string, label string) int {
+	for i, w := range want {
+		if label == w[0] || strings.HasPrefix(label, w[0]+" (") {
+			return i
+		}
+	}
+	return -1
 }
