@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
@@ -178,7 +179,7 @@ func (s *SigV4TokenSource) Token(ctx context.Context) (Token, error) {
 		call := &core.Call{Op: tokenOp, Result: &body, Status: &status, Sign: s.sign, Secrets: &sent}
 		used := s.skew.Load()
 		err = core.Do(ctx, pipeline, call, []option.RequestOption{option.WithResponseInto(&resp)})
-		changed := resp != nil && s.learnSkew(resp.Header.Get("Date"), used)
+		changed := resp != nil && s.learnSkew(ctx, pipeline.Logger(), resp.Header.Get("Date"), used)
 		if err == nil || resigned || !changed || !refusedSignature(err) {
 			break
 		}
@@ -210,12 +211,12 @@ const maxClockSkew = time.Minute
 // reports whether the offset changed from used, the one the request was
 // signed with: set when more than maxClockSkew off the host's clock,
 // cleared when within it.
-func (s *SigV4TokenSource) learnSkew(date string, used int64) bool {
+func (s *SigV4TokenSource) learnSkew(ctx context.Context, logger *slog.Logger, date string, used int64) bool {
 	at, err := http.ParseTime(date)
 	if err != nil {
 		return false
 	}
-	measured := at.Sub(s.now())
+	measured := at.Sub(s.now()).Round(time.Second) // Date has whole seconds
 	if measured.Abs() <= maxClockSkew {
 		measured = 0
 	}
@@ -223,6 +224,13 @@ func (s *SigV4TokenSource) learnSkew(date string, used int64) bool {
 		return false // the offset in use already agrees
 	}
 	s.skew.Store(int64(measured))
+	if logger != nil { // a host clock off by minutes is worth an operator's look
+		msg := "memberplatform: the token endpoint's clock and this host's agree again; SigV4 signatures are dated by the host's clock"
+		if measured != 0 {
+			msg = "memberplatform: the token endpoint's clock is off from this host's (by its answers' Date); SigV4 signatures are dated by the endpoint's clock"
+		}
+		logger.LogAttrs(ctx, slog.LevelWarn, msg, slog.String("operation", tokenOp.Name), slog.Duration("endpoint_ahead_by", measured))
+	}
 	return true
 }
 

@@ -1,16 +1,21 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"regexp"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/option"
 )
 
 // skewedTokenEndpoint is a token endpoint whose clock is offset from the
@@ -19,13 +24,18 @@ import (
 // every answer's Date. Its tokens expire at an absolute time by its clock.
 type skewedTokenEndpoint struct {
 	t       *testing.T
-	offset  atomic.Int64 // its clock minus the real time
+	advance atomic.Int64 // the host's clock minus the real time: the test moves it on
+	offset  atomic.Int64 // its clock minus the host's
 	refused atomic.Int64
 	issued  atomic.Int64
 }
 
+func (e *skewedTokenEndpoint) hostNow() time.Time {
+	return time.Now().Add(time.Duration(e.advance.Load()))
+}
+
 func (e *skewedTokenEndpoint) now() time.Time {
-	return time.Now().Add(time.Duration(e.offset.Load()))
+	return e.hostNow().Add(time.Duration(e.offset.Load()))
 }
 
 func (e *skewedTokenEndpoint) serve(w http.ResponseWriter, r *http.Request) {
@@ -61,14 +71,19 @@ func (e *skewedTokenEndpoint) serve(w http.ResponseWriter, r *http.Request) {
 func TestSigV4LearnsTheTokenEndpointsClockSkew(t *testing.T) {
 	e := &skewedTokenEndpoint{t: t}
 	srv := newTestServer(t, e.serve, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, userJSON) })
-	c := newClientOpts(t, srv.URL, optionSigV4())
-	var advance atomic.Int64 // the cache's clock runs ahead, to expire tokens
+	src, err := NewSigV4TokenSource(SigV4Config{Credentials: testCreds(), Region: "ap-southeast-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.now = e.hostNow
+	var logs bytes.Buffer
+	c := newTestClient(t, srv.URL, src, option.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	tokens := c.core.Tokens()
-	tokens.Now = func() time.Time { return time.Now().Add(time.Duration(advance.Load())) }
+	tokens.Now = e.hostNow
 
 	step := func(name string, wantRefused, wantIssued int64) {
 		t.Helper()
-		advance.Add(int64(6 * time.Minute)) // past the last token's 5-minute life
+		e.advance.Add(int64(6 * time.Minute)) // past the last token's 5-minute life
 		if err := updateUser(context.Background(), c); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -79,7 +94,7 @@ func TestSigV4LearnsTheTokenEndpointsClockSkew(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if left := tok.Expiry.Sub(time.Now()); left < 4*time.Minute || left > 5*time.Minute+5*time.Second {
+		if left := tok.Expiry.Sub(e.hostNow()); left < 4*time.Minute || left > 5*time.Minute+5*time.Second {
 			t.Fatalf("%s: the token expires in %v by the host's clock, want about 5m", name, left)
 		}
 	}
@@ -92,6 +107,19 @@ func TestSigV4LearnsTheTokenEndpointsClockSkew(t *testing.T) {
 	e.offset.Store(0)
 	step("first fetch, clocks agree again", 3, 5)
 	step("fetch after expiry, clocks agree", 3, 6)
+
+	// One warning per change of skew, with the offset (Date has whole
+	// seconds), and no secret.
+	text := logs.String()
+	for _, want := range []string{`endpoint_ahead_by=(14m59s|15m0s)\n`, `endpoint_ahead_by=-(15m0s|15m1s)\n`, `endpoint_ahead_by=0s\n`} {
+		if n := len(regexp.MustCompile(want).FindAllString(text, -1)); n != 1 {
+			t.Errorf("log has %d records matching %s, want 1:\n%s", n, want, text)
+		}
+	}
+	if n := strings.Count(text, "level=WARN"); n != 3 {
+		t.Errorf("%d warnings, want 3:\n%s", n, text)
+	}
+	assertNoSecret(t, text)
 }
 
 // A refusal that is not about the clock (a wrong key) is not re-signed: one
@@ -104,7 +132,8 @@ func TestSigV4RefusalWithoutSkewIsNotResigned(t *testing.T) {
 		reqs.Add(1)
 		w.Header().Set("Date", time.Now().Add(time.Duration(offset.Load())).UTC().Format(http.TimeFormat))
 		w.WriteHeader(http.StatusForbidden)
-		_, _ = io.WriteString(w, `{"message":"The security token included in the request is invalid"}`)
+		_, _ = fmt.Fprintf(w, `{"message":"The security token included in the request is invalid: %s %s"}`,
+			r.Header.Get("X-Amz-Security-Token"), r.Header.Get("Authorization"))
 	}, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, userJSON) })
 	c := newClientOpts(t, srv.URL, optionSigV4())
 	for i, tc := range []struct {
