@@ -42,13 +42,16 @@ func TestHungTokenSourceDoesNotWedgeTheClient(t *testing.T) {
 		<-returned
 	})
 
+	start := time.Now()
 	err := updateUser(context.Background(), c)
 	if !errors.Is(err, apierrors.ErrTokenUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("call during the hung fetch: %v, want a TokenError at the fetch bound", err)
 	}
+	failedAfter := time.Since(start)
 	if err := updateUser(context.Background(), c); err != nil {
 		t.Fatalf("call after the bound: %v, want success from a new fetch", err)
 	}
+	t.Logf("bound 300ms: the call on the hung fetch failed after %v; the next succeeded %v after the first began", failedAfter, time.Since(start))
 	if n := calls.Load(); n != 2 {
 		t.Fatalf("token source called %d times, want 2", n)
 	}
@@ -102,6 +105,7 @@ func TestTokenEndpointRetryAfterPastTheDeadlineReturnsAtOnce(t *testing.T) {
 			if te == nil || te.StatusCode != tc.status || te.Operation != "accessmgmt.UpdateUser" {
 				t.Fatalf("error %#v, want a TokenError with status %d naming the call", err, tc.status)
 			}
+			t.Logf("status %d, Retry-After %ds, 1.5s left: returned in %v", tc.status, tc.retryAfter, took)
 			if took > 500*time.Millisecond {
 				t.Fatalf("returned after %v, want under 0.5s", took)
 			}
