@@ -68,7 +68,7 @@ import (
 )
 
 func main() {
-	figure := flag.Int("figure", 0, "run only this figure (1–17); 0 runs all")
+	figure := flag.Int("figure", 0, "run only this figure (1–18); 0 runs all")
 	old := flag.Bool("old", true, "also run 0.2.0's (and where useful 0.1.0's) behaviour beside the defaults")
 	repeat := flag.Int("repeat", 1, "run the default-options measurement of figures 2, 3 and 6 this many times (at most 10)")
 	timeout := flag.Duration("timeout", 12*time.Minute, "stop everything after this long")
@@ -83,6 +83,7 @@ func main() {
 		sporadicThrottles, providerAtItsRate} // 12–13: provider.go
 	figures = append(figures, admissionFigures...) // admission.go: 14–16
 	figures = append(figures, connections)         // connections.go: 17
+	figures = append(figures, operationFigures...) // operations.go: 18 (issue 40's figure 5)
 	if *figure < 0 || *figure > len(figures) {
 		fmt.Fprintf(os.Stderr, "loadtest: no figure %d\n", *figure)
 		os.Exit(2)
