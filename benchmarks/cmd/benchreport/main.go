@@ -1,10 +1,10 @@
 // Command benchreport runs the benchmarks of this module and prints a
-// Markdown table, ready to paste into the SDK's README, of each row's median
+// Markdown table, ready to paste into the SDK's docs/performance.md, of each row's median
 // time per call through the three contenders (sdk, raw net/http +
 // encoding/json into plain structs, and the oapi-codegen client), the ratios
 // SDK/raw and SDK/generated, allocations per call of all three, and a
 // PASS/FAIL verdict against the performance budget, then the sentence
-// that states the table's figures in the README (summary.go):
+// that states the table's figures in docs/performance.md (summary.go):
 //
 //   - loopback, serial and parallel: SDK/raw ≤ 1.10× per operation
 //   - in memory: SDK/raw ≤ 1.15× per operation

@@ -8,17 +8,17 @@ import (
 	"github.com/memberplatform/memberplatform-go/benchmarks"
 )
 
-// The README's Performance section is benchreport's last report: its table
-// has the rows of every declared operation, and the sentence that states
-// the table's figures is the one summary writes from that table.
+// docs/performance.md, where the README's Performance section points, is
+// benchreport's last report: its table has the rows of every declared
+// operation, and the sentence that states the table's figures is the one
+// summary writes from that table.
 func TestREADMEStatesItsLastReport(t *testing.T) {
-	readme, err := os.ReadFile("../../../README.md")
+	doc, err := os.ReadFile("../../../docs/performance.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, perf, _ := strings.Cut(string(readme), "\n## Performance\n")
-	perf, _, _ = strings.Cut(perf, "\n## ")
-	const rerun = "run `cd benchmarks && go run ./cmd/benchreport` and paste its table and the sentence under it into README.md's Performance section"
+	perf := string(doc)
+	const rerun = "run `cd benchmarks && go run ./cmd/benchreport` and paste its table and the sentence under it into docs/performance.md"
 	rows := parseTable(perf)
 	labels := map[string]bool{}
 	for _, r := range rows {
@@ -27,16 +27,16 @@ func TestREADMEStatesItsLastReport(t *testing.T) {
 	for _, op := range benchmarks.Operations() {
 		for _, suffix := range []string{", loopback", ", loopback parallel", ", in memory"} {
 			if !labels[op.Name+suffix] {
-				t.Errorf("README.md's Performance table has no row %q: %s", op.Name+suffix, rerun)
+				t.Errorf("docs/performance.md's table has no row %q: %s", op.Name+suffix, rerun)
 			}
 		}
 	}
 	want := summary(rows)
 	if want == "" {
-		t.Fatalf("README.md's Performance table lacks the error or scale rows: %s", rerun)
+		t.Fatalf("docs/performance.md's table lacks the error or scale rows: %s", rerun)
 	}
 	if !strings.Contains(strings.Join(strings.Fields(perf), " "), want) {
-		t.Errorf("README.md's Performance section does not state its table's figures as benchreport does; %s. From the table it shows:\n%s", rerun, want)
+		t.Errorf("docs/performance.md does not state its table's figures as benchreport does; %s. From the table it shows:\n%s", rerun, want)
 	}
 }
 
