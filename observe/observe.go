@@ -157,9 +157,11 @@ type State struct {
 	PacerRateOf func(area memberplatform.Area) (perSecond float64, ok bool)
 	// ShedRatioOf returns the share, from 0 to 1, of the area's attempts
 	// that admission control refused locally over the last 2 s (the
-	// window it judges by), because nearly all of the area's recent
-	// answers were failures (5xx, or no answer): 0 while the area is
-	// healthy or quiet, and again as soon as an answered probe reopens it. ok is false when the client has no
+	// window it judges by), because nearly all of their operation's, or
+	// the area's, recent answers were failures (5xx, or no answer): 0
+	// while the area is healthy or quiet, and again as soon as an
+	// answered probe reopens it. An operation shed on its own beside
+	// healthy ones counts here too; Shed events tell them apart. ok is false when the client has no
 	// admission control (option.WithoutAdmissionControl) or the area is
 	// unknown.
 	ShedRatioOf func(area memberplatform.Area) (ratio float64, ok bool)
