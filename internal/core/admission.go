@@ -48,9 +48,9 @@ import (
 //   - While it refuses, one call's first attempt per
 //     AdmissionProbeInterval goes out anyway, per operation (a probe; its
 //     retries do not), and an accepted answer while it refuses reopens the
-//     operation (and the area, if it refused): its history is forgotten and
-//     every attempt is sent again. So a backend that heals is seen within a
-//     probe interval and served at once.
+//     operation (and the area, if it was down or refused with it): its
+//     history is forgotten and every attempt is sent again. So a backend
+//     that heals is seen within a probe interval and served at once.
 //
 // client.Execute calls are operations keyed by method and path shape
 // (executeKey): at most AdmissionMaxOperations operations per area are
@@ -196,11 +196,20 @@ func (a *Admission) answeredOp(op string, r failureReason, status int, retryAfte
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if r == accepted {
+		// The operation reopens if it refused, and the area if it was
+		// down or refused with it: the backend answers again. Their
+		// history is forgotten. An area whose other operations are
+		// served keeps counting, so its shed ratio still shows an
+		// operation shed on its own.
+		down := a.down(ns)
 		a.lastAccept = ns
-		// The operation, and the area, reopen if they refused: the
-		// backend answers again. Their history is forgotten.
 		reopened := a.judgeOf(op, ns, true).accept(ns)
-		reopened = a.area.accept(ns) || reopened
+		if down || reopened && a.area.window(ns).refusalProbability() > 0 {
+			a.area = judge{nextProbe: a.area.nextProbe}
+			reopened = true
+		} else {
+			a.area.count(ns)
+		}
 		if reopened {
 			a.rewatch(ns)
 		}
@@ -281,10 +290,15 @@ func (j *judge) accept(ns int64) (reopened bool) {
 		*j = judge{nextProbe: j.nextProbe}
 		return true
 	}
+	j.count(ns)
+	return false
+}
+
+// count counts an accepted answer.
+func (j *judge) count(ns int64) {
 	b := j.bucket(ns)
 	b.requests++
 	b.accepts++
-	return false
 }
 
 // fail counts a failure, which refusals report until the next one.

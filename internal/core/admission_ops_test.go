@@ -61,6 +61,9 @@ func TestAdmissionShedsTheFailingOperationOnItsOwn(t *testing.T) {
 			if perCall := float64(sent) / float64(asked); perCall > 0.05 {
 				t.Fatalf("the failing operation sent %d of %d attempts after its first second (%.3f), want nearly all refused", sent, asked, perCall)
 			}
+			if r := a.ShedRatio(); r < 0.9*float64(failingPct)/100 {
+				t.Fatalf("the area's ShedRatio %.2f, want the failing operation's share of its attempts, refused", r)
+			}
 		})
 	}
 }
@@ -237,5 +240,24 @@ func TestAdmissionOperationsAreBounded(t *testing.T) {
 	feedOp(a, "GET /new", AdmissionMinFailures, 0)
 	if _, ok := a.ops["GET /new"]; !ok || len(a.ops) > AdmissionMaxOperations {
 		t.Fatalf("after a window: the new operation has a judge %v, %d judges; want the idle ones forgotten", ok, len(a.ops))
+	}
+}
+
+// A blip shorter than admissionDownAfter: once the operation's probe is
+// answered, the area forgets it too, so a call after a quiet spell is not
+// refused for failures the backend already recovered from.
+func TestAdmissionForgetsABlipOnceItsOperationReopens(t *testing.T) {
+	clk := fakeclock.New()
+	draw := 0.0
+	a := testAdmission(clk, &draw)
+	feedOp(a, healthyOp, 30, 0)
+	clk.Add(50 * time.Millisecond)
+	a.admitOp(healthyOp, true) // the probe...
+	a.answeredOp(healthyOp, accepted, 0, 0)
+	clk.Add(admissionDownAfter + 50*time.Millisecond) // quiet, but the failures are within the window
+	for range 20 {
+		if _, refused := a.admitOp(healthyOp, true); refused {
+			t.Fatal("a call after the blip healed refused")
+		}
 	}
 }
