@@ -261,3 +261,53 @@ func TestAdmissionForgetsABlipOnceItsOperationReopens(t *testing.T) {
 		}
 	}
 }
+
+// client.Execute calls of one route with different IDs are one operation,
+// judged together: one failing whole is shed, by whatever ID it is called,
+// while the other route of the area is sent and served.
+func TestAdmissionJudgesExecuteByRoute(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		if r.Method == http.MethodDelete {
+			rtJSON(w, http.StatusBadGateway, `{}`)
+			return
+		}
+		rtJSON(w, http.StatusOK, `{}`)
+	})
+	clk := fakeclock.New()
+	draw := 0.0
+	rec := &shedRecorder{}
+	c := rtNewClient(t, srv.URL, func(s *Settings) {
+		other(s).Admission = testAdmission(clk, &draw)
+		s.Observer = rec
+	})
+	execute := func(method string, i int) error {
+		op := &Operation{Name: executeOperation, Method: method, Path: fmt.Sprintf("/things/thing_%04d", i), Idempotent: true}
+		return Do[any](context.Background(), c, &Call{Op: op}, nil)
+	}
+	for i := range 100 {
+		if err := execute(http.MethodGet, i); err != nil {
+			t.Fatalf("GET of thing %d: %v", i, err)
+		}
+		_ = execute(http.MethodDelete, i)
+	}
+	rec.mu.Lock()
+	sheds := len(rec.sheds)
+	rec.mu.Unlock()
+	if sheds < 50 {
+		t.Fatalf("%d of 100 DELETEs of distinct IDs shed, want most: one route failing whole", sheds)
+	}
+	adm := other(&c.settings).Admission
+	adm.mu.Lock()
+	defer adm.mu.Unlock()
+	if _, ok := adm.ops["DELETE /things/{}"]; !ok || len(adm.ops) != 2 {
+		t.Fatalf("judges %v, want the two routes, GET /things/{} and DELETE /things/{}", keys(adm.ops))
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
