@@ -35,8 +35,10 @@ import (
 //     When that judgement refuses and no operation of the area has had an
 //     answer accepted for admissionDownAfter, the area is down: its
 //     operations are shed by the area's judgement as well as their own,
-//     so one too rare to have failed on its own is shed with the rest.
-//     An operation that is served keeps the area up.
+//     so one too rare to have failed on its own is shed with the rest;
+//     but not one whose last answer was accepted, however long ago (a
+//     rare sibling of an operation failing whole): it is judged on its
+//     own. An operation that is served keeps the area up.
 //   - A refused call matches what its operation's last failure matched
 //     (the area's, for an operation that has none of its own): its status
 //     (a 500 stays ErrInternal, a 503 ErrServiceUnavailable), no answer
@@ -100,6 +102,7 @@ type judge struct {
 	status     int           // the last 5xx's status (reason failedUnavailable)
 	notBefore  int64         // unix nanos the last failure's Retry-After asked to wait until, or 0
 	watchUntil int64         // unix nanos when its last failure leaves the window, or 0
+	servedLast bool          // its last answer counted was accepted
 }
 
 // admissionBucket counts one bucket of the window; slot is its start in
@@ -147,9 +150,11 @@ func (a *Admission) admitOp(op string, first bool) (refusal admissionRefusal, re
 		p = j.window(ns).refusalProbability()
 	}
 	down := a.down(ns)
-	if down && (j == nil || j.window(ns).accepts == 0) {
-		// An operation served of late is judged on its own; any other
-		// is shed with its area.
+	if down && (j == nil || !j.servedLast) {
+		// An operation whose last answer was accepted is judged on its
+		// own, however long ago that was (its own failures shed it
+		// soon enough if the backend is down); any other is shed with
+		// its area.
 		p = max(p, a.area.window(ns).refusalProbability())
 	}
 	if p == 0 || a.rand() >= p {
@@ -287,7 +292,7 @@ func (a *Admission) ShedRatio() float64 {
 // it forgets its history, and reports so.
 func (j *judge) accept(ns int64) (reopened bool) {
 	if j.window(ns).refusalProbability() > 0 {
-		*j = judge{nextProbe: j.nextProbe}
+		*j = judge{nextProbe: j.nextProbe, servedLast: true}
 		return true
 	}
 	j.count(ns)
@@ -299,6 +304,7 @@ func (j *judge) count(ns int64) {
 	b := j.bucket(ns)
 	b.requests++
 	b.accepts++
+	j.servedLast = true
 }
 
 // fail counts a failure, which refusals report until the next one.
@@ -306,7 +312,7 @@ func (j *judge) fail(ns int64, r failureReason, status int, retryAfter time.Dura
 	b := j.bucket(ns)
 	b.requests++
 	b.failures++
-	j.reason, j.status, j.notBefore = r, status, 0
+	j.reason, j.status, j.notBefore, j.servedLast = r, status, 0, false
 	if retryAfter > 0 {
 		j.notBefore = ns + int64(retryAfter)
 	}

@@ -311,3 +311,29 @@ func keys[V any](m map[string]V) []string {
 	}
 	return out
 }
+
+// A rare sibling of an operation failing whole, last answered well, keeps
+// being sent even when it has been quiet for longer than the window and
+// the area looks down: its calls, concurrent ones too, go out; once one
+// fails, it is shed with the area.
+func TestAdmissionKeepsSendingARareServedSibling(t *testing.T) {
+	clk := fakeclock.New()
+	draw := 0.0
+	a := testAdmission(clk, &draw)
+	feedOp(a, failingOp, 30, 0)
+	a.answeredOp(healthyOp, accepted, 0, 0) // served once, while the area watched
+	for range 30 {                          // 3 s: the failing operation keeps failing
+		clk.Add(100 * time.Millisecond)
+		feedOp(a, failingOp, 10, 0)
+	}
+	for i := range 20 {
+		if _, refused := a.admitOp(healthyOp, i == 0); refused {
+			t.Fatalf("call %d of the rare sibling, last answered well, refused", i)
+		}
+	}
+	a.answeredOp(healthyOp, failedUnavailable, http.StatusServiceUnavailable, 0) // the backend is down after all
+	a.admitOp(healthyOp, true)                                                   // its probe
+	if r, refused := a.admitOp(healthyOp, true); !refused || !r.area {
+		t.Fatalf("after its failure in a down area: refused %v %+v, want the area's refusal", refused, r)
+	}
+}
