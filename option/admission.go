@@ -23,7 +23,9 @@ import "github.com/memberplatform/memberplatform-go/internal/core"
 // sub-service) is shed on its own: the other operations of its area keep
 // being sent and served. When every operation of an area fails (no answer
 // of the area accepted for 250 ms: the backend is down), the area is shed
-// as a whole, operations too rare to have failed on their own included.
+// as a whole, operations too rare to have failed on their own included
+// (but not one whose last answer was accepted: it is sent until it fails
+// itself).
 // Even then one call's first attempt per operation per 100 ms goes out as
 // a probe (never a retry); the first probe that is answered with anything
 // but a failure reopens its operation, and the area, at once. Other areas
