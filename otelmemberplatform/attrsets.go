@@ -12,6 +12,7 @@ import (
 type measureKey struct {
 	operation, area, errorType      string
 	method, urlTemplate, serverHost string
+	shedScope                       string
 	serverPort, statusCode          int
 }
 
@@ -46,6 +47,7 @@ func (m *measureSets) get(k measureKey) metric.MeasurementOption {
 	str(AttrOperation, k.operation)
 	str(AttrArea, k.area)
 	str(keyErrorType, k.errorType)
+	str(AttrShedScope, k.shedScope)
 	str(keyMethod, k.method)
 	str(keyURLTemplate, k.urlTemplate)
 	str(keyServer, k.serverHost)

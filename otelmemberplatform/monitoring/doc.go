@@ -49,9 +49,13 @@
 // the thresholds: MemberplatformProviderThrottling,
 // MemberplatformRetryBudgetExhausted, MemberplatformPacerEngaged,
 // MemberplatformCallsShed, MemberplatformTokenFetchesFailing,
-// MemberplatformErrorRatioHigh and MemberplatformLatencyHigh. The
-// repository's docs/observability.md lists them with their runbook lines
-// and describes the dashboard.
+// MemberplatformErrorRatioHigh and MemberplatformLatencyHigh. Group
+// memberplatform-go.admission-operations records the attempts of each
+// operation shed on its own (memberplatform_admission_scope="operation":
+// one operation failing while the rest of its area is served) and alerts
+// on them: MemberplatformOperationShed. The repository's
+// docs/observability.md lists them with their runbook lines and describes
+// the dashboard.
 //
 // The rules load in Prometheus 2.42 and later. The module's tests run
 // promtool's checks and unit tests, and start a real Prometheus scraping
