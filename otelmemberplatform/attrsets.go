@@ -13,6 +13,7 @@ type measureKey struct {
 	operation, area, errorType      string
 	sunset                          string
 	method, urlTemplate, serverHost string
+	shedScope                       string
 	serverPort, statusCode          int
 }
 
@@ -48,6 +49,7 @@ func (m *measureSets) get(k measureKey) metric.MeasurementOption {
 	str(AttrArea, k.area)
 	str(keyErrorType, k.errorType)
 	str(AttrSunset, k.sunset)
+	str(AttrShedScope, k.shedScope)
 	str(keyMethod, k.method)
 	str(keyURLTemplate, k.urlTemplate)
 	str(keyServer, k.serverHost)

@@ -29,6 +29,11 @@ const (
 	AttrRetryReason  = attribute.Key("memberplatform.retry.reason")
 	AttrRetryDelay   = attribute.Key("memberplatform.retry.delay")             // seconds
 	AttrWaitDuration = attribute.Key("memberplatform.ratelimit.wait.duration") // seconds
+	// AttrShedScope says what admission control judged to be failing when
+	// it shed an attempt: "operation" (the operation alone; others of its
+	// area were served) or "area" (every operation of it: the backend is
+	// down). The values of observe.Shed.Scope.
+	AttrShedScope = attribute.Key("memberplatform.admission.scope")
 	// AttrSunset is the date an operation's deprecated answers gave for its
 	// sunset, such as "2026-07-01" (UTC); absent when they gave none.
 	AttrSunset = attribute.Key("memberplatform.sunset")
@@ -124,7 +129,7 @@ func newInstrumentation(cfg config) *instrumentation {
 	in.budgetRefused = made(in.meter.Int64Counter("memberplatform.client.retry_budget.refused", metric.WithUnit("{retry}"),
 		metric.WithDescription("Retries the retry budget refused, by error.type of the attempt not retried.")))
 	in.shed = made(in.meter.Int64Counter("memberplatform.client.admission.shed", metric.WithUnit("{attempt}"),
-		metric.WithDescription("Attempts admission control refused locally, unsent, by error.type of the area's recent failures.")))
+		metric.WithDescription("Attempts admission control refused locally, unsent, by operation, error.type of its recent failures and scope (operation or area).")))
 	in.deprecated = made(in.meter.Int64Counter("memberplatform.client.deprecated_answers", metric.WithUnit("{answer}"),
 		metric.WithDescription("Calls whose final answer said their operation is deprecated or has a sunset date (Deprecation, Sunset headers), by operation and sunset date.")))
 	in.budgetAvailable = made(in.meter.Int64ObservableGauge("memberplatform.client.retry_budget.available", metric.WithUnit("{token}"),
@@ -354,10 +359,17 @@ func (in *instrumentation) BudgetRefused(ctx context.Context, refusal observe.Re
 
 // Shed counts an attempt admission control refused locally and adds an
 // event to the call's span.
+// The counter carries the operation and the scope (operation or area) when
+// the SDK names them, so an operation shed on its own shows apart from an
+// area that is down.
 func (in *instrumentation) Shed(ctx context.Context, shed observe.Shed) {
-	in.shed.Add(ctx, 1, in.measures.get(measureKey{area: string(shed.Area), errorType: shed.Reason}))
+	in.shed.Add(ctx, 1, in.measures.get(measureKey{area: string(shed.Area), errorType: shed.Reason, operation: shed.Operation, shedScope: shed.Scope}))
 	if call, ok := ctx.Value(callKey{}).(*callScope); ok {
-		call.span.AddEvent(EventShed, trace.WithAttributes(AttrArea.String(string(shed.Area)), keyErrorType.String(shed.Reason)))
+		attrs := []attribute.KeyValue{AttrArea.String(string(shed.Area)), keyErrorType.String(shed.Reason)}
+		if shed.Scope != "" {
+			attrs = append(attrs, AttrShedScope.String(shed.Scope))
+		}
+		call.span.AddEvent(EventShed, trace.WithAttributes(attrs...))
 	}
 }
 

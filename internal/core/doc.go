@@ -16,8 +16,10 @@
 //	                   authorizing and signing each attempt, reading each
 //	                   body, the typed error
 //	admission.go       the area's admission control: an attempt refused
-//	                   locally while nearly all of the area's recent
-//	                   attempts fail; each answer counted
+//	                   locally while nearly all of its operation's (or the
+//	                   area's) recent attempts fail; each answer counted
+//	                   (admission_call.go: the call's side; admission_key.go:
+//	                   the operation's key, Execute's route)
 //	scope.go           the area's load control: its pacer (internal/pacer)
 //	                   and rate limiter, waited on before each attempt
 //	transport.go       the transport under the attempts: redirects,

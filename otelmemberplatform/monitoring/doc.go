@@ -50,6 +50,10 @@
 // MemberplatformRetryBudgetExhausted, MemberplatformPacerEngaged,
 // MemberplatformCallsShed, MemberplatformTokenFetchesFailing,
 // MemberplatformErrorRatioHigh and MemberplatformLatencyHigh. Group
+// memberplatform-go.admission-operations records the attempts of each
+// operation shed on its own (memberplatform_admission_scope="operation":
+// one operation failing while the rest of its area is served) and alerts
+// on them: MemberplatformOperationShed. Group
 // memberplatform-go.deprecations counts the answers that said an operation
 // is deprecated over the last hour, by operation and sunset date, and
 // alerts on them: MemberplatformOperationDeprecated. The repository's

@@ -247,6 +247,11 @@ func check(ctx context.Context, prom *promtest.Server, rules promtest.RuleFile, 
 			fail("no sign of %s: %s was never above 0", what, q)
 		}
 	}
+	// One operation of access management shed on its own (issue 40).
+	q := `memberplatform_area_operation:memberplatform_client_admission_shed_operation:rate5m{memberplatform_area="accessmgmt",memberplatform_operation="accessmgmt.ReplaceRolePermissions"}`
+	if s := query("max_over_time(" + q + "[2m]) > 0"); len(s) == 0 {
+		fail("no sign of ReplaceRolePermissions shed on its own in the outage: %s was never above 0", q)
+	}
 	return problems
 }
 
