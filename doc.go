@@ -57,4 +57,9 @@
 // or without one, from any directory:
 //
 //	go run github.com/memberplatform/memberplatform-go/examples/quickstart@latest
+//
+// The second form works once the module is on a module proxy you can reach:
+// before its first public release, or from a private repository, the public
+// proxy refuses it (403 Forbidden, 404 or 410). Run it from a clone then, or
+// set GOPRIVATE or GOPROXY as RELEASING.md says.
 package memberplatform

@@ -96,6 +96,10 @@ var (
 
 // UpdateUser updates a provider user and returns the updated user.
 //
+// It sends PUT /auth/access-management/users/{userId} with the fields set in
+// params as a JSON object ({"firstName":"Ada"}); errors are problem
+// documents with an 8-digit serviceCode (sdktest.ProblemResponder).
+//
 // userID is the provider's own identifier (such as
 // "user_01E4ZCR3C56J083X43JQXF3JK5"); the SDK requires it non-empty but
 // imposes no format. Before sending, the SDK checks that at least one field
@@ -153,8 +157,12 @@ func rolePermissionsBody(permissions []string) []byte {
 // roleSlug in organization organizationID with permissions. Permission slugs
 // unknown to the provider are created there first (contract rule 2).
 //
-// An empty or nil permissions clears the role: it is sent as [] (never
-// null). The SDK checks roleSlug against ^org-[a-z0-9_-]+$ and every
+// It sends PUT
+// /auth/access-management/organizations/{organizationId}/roles/{slug}/permissions
+// with the body {"permissions":["users:read","users:write"]}; errors are
+// problem documents with an 8-digit serviceCode (sdktest.ProblemResponder).
+// An empty or nil permissions clears the role: it is sent as
+// {"permissions":[]} (never null). The SDK checks roleSlug against ^org-[a-z0-9_-]+$ and every
 // permission against ^[a-z0-9:._*-]+$ before sending, and requires
 // organizationID (the provider's own tenant ID, such as
 // "org_01EHZNVPK3SFK441A1RGBFSHRT") to be non-empty. Any 2xx is success,

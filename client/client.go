@@ -12,8 +12,8 @@
 // SigV4CredentialsFromEnv and EnvSigV4Service); else none.
 //
 // Calls are retried (github.com/hashicorp/go-retryablehttp) after
-// connection errors, 408, 429, 500, 502, 503 and 504, with jittered
-// backoff, Retry-After and X-Retry-Attempt, within the context's deadline,
+// connection errors, 408, 429, 500, 502, 503 and 504 (option.WithRetryOn
+// and option.WithoutRetryOn change the statuses), with jittered backoff, Retry-After and X-Retry-Attempt, within the context's deadline,
 // a retry budget and an adaptive rate limit (package option documents each
 // default). Every failure is a typed error of package
 // github.com/memberplatform/memberplatform-go/errors.

@@ -119,6 +119,9 @@ var upsertMemberAddressOp = core.Declare(core.Operation{
 // 201 created). The SDK checks memberID and the required fields before
 // sending and reports every missing one.
 //
+// It sends POST /customer/members/{memberId}/address with params as a JSON
+// object; errors are code/message bodies (sdktest.CodeMessageResponder).
+//
 // If the platform answers 2xx with an empty body, the returned address holds
 // only the fields that were sent (ID, TenantID and the dates are unknown:
 // empty and nil), like the other operations of the SDK.

@@ -229,7 +229,10 @@ func WithMaxRetries(n int) RequestOption {
 }
 
 // WithRetryBackoff sets the exponential backoff: retry n waits a uniformly
-// random duration in [0, min(max, base·2ⁿ)) ("full jitter").
+// random duration in [0, min(max, base·2ⁿ)) ("full jitter"). base must be
+// positive and max at least base (a test that wants no wait passes
+// time.Millisecond for both, as sdktest's clients use 1ms to 20ms); other
+// values fail client.New, or the call, with an *errors.ValidationError.
 //
 // Scope: both. Default: base 250ms, max 8s.
 func WithRetryBackoff(base, max time.Duration) RequestOption {

@@ -130,6 +130,10 @@ var updatePaymentMethodOp = core.Declare(core.Operation{
 
 // UpdatePaymentMethod updates payment method id (a UUID) and returns it.
 //
+// It sends PATCH /payment-methods/{id} with the fields set in params as a
+// JSON object ({"setAsPrimary":true}); errors are problem documents with a
+// free-form serviceCode (sdktest.ProblemResponder).
+//
 // A platform that does not implement the operation answers with a "Not
 // implemented" problem: errors.Is(err, apierrors.ErrNotImplemented). If the
 // platform answers 2xx with an empty body, the returned value holds only the
