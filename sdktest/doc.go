@@ -21,6 +21,13 @@
 // be added with HandleFunc; they sit behind the same authentication,
 // faults and modes as the built-in ones.
 //
+// The fake knows the platform as the SDK does. To play a platform that is
+// newer (an answer with a field the SDK does not know yet, read through
+// RawJSON; a Deprecation or Sunset header; the answer to a call whose
+// option.WithJSONSet member the fake would refuse with a 400), script the
+// answer with FailNext and a 2xx Fault: its Body and Header are served as
+// given, in place of the operation.
+//
 // For tests that stub the SDK's HTTP with github.com/jarcoal/httpmock
 // instead, ProblemResponse, ProblemResponder, CodeMessageResponse and
 // CodeMessageResponder build error responses in the contract's wire format

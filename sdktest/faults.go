@@ -10,15 +10,22 @@ import (
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 )
 
-// Fault is a scripted response. Give it to FailNext.
+// Fault is a scripted response. Give it to FailNext. Most script a failure;
+// one with a 2xx Status scripts a success instead, served in place of the
+// operation (nothing is stored), to play a platform newer than the fake:
+//
+//	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpdateUser, Status: http.StatusOK,
+//		Body:   `{"id":"user_1","email":"ada@example.com","department":"R&D"}`,
+//		Header: http.Header{"Sunset": {"Wed, 01 Jul 2026 00:00:00 GMT"}}})
 type Fault struct {
 	// Operation limits the fault to one operation: an Op* constant, or the
 	// pattern of an endpoint added with HandleFunc. "" matches any API
 	// operation (the built-in ones and those added with HandleFunc),
 	// but not the token endpoint, which is matched only by OpToken.
 	Operation string
-	// Status is the status to answer. 0 with Reset false and Delay set only
-	// delays the request, which is then served normally.
+	// Status is the status to answer: an error, or a 2xx answered with
+	// Body (empty for none) and nothing stored. 0 with Reset false and
+	// Delay set only delays the request, which is then served normally.
 	Status int
 	// Header holds extra response headers, such as Retry-After.
 	Header http.Header
@@ -26,8 +33,8 @@ type Fault struct {
 	// up to whole seconds.
 	RetryAfter time.Duration
 	// Body is the raw response body. When empty, a body in the
-	// operation's error format is generated from Status (a problem
-	// document, or a code/message body under /customer).
+	// operation's error format is generated from an error Status (a problem
+	// document, or a code/message body under /customer); a 2xx has none.
 	Body string
 	// Fields are field-level errors for the generated body, written in the
 	// operation's format: serviceErrors items {detail, pointer} in a
