@@ -52,14 +52,17 @@ func (r *RetryStatuses) Retry(status int) { r.On.put(status, true); r.Off.put(st
 func (r *RetryStatuses) DontRetry(status int) { r.On.put(status, false); r.Off.put(status, true) }
 
 // retriable is Retriable with the caller's statuses: they change only which
-// answered statuses of an idempotent request are retried.
+// answered statuses of an idempotent request are retried. An answer that
+// says the provider is not configured stays final whatever its status: it
+// is the environment's state, not a status the caller chose (WithRetryOn(503)
+// would otherwise resend it, where the default does not).
 func (p *RetryPolicy) retriable(idempotent bool, apiErr *apierrors.Error, err error) bool {
 	if err == nil && apiErr != nil && idempotent {
 		switch {
 		case p.Statuses.Off.Has(apiErr.StatusCode):
 			return false
 		case p.Statuses.On.Has(apiErr.StatusCode):
-			return true
+			return apiErr.Kind() != apierrors.ErrProviderNotConfigured
 		}
 	}
 	return Retriable(idempotent, apiErr, err)

@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"net/http"
 	"testing"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -44,5 +45,29 @@ func TestRetriableWithStatuses(t *testing.T) {
 		if CheckErrorStatus("WithRetryOn", st) == nil || p.Statuses.On.Has(st) {
 			t.Errorf("status %d accepted", st)
 		}
+	}
+}
+
+// Adding a status the provider-not-configured answer has (503, or any the
+// platform gives it) does not make that answer retried: it is final by
+// default, and WithRetryOn(503), which adds nothing to the defaults, must
+// not change that.
+func TestRetriableWithStatusesProviderNotConfigured(t *testing.T) {
+	h := http.Header{"Content-Type": {"application/problem+json"}}
+	notConfigured := func(status int) *apierrors.Error {
+		return apierrors.Decode(status, h, []byte(`{"title":"Provider Not Configured","status":503,"serviceCode":"50300001",`+
+			`"detail":"The access-management provider is not configured for this environment"}`))
+	}
+	var p RetryPolicy
+	p.Statuses.Retry(503)
+	p.Statuses.Retry(409)
+	for _, status := range []int{503, 409} {
+		if apiErr := notConfigured(status); apiErr.Kind() != apierrors.ErrProviderNotConfigured || p.retriable(true, apiErr, nil) {
+			t.Errorf("provider not configured (%d, kind %v) is retried after Retry(%d)", status, apiErr.Kind(), status)
+		}
+	}
+	ordinary := apierrors.Decode(503, h, []byte(`{"title":"Service Unavailable","status":503,"serviceCode":"50300002"}`))
+	if !p.retriable(true, ordinary, nil) {
+		t.Error("an ordinary 503 is not retried")
 	}
 }
