@@ -1,0 +1,66 @@
+package client_test
+
+import (
+	"go/ast"
+	"go/doc"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// errorKinds returns the exported Err* variables of package errors, read
+// from its source.
+func errorKinds(t *testing.T) []string {
+	t.Helper()
+	dir := filepath.Join("..", "errors")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	p, err := doc.NewFromFiles(fset, files, "example.com/errors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, v := range p.Vars {
+		for _, name := range v.Names {
+			if strings.HasPrefix(name, "Err") {
+				kinds = append(kinds, name)
+			}
+		}
+	}
+	return kinds
+}
+
+// docs/errors.md, which the README calls the place for "every error kind",
+// has a row for each kind package errors exports: a new kind fails here.
+func TestDocsErrorsNameEveryKind(t *testing.T) {
+	text, err := os.ReadFile("../docs/errors.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := errorKinds(t)
+	if len(kinds) < 15 {
+		t.Fatalf("found %d Err* kinds in package errors, want 15 or more: %v", len(kinds), kinds)
+	}
+	for _, k := range kinds {
+		if !strings.Contains(string(text), "\n| `"+k+"` | ") {
+			t.Errorf("docs/errors.md's table of kinds has no row for %s: add \"| `%s` | what matches it |\"", k, k)
+		}
+	}
+}
