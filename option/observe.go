@@ -54,9 +54,12 @@ func WithMiddleware(mw ...Middleware) RequestOption {
 // WithObserver adds an observer (package observe) of every call, attempt,
 // token fetch, retry decision, rate-limit wait and budget refusal, as the
 // OpenTelemetry options of module
-// github.com/memberplatform/memberplatform-go/otelmemberplatform do. Observers
-// are called in order, unless an observe.Combiner merges with the one
-// before; nil is ignored.
+// github.com/memberplatform/memberplatform-go/otelmemberplatform do. An
+// observer that also implements observe.ShedObserver, observe.StateObserver
+// or observe.DeprecationObserver is told of sheds, load-control state or
+// deprecated answers too; embed observe.Nop for the events it does not need.
+// Observers are called in order, unless an observe.Combiner merges with the
+// one before; nil is ignored.
 //
 // Scope: client. Default: none, at no cost.
 func WithObserver(o observe.Observer) RequestOption {
