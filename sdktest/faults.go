@@ -62,9 +62,10 @@ type scriptedFault struct {
 // request uses up one. Faults apply before authentication.
 //
 // A client's admission control (on by default) refuses a share of an
-// area's calls locally once 10 or more of its attempts in 2 s failed (5xx,
-// or a reset): a test scripting that many failures in a row sees some
-// calls fail with errors.ErrLoadShed, unsent, at random. Pass
+// operation's calls locally once 10 or more of its attempts in 2 s failed
+// (a 5xx but 501, or a reset), and of its whole area's once every operation
+// of the area fails: a test scripting that many failures in a row sees
+// some calls fail with errors.ErrLoadShed, unsent, at random. Pass
 // option.WithoutAdmissionControl() to the test's client when each scripted
 // failure must reach the server.
 func (s *Server) FailNext(n int, f Fault) {
