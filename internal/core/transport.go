@@ -97,19 +97,13 @@ func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var err error
 	plain := req.URL.Scheme == "http" && !state.client.settings.AllowInsecureBearer // credentials go direct to loopback only (direct.go)
 	switch {
+	case len(state.s.Middleware) == 0 && plain:
+		resp, err = sendDirect(t.next, req)
 	case len(state.s.Middleware) == 0:
-		if plain {
-			if err := checkDirect(t.next, req); err != nil {
-				return nil, err
-			}
-		}
 		resp, err = t.next.RoundTrip(req) // no method value to allocate
 	case plain:
 		resp, err = runMiddleware(state.s.Middleware, req, func(r *http.Request) (*http.Response, error) {
-			if err := checkDirect(t.next, r); err != nil { // as sent, after the middleware
-				return nil, err
-			}
-			return t.next.RoundTrip(r)
+			return sendDirect(t.next, r) // as sent, after the middleware
 		})
 	default:
 		resp, err = runMiddleware(state.s.Middleware, req, t.next.RoundTrip)
