@@ -88,11 +88,17 @@ func (w *tokenWaits) begin() uint64 {
 	return w.gen
 }
 
-// end clears the answer of generation gen, if it is still the current one.
+// end closes generation gen, if it is still the current one: its answer
+// is cleared, and a later post of it (a source that returned while a
+// retry of its own went on) is dropped, as no fetch waits it out.
 func (w *tokenWaits) end(gen uint64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.gen == gen && w.answer != nil {
+	if w.gen != gen {
+		return
+	}
+	w.gen++
+	if w.answer != nil {
 		w.setLocked(nil, time.Time{})
 	}
 }

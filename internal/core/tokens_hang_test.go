@@ -132,3 +132,54 @@ func (r *fetchRecorder) EndTokenFetch(_ context.Context, err error) {
 		r.err.Store(&err)
 	}
 }
+
+// A wait posted by a fetch after it ended (a token source that returned
+// while a retry of its own went on, as a wrapper with its own timeout
+// does) is dropped: callers of the next fetch, or of none, never see an
+// answer that no fetch is waiting out.
+func TestTokenWaitPostedAfterItsFetchEndedIsDropped(t *testing.T) {
+	var w tokenWaits
+	answer := &apierrors.Error{StatusCode: http.StatusTooManyRequests, RetryAfter: 10 * time.Second}
+	gen := w.begin()
+	w.post(gen, answer, time.Second)
+	if got, _, _ := w.watch(); got == nil {
+		t.Fatal("a wait posted during its fetch is not seen")
+	}
+	w.end(gen)
+	w.post(gen, answer, 10*time.Second) // late
+	if got, _, _ := w.watch(); got != nil {
+		t.Fatalf("after its fetch ended, a late post is seen: %v", got)
+	}
+	next := w.begin()
+	w.post(gen, answer, 10*time.Second) // late, during the next fetch
+	if got, _, _ := w.watch(); got != nil {
+		t.Fatalf("a post of an ended fetch is seen by the next one: %v", got)
+	}
+	w.end(next)
+}
+
+// The same through the cache: a fetch that returned its token while a
+// retry it started went on posts a Retry-After later; a caller who found
+// the cache empty meanwhile gets the token, not that stale answer.
+func TestTokenCacheIgnoresAWaitPostedAfterItsFetch(t *testing.T) {
+	late, posted := make(chan struct{}), make(chan struct{})
+	c := NewTokenCache(func(ctx context.Context) (string, time.Time, error) {
+		go func() { // the source's own retry, on after it returned
+			defer close(posted)
+			<-late
+			noteTokenWait(ctx, &apierrors.Error{StatusCode: http.StatusTooManyRequests, RetryAfter: 10 * time.Second}, 10*time.Second)
+		}()
+		return "tok", time.Time{}, nil
+	})
+	if _, err := c.Get(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	close(late)
+	<-posted
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	got, err := c.fetchShared(ctx, nil, false) // found the cache empty before the fetch stored its token
+	if err != nil || got.Value != "tok" {
+		t.Fatalf("fetchShared = %v, %v; want the cached token", got, err)
+	}
+}
