@@ -10,6 +10,7 @@ import (
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 	"github.com/memberplatform/memberplatform-go/observe"
+	"golang.org/x/sync/singleflight"
 )
 
 // TestTokenCacheAbandonsHungFetch: a source that hangs once, ignoring its
@@ -181,5 +182,23 @@ func TestTokenCacheIgnoresAWaitPostedAfterItsFetch(t *testing.T) {
 	got, err := c.fetchShared(ctx, nil, false) // found the cache empty before the fetch stored its token
 	if err != nil || got.Value != "tok" {
 		t.Fatalf("fetchShared = %v, %v; want the cached token", got, err)
+	}
+}
+
+// A caller whose own fetch has delivered its token gets it, even when it
+// looks only after a later fetch (begun by another caller, once this one
+// delivered) posted a Retry-After past its deadline.
+func TestTokenCallerGetsItsOwnFetchBeforeALaterFetchsWait(t *testing.T) {
+	c := NewTokenCache(nil)
+	own := c.newCachedToken("own", time.Time{})
+	ch := make(chan singleflight.Result, 1)
+	ch <- singleflight.Result{Val: own} // the caller's fetch delivered
+	gen := c.waits.begin()              // then a later fetch began and waits out a 429
+	c.waits.post(gen, &apierrors.Error{StatusCode: http.StatusTooManyRequests, RetryAfter: 10 * time.Second}, 10*time.Second)
+	defer c.waits.end(gen)
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	if got, err := c.awaitFetch(ctx, ch); err != nil || got != own {
+		t.Fatalf("awaitFetch = %v, %v; want the caller's own token", got, err)
 	}
 }
