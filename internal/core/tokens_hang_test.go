@@ -123,8 +123,9 @@ func TestTokenCacheCallerLeavesOnRetryAfterPastItsDeadline(t *testing.T) {
 // fetchRecorder counts the token fetches an observer is told of.
 type fetchRecorder struct {
 	observe.Nop
-	ended atomic.Int64
-	err   atomic.Pointer[error]
+	started atomic.Int64 // by observers that count it
+	ended   atomic.Int64
+	err     atomic.Pointer[error]
 }
 
 func (r *fetchRecorder) EndTokenFetch(_ context.Context, err error) {
@@ -200,5 +201,49 @@ func TestTokenCallerGetsItsOwnFetchBeforeALaterFetchsWait(t *testing.T) {
 	defer cancel()
 	if got, err := c.awaitFetch(ctx, ch); err != nil || got != own {
 		t.Fatalf("awaitFetch = %v, %v; want the caller's own token", got, err)
+	}
+}
+
+// detachingObserver returns, from StartTokenFetch, a context without the
+// fetch's deadline (as an observer that starts its span from a stored
+// root context would).
+type detachingObserver struct{ fetchRecorder }
+
+func (o *detachingObserver) StartTokenFetch(ctx context.Context) context.Context {
+	o.started.Add(1)
+	return context.WithoutCancel(ctx)
+}
+
+// The fetch bound holds whatever context the observer returns: a hung
+// source is abandoned at it, and the observer's events pair up.
+func TestTokenCacheBoundHoldsWhateverTheObserverReturns(t *testing.T) {
+	release, returned := make(chan struct{}), make(chan struct{})
+	c := NewTokenCache(func(context.Context) (string, time.Time, error) {
+		defer close(returned)
+		<-release
+		return "late", time.Time{}, nil
+	})
+	c.FetchTimeout = 50 * time.Millisecond
+	obs := &detachingObserver{}
+	c.observer = obs
+	defer func() {
+		close(release)
+		<-returned
+	}()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Get(context.Background())
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !stderrors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Get = %v, want the bound's error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Get still waits 10s after a 50ms bound: the observer's context dropped the bound")
+	}
+	if s, e := obs.started.Load(), obs.ended.Load(); s != 1 || e != 1 {
+		t.Fatalf("StartTokenFetch %d, EndTokenFetch %d; want 1 and 1", s, e)
 	}
 }
