@@ -247,3 +247,61 @@ func TestTokenCacheBoundHoldsWhateverTheObserverReturns(t *testing.T) {
 		t.Fatalf("StartTokenFetch %d, EndTokenFetch %d; want 1 and 1", s, e)
 	}
 }
+
+// 40 callers on one hung fetch: the first cancels at once, some leave at
+// their own deadlines, the rest fail at the bound; the source is called
+// once for all of them, the observer's events pair up, and the next Get
+// starts one new fetch, untouched by the hung one's late token.
+func TestTokenCacheManyCallersOnAHungFetch(t *testing.T) {
+	release, returned := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int64
+	c := NewTokenCache(func(context.Context) (string, time.Time, error) {
+		if calls.Add(1) == 1 {
+			defer close(returned)
+			<-release
+			return "late", time.Time{}, nil
+		}
+		return "fresh", time.Time{}, nil
+	})
+	c.FetchTimeout = 300 * time.Millisecond
+	obs := &detachingObserver{}
+	c.observer = obs
+	first, cancelFirst := context.WithCancel(context.Background())
+	errs := make(chan error, 40)
+	go func() {
+		_, err := c.Get(first)
+		errs <- err
+	}()
+	for calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	cancelFirst()
+	for i := 1; i < 40; i++ {
+		go func() {
+			ctx := context.Background()
+			if i%3 == 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, 50*time.Millisecond)
+				defer cancel()
+			}
+			_, err := c.Get(ctx)
+			errs <- err
+		}()
+	}
+	for range 40 {
+		if err := <-errs; !stderrors.Is(err, apierrors.ErrTokenUnavailable) {
+			t.Fatalf("a caller on the hung fetch: %v, want a TokenError", err)
+		}
+	}
+	if got := mustGet(t, c); got.Value != "fresh" {
+		t.Fatalf("after the bound: %q, want a fresh token", got.Value)
+	}
+	close(release)
+	<-returned
+	if got := mustGet(t, c); got.Value != "fresh" || calls.Load() != 2 {
+		t.Fatalf("after the hung source returned: %q, %d source calls; want fresh, 2", got.Value, calls.Load())
+	}
+	if s, e := obs.started.Load(), obs.ended.Load(); s != 2 || e != 2 {
+		t.Fatalf("StartTokenFetch %d, EndTokenFetch %d; want 2 and 2", s, e)
+	}
+}
