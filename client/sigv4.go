@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"strings"
@@ -216,7 +217,11 @@ func (s *SigV4TokenSource) learnSkew(ctx context.Context, logger *slog.Logger, d
 	if err != nil {
 		return false
 	}
-	measured := at.Sub(s.now()).Round(time.Second) // Date has whole seconds
+	measured := at.Sub(s.now())
+	if measured == math.MinInt64 || measured == math.MaxInt64 {
+		return false // saturated (a Date such as year 1 or 9999): no offset to sign by, and -measured would overflow
+	}
+	measured = measured.Round(time.Second) // Date has whole seconds
 	if measured.Abs() <= maxClockSkew {
 		measured = 0
 	}

@@ -157,3 +157,49 @@ func TestSigV4RefusalWithoutSkewIsNotResigned(t *testing.T) {
 		}
 	}
 }
+
+// Dates an endpoint (or a proxy before it) may send that tell no usable
+// clock: garbled, or so far off that the offset does not fit a
+// time.Duration (year 1 or 9999). None changes the signing time or is
+// re-signed for; a refusal is returned as it is, and a token's expiry
+// stays on the host's clock.
+func TestSigV4IgnoresDatesThatTellNoClock(t *testing.T) {
+	for _, date := range []string{
+		"yesterday",
+		"Mon, 01 Jan 0001 00:00:00 GMT",
+		"Fri, 31 Dec 9999 23:59:59 GMT",
+		"Mon, 32 Jan 2026 00:00:00 GMT",
+		strings.Repeat("9", 4096),
+	} {
+		var reqs atomic.Int64
+		var refuse atomic.Bool
+		srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+			reqs.Add(1)
+			w.Header().Set("Date", date)
+			if refuse.Load() {
+				w.WriteHeader(http.StatusForbidden)
+				return
+			}
+			writeJSON(w, `{"accessToken":"jwt","expiresIn":3600}`)
+		}, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, userJSON) })
+		src, err := NewSigV4TokenSource(SigV4Config{Credentials: testCreds(), Region: "ap-southeast-2", BaseURL: srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		refuse.Store(true)
+		if _, err := src.Token(context.Background()); !errors.Is(err, apierrors.ErrForbidden) || reqs.Load() != 1 {
+			t.Fatalf("Date %.40q, refused: %v after %d requests, want the 403 after 1", date, err, reqs.Load())
+		}
+		refuse.Store(false)
+		tok, err := src.Token(context.Background())
+		if err != nil {
+			t.Fatalf("Date %.40q: %v", date, err)
+		}
+		if left := time.Until(tok.Expiry); left < 59*time.Minute || left > 61*time.Minute {
+			t.Fatalf("Date %.40q: the token expires in %v, want about 1h", date, left)
+		}
+		if skew := src.skew.Load(); skew != 0 {
+			t.Fatalf("Date %.40q: signing offset %v, want none", date, time.Duration(skew))
+		}
+	}
+}
