@@ -203,3 +203,34 @@ func TestSigV4IgnoresDatesThatTellNoClock(t *testing.T) {
 		}
 	}
 }
+
+// A token endpoint whose answers' Date swings between +20 and -20 minutes
+// (a load balancer before two nodes with different clocks) and that
+// refuses every request: each fetch sends at most two requests (one
+// re-signed), never a loop, and the Warn records hold no secret.
+func TestSigV4OscillatingSkewNeverLoops(t *testing.T) {
+	var reqs atomic.Int64
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		off := 20 * time.Minute
+		if reqs.Add(1)%2 == 0 {
+			off = -off
+		}
+		w.Header().Set("Date", time.Now().Add(off).UTC().Format(http.TimeFormat))
+		w.Header().Set("X-Echo", r.Header.Get("Authorization"))
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = fmt.Fprintf(w, `{"message":"Signature expired %s %s"}`, r.Header.Get("Authorization"), r.Header.Get("X-Amz-Security-Token"))
+	}, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, userJSON) })
+	var logs bytes.Buffer
+	c := newClientOpts(t, srv.URL, optionSigV4(), option.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	for i := 1; i <= 5; i++ {
+		err := updateUser(context.Background(), c)
+		if !errors.Is(err, apierrors.ErrForbidden) {
+			t.Fatalf("call %d: %v, want the 403", i, err)
+		}
+		assertNoSecret(t, err.Error())
+		if got := reqs.Load(); got > int64(2*i) {
+			t.Fatalf("after %d calls: %d token requests, want at most %d", i, got, 2*i)
+		}
+	}
+	assertNoSecret(t, logs.String())
+}
