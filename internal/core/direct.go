@@ -23,7 +23,7 @@ import (
 // request, at New (checkDirectAtNew) and before every request that carries
 // a credential (checkDirect). And whatever the transport, a request that
 // carries a credential over plain http to a loopback name is watched
-// (watchDirect): a connection whose peer is not a loopback address (a
+// (directWatch): a connection whose peer is not a loopback address (a
 // resolver mapping api.localhost elsewhere, a proxy the SDK cannot see) is
 // closed before the request is written.
 
@@ -146,10 +146,13 @@ func (e *directError) Error() string { return e.err.Error() }
 
 func (e *directError) Unwrap() error { return e.err }
 
-// sendDirect sends req through rt when checkDirect allows it; a request
-// that carries a credential to a loopback name (not an IP address) is
-// watched on its way (watchDirect).
+// sendDirect sends req through rt; over plain http, when checkDirect
+// allows it, and watched on its way (directWatch) when it carries a
+// credential to a loopback name (not an IP address).
 func sendDirect(rt http.RoundTripper, req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme != "http" {
+		return rt.RoundTrip(req)
+	}
 	if err := checkDirect(rt, req); err != nil {
 		return nil, err
 	}

@@ -166,3 +166,37 @@ func TestCredentialNeverWrittenToANonLoopbackPeer(t *testing.T) {
 		}
 	}
 }
+
+// A middleware that moves a request off https (a downgrade, or a test
+// harness pointing it at a plain-http server elsewhere) does not take the
+// credential with it: the request as sent is checked like one to a
+// plain-http base URL.
+func TestMiddlewareCannotDowngradeACredentialToPlainHTTP(t *testing.T) {
+	for _, target := range []string{"http://api.example.test/things/t-1", "http://10.0.0.5:8080/things/t-1"} {
+		var sent []string
+		s := DefaultSettings()
+		s.BaseURL, _ = url.Parse("https://api.example.test")
+		s.Transport = roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+			sent = append(sent, r.URL.Scheme+" "+r.Header.Get("Authorization"))
+			return okTransport.RoundTrip(r)
+		})
+		s.Middleware = []Middleware{func(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+			r := req.Clone(req.Context())
+			r.URL, _ = url.Parse(target)
+			return next(r)
+		}}
+		c, err := New(s, NewTokenCache(func(context.Context) (string, time.Time, error) { return "tok-s3cr3t", time.Time{}, nil }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		op := &Operation{Name: "test.AuthPut", Method: http.MethodPut, Path: "/things/{id}", Idempotent: true, Auth: true}
+		var out struct{ OK bool }
+		err = c.do(context.Background(), &Call{Op: op, PathParams: [2]string{"t-1"}, Result: &out})
+		if err == nil || !strings.Contains(err.Error(), "plain http") || strings.Contains(err.Error(), "s3cr3t") {
+			t.Fatalf("%s: %v, want a refusal naming no secret", target, err)
+		}
+		if len(sent) != 0 {
+			t.Fatalf("%s: the transport was given %q", target, sent)
+		}
+	}
+}
