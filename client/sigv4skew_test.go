@@ -160,7 +160,7 @@ func TestSigV4RefusalWithoutSkewIsNotResigned(t *testing.T) {
 
 // Dates an endpoint (or a proxy before it) may send that tell no usable
 // clock: garbled, or so far off that the offset does not fit a
-// time.Duration (year 1 or 9999). None changes the signing time or is
+// time.Duration (year 1 or 9999) or more than a century off. None changes the signing time or is
 // re-signed for; a refusal is returned as it is, and a token's expiry
 // stays on the host's clock.
 func TestSigV4IgnoresDatesThatTellNoClock(t *testing.T) {
@@ -168,6 +168,7 @@ func TestSigV4IgnoresDatesThatTellNoClock(t *testing.T) {
 		"yesterday",
 		"Mon, 01 Jan 0001 00:00:00 GMT",
 		"Fri, 31 Dec 9999 23:59:59 GMT",
+		"Wed, 01 Jan 1800 00:00:00 GMT",
 		"Mon, 32 Jan 2026 00:00:00 GMT",
 		strings.Repeat("9", 4096),
 	} {
@@ -233,4 +234,36 @@ func TestSigV4OscillatingSkewNeverLoops(t *testing.T) {
 		}
 	}
 	assertNoSecret(t, logs.String())
+}
+
+// An endpoint about a minute off, its answers' Date a second either side
+// of the threshold (network time, rounding): the offset learned once is
+// kept, not cleared and learned again with a Warn on every answer.
+func TestSigV4SkewNearTheThresholdDoesNotFlap(t *testing.T) {
+	var reqs atomic.Int64
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		off := 62 * time.Second
+		if reqs.Add(1)%2 == 0 {
+			off = 58 * time.Second
+		}
+		w.Header().Set("Date", time.Now().Add(off).UTC().Format(http.TimeFormat))
+		writeJSON(w, `{"accessToken":"jwt","expiresIn":3600}`)
+	}, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, userJSON) })
+	var logs bytes.Buffer
+	src, err := NewSigV4TokenSource(SigV4Config{Credentials: testCreds(), Region: "ap-southeast-2", BaseURL: srv.URL,
+		Options: []option.RequestOption{option.WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 6 {
+		if _, err := src.Token(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := strings.Count(logs.String(), "level=WARN"); n != 1 {
+		t.Fatalf("%d Warn records for one skew, want 1:\n%s", n, logs.String())
+	}
+	if skew := time.Duration(src.skew.Load()); skew < 60*time.Second || skew > 63*time.Second {
+		t.Fatalf("signing offset %v, want the one learned, about 1m", skew)
+	}
 }
