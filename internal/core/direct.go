@@ -148,16 +148,20 @@ func (e *directError) Unwrap() error { return e.err }
 
 // sendDirect sends req through rt; over plain http, when checkDirect
 // allows it, and watched on its way (directWatch) when it carries a
-// credential to a loopback name (not an IP address).
-func sendDirect(rt http.RoundTripper, req *http.Request) (*http.Response, error) {
+// credential and something may send it elsewhere: a resolver (a loopback
+// name), or a dialer of the user's own (a SOCKS proxy from ALL_PROXY).
+// own is the client's own pool, which dials loopback names only to
+// loopback addresses itself: a request to an address through it, the
+// success path of the benchmarks, costs nothing more.
+func sendDirect(rt, own http.RoundTripper, req *http.Request) (*http.Response, error) {
 	if req.URL.Scheme != "http" {
 		return rt.RoundTrip(req)
 	}
 	if err := checkDirect(rt, req); err != nil {
 		return nil, err
 	}
-	if !carriesCredential(req) || isIPLiteral(req.URL.Hostname()) {
-		return rt.RoundTrip(req) // an IP address: no resolver in the way
+	if !carriesCredential(req) || (isIPLiteral(req.URL.Hostname()) && !userDialer(rt, own)) {
+		return rt.RoundTrip(req)
 	}
 	w := &directWatch{host: req.URL.Hostname()}
 	resp, err := rt.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{GotConn: w.gotConn})))
@@ -173,6 +177,17 @@ func sendDirect(rt http.RoundTripper, req *http.Request) (*http.Response, error)
 // carriesCredential reports whether req carries a bearer token or SigV4 material.
 func carriesCredential(req *http.Request) bool {
 	return len(req.Header["Authorization"]) != 0 || len(req.Header["X-Amz-Security-Token"]) != 0
+}
+
+// userDialer reports whether rt is an *http.Transport other than own that
+// dials with a function of the user's.
+func userDialer(rt, own http.RoundTripper) bool {
+	t, ok := rt.(*http.Transport)
+	if !ok || rt == own {
+		return false
+	}
+	//lint:ignore SA1019 a transport may still set the deprecated Dial
+	return t.DialContext != nil || t.Dial != nil //nolint:staticcheck // as above
 }
 
 // isIPLiteral reports whether host (without brackets) is an IP address.

@@ -112,13 +112,19 @@ func (c pipeConn) RemoteAddr() net.Addr { return c.remote }
 // loopback carries the token.
 func TestCredentialNeverWrittenToANonLoopbackPeer(t *testing.T) {
 	for _, tc := range []struct {
+		base    string
 		remote  string
 		refused bool
 	}{
-		{"203.0.113.9", true},
-		{"::ffff:203.0.113.9", true},
-		{"127.0.0.2", false},
-		{"::1", false},
+		{"http://api.localhost:8080", "203.0.113.9", true},
+		{"http://api.localhost:8080", "::ffff:203.0.113.9", true},
+		{"http://api.localhost:8080", "127.0.0.2", false},
+		{"http://api.localhost:8080", "::1", false},
+		// An address, and a dialer of the user's own that goes elsewhere
+		// (a SOCKS proxy from ALL_PROXY, through golang.org/x/net/proxy).
+		{"http://127.0.0.1:8080", "203.0.113.9", true},
+		{"http://[::1]:8080", "203.0.113.9", true},
+		{"http://127.0.0.1:8080", "127.0.0.1", false},
 	} {
 		received := make(chan string, 8)
 		dials := 0
@@ -137,7 +143,7 @@ func TestCredentialNeverWrittenToANonLoopbackPeer(t *testing.T) {
 			return pipeConn{client, &net.TCPAddr{IP: net.ParseIP(tc.remote), Port: 8080}}, nil
 		}}
 		s := DefaultSettings()
-		s.BaseURL, _ = url.Parse("http://api.localhost:8080")
+		s.BaseURL, _ = url.Parse(tc.base)
 		s.Transport = rt
 		c, err := New(s, NewTokenCache(func(context.Context) (string, time.Time, error) { return "tok-s3cr3t", time.Time{}, nil }))
 		if err != nil {
@@ -149,20 +155,20 @@ func TestCredentialNeverWrittenToANonLoopbackPeer(t *testing.T) {
 		rt.CloseIdleConnections()
 		if !tc.refused {
 			if err != nil || !out.OK || <-received != "Bearer tok-s3cr3t" {
-				t.Fatalf("peer %s: %v, want the call carried to a loopback peer", tc.remote, err)
+				t.Fatalf("%s, peer %s: %v, want the call carried to a loopback peer", tc.base, tc.remote, err)
 			}
 			continue
 		}
 		if err == nil || !strings.Contains(err.Error(), "not a loopback address") || strings.Contains(err.Error(), "s3cr3t") {
-			t.Fatalf("peer %s: %v, want a refusal naming no secret", tc.remote, err)
+			t.Fatalf("%s, peer %s: %v, want a refusal naming no secret", tc.base, tc.remote, err)
 		}
 		select {
 		case got := <-received:
-			t.Fatalf("peer %s received a request with Authorization %q", tc.remote, got)
+			t.Fatalf("%s: peer %s received a request with Authorization %q", tc.base, tc.remote, got)
 		default:
 		}
 		if dials != 1 {
-			t.Fatalf("peer %s: %d dials, want 1 (the refusal is not retried)", tc.remote, dials)
+			t.Fatalf("%s, peer %s: %d dials, want 1 (the refusal is not retried)", tc.base, tc.remote, dials)
 		}
 	}
 }

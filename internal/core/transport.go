@@ -100,12 +100,12 @@ func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	guard := !state.client.settings.AllowInsecureBearer
 	switch {
 	case len(state.s.Middleware) == 0 && guard && req.URL.Scheme == "http":
-		resp, err = sendDirect(t.next, req)
+		resp, err = sendDirect(t.next, state.s.DefaultTransport, req)
 	case len(state.s.Middleware) == 0:
 		resp, err = t.next.RoundTrip(req) // no method value to allocate
 	case guard:
 		resp, err = runMiddleware(state.s.Middleware, req, func(r *http.Request) (*http.Response, error) {
-			return sendDirect(t.next, r)
+			return sendDirect(t.next, state.s.DefaultTransport, r)
 		})
 	default:
 		resp, err = runMiddleware(state.s.Middleware, req, t.next.RoundTrip)
