@@ -1,0 +1,124 @@
+package core
+
+import (
+	"context"
+	"iter"
+	"net/url"
+
+	memberplatform "github.com/memberplatform/memberplatform-go"
+)
+
+// The paging convention of every list operation (Operation.List): a GET
+// whose query takes the cursor of the page to answer (none for the first)
+// and whose 2xx body is {"data": [items], "nextCursor": "..."}, the next
+// page's cursor absent, null or "" on the last page. sdktest answers lists
+// so, and the shared operation tests check every list's iteration.
+const (
+	CursorParam = "cursor"     // the query parameter a page's cursor is sent in
+	PageItems   = "data"       // the 2xx body's member holding the page's items
+	PageNext    = "nextCursor" // the 2xx body's member holding the next page's cursor
+)
+
+// pageBody is a list's 2xx body (the members are PageItems and PageNext).
+type pageBody[T any] struct {
+	Data       []T     `json:"data"`
+	NextCursor *string `json:"nextCursor"`
+}
+
+// Pages returns the pages of the list call (its first page's: Query the
+// list's params, whose own cursor, if any, starts the list), each fetched
+// through Do with opts when the range asks for it. The query is encoded
+// once; each page after the first sends it with the previous page's
+// NextCursor as CursorParam. See PagesOf for how the range behaves.
+func Pages[T, O any](ctx context.Context, c *Client, call Call, opts []O) iter.Seq2[*memberplatform.Page[T], error] {
+	var q url.Values
+	if call.Invalid == nil && call.Query != nil {
+		var err error
+		if q, err = queryValues(call.Query); err != nil {
+			call.Invalid = invalidCall(&call, "query", err.Error())
+		}
+	}
+	return PagesOf(func(cursor string) (*memberplatform.Page[T], error) {
+		page := call // each page's own copy: Result and Query differ
+		page.Query = q
+		if cursor != "" {
+			pq := cloneValues(q)
+			pq.Set(CursorParam, cursor)
+			page.Query = pq
+		}
+		var body pageBody[T]
+		page.Result = &body
+		if err := Do(ctx, c, &page, opts); err != nil {
+			return nil, err
+		}
+		p := &memberplatform.Page[T]{Items: body.Data}
+		if body.NextCursor != nil {
+			p.NextCursor = *body.NextCursor
+		}
+		return p, nil
+	})
+}
+
+// queryValues is a call's query as url.Values: its own, or a params
+// struct's encoded (queryStruct).
+func queryValues(params any) (url.Values, error) {
+	if q, ok := params.(url.Values); ok {
+		return q, nil
+	}
+	return queryStruct(params)
+}
+
+// cloneValues copies q's map (a page's cursor is set in its own).
+func cloneValues(q url.Values) url.Values {
+	out := make(url.Values, len(q)+1)
+	for k, v := range q {
+		out[k] = v
+	}
+	return out
+}
+
+// PagesOf ranges over the pages fetch returns, from the cursor "" (the
+// list's start) to the first page without a NextCursor:
+//   - a page is fetched only when the range asks for it, so a range that
+//     breaks fetches nothing beyond the page it is in;
+//   - the first error is yielded once, with a nil page, and ends the range
+//     (fetch's context ending is such an error, from the next fetch);
+//   - nothing runs beside the range: no goroutine is started.
+//
+// Each range starts the list again from its start.
+func PagesOf[T any](fetch func(cursor string) (*memberplatform.Page[T], error)) iter.Seq2[*memberplatform.Page[T], error] {
+	return func(yield func(*memberplatform.Page[T], error) bool) {
+		cursor := ""
+		for {
+			p, err := fetch(cursor)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(p, nil) || p.NextCursor == "" {
+				return
+			}
+			cursor = p.NextCursor
+		}
+	}
+}
+
+// Items ranges over the items of pages, each a pointer into its page, in
+// order; the first error is yielded once, with a nil item, and ends the
+// range. Breaking ends pages' range too: nothing beyond the current page
+// is fetched.
+func Items[T any](pages iter.Seq2[*memberplatform.Page[T], error]) iter.Seq2[*T, error] {
+	return func(yield func(*T, error) bool) {
+		for p, err := range pages {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for i := range p.Items {
+				if !yield(&p.Items[i], nil) {
+					return
+				}
+			}
+		}
+	}
+}
