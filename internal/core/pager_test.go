@@ -267,8 +267,11 @@ func TestPagesYieldsARefusalOrMalformedPageOnce(t *testing.T) {
 		call Call
 		want func(error) bool
 	}{
-		"invalid":   {Call{Op: listOp, Invalid: invalid}, func(err error) bool { return err == invalid }},
-		"bad query": {Call{Op: listOp, Query: 42}, func(err error) bool { ve, ok := stderrors.AsType[*apierrors.ValidationError](err); return ok && ve.Fields[0].Field == "query" }},
+		"invalid": {Call{Op: listOp, Invalid: invalid}, func(err error) bool { return err == invalid }},
+		"bad query": {Call{Op: listOp, Query: 42}, func(err error) bool {
+			ve, ok := stderrors.AsType[*apierrors.ValidationError](err)
+			return ok && ve.Fields[0].Field == "query"
+		}},
 	} {
 		n := 0
 		for p, err := range Pages[int](t.Context(), c, tc.call, settingsOpts()) {
