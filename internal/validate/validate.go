@@ -21,6 +21,12 @@ func (v *Errors) Add(field, msg string) {
 	v.fields = append(v.fields, apierrors.FieldError{Field: field, Message: msg})
 }
 
+// AddQuery records that the query parameter name is invalid: its Pointer
+// is "?name", the convention for query parameters (errors.FieldError).
+func (v *Errors) AddQuery(name, msg string) {
+	v.fields = append(v.fields, apierrors.FieldError{Field: name, Pointer: "?" + name, Message: msg})
+}
+
 // Err returns nil when nothing was added, else a *errors.ValidationError
 // listing every field.
 func (v *Errors) Err() error {
