@@ -14,9 +14,8 @@ import (
 
 // The fake routes every operation the SDK declares and answers its errors
 // in its declared format by itself; what stays written by hand per
-// operation is its behaviour (handlers) and its Op* constant, side by side
-// in handlers.go, and its Op* constant, generated. These tests fail when a
-// declared operation lacks one.
+// operation is its behaviour (handlers, in handlers.go); its Op* constant
+// is generated. These tests fail when a declared operation lacks either.
 
 func TestEveryOperationHasAHandler(t *testing.T) {
 	handlers := (&Server{}).handlers()
