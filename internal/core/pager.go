@@ -2,6 +2,8 @@ package core
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"iter"
 	"net/url"
 
@@ -19,11 +21,33 @@ const (
 	PageNext    = "nextCursor" // the 2xx body's member holding the next page's cursor
 )
 
-// pageBody is a list's 2xx body (the members are PageItems and PageNext).
-type pageBody[T any] struct {
+// pageWire is a list's 2xx body (the members are PageItems and PageNext).
+type pageWire[T any] struct {
 	Data       []T     `json:"data"`
 	NextCursor *string `json:"nextCursor"`
 }
+
+// pageBody decodes a page answered to the cursor sent: a next cursor equal
+// to it is undecodable (errSameCursor), as the list would never end.
+type pageBody[T any] struct {
+	pageWire[T]
+	sent string
+}
+
+// UnmarshalJSON decodes the page and refuses a next cursor equal to the
+// one sent.
+func (b *pageBody[T]) UnmarshalJSON(data []byte) error {
+	if err := json.Unmarshal(data, &b.pageWire); err != nil {
+		return err
+	}
+	if b.sent != "" && b.NextCursor != nil && *b.NextCursor == b.sent {
+		return errSameCursor
+	}
+	return nil
+}
+
+// errSameCursor is the cause for a page whose next cursor is the one sent.
+var errSameCursor = errors.New("the page's " + PageNext + " is the " + CursorParam + " it answered: the list would never end")
 
 // Pages returns the pages of the list call (its first page's: Query the
 // list's params, whose own cursor, if any, starts the list), each fetched
@@ -46,7 +70,7 @@ func Pages[T, O any](ctx context.Context, c *Client, call Call, opts []O) iter.S
 			pq.Set(CursorParam, cursor)
 			page.Query = pq
 		}
-		var body pageBody[T]
+		body := pageBody[T]{sent: cursor}
 		page.Result = &body
 		if err := Do(ctx, c, &page, opts); err != nil {
 			return nil, err

@@ -295,3 +295,22 @@ func TestPagesYieldsARefusalOrMalformedPageOnce(t *testing.T) {
 		t.Errorf("a malformed page: %d yields, want 1", n)
 	}
 }
+
+// A page whose next cursor is the one it answered would loop for ever: it
+// is an undecodable body (ErrUnexpectedResponseBody), yielded once.
+func TestPagesRefusesACursorThatDoesNotMove(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 200, `{"data":[1],"nextCursor":"c2"}`) })
+	c := rtNewClient(t, srv.URL, nil)
+	var items int
+	var errs []error
+	for _, err := range Items(Pages[int](t.Context(), c, Call{Op: listOp}, settingsOpts())) {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		items++
+	}
+	if items != 1 || len(errs) != 1 || !stderrors.Is(errs[0], apierrors.ErrUnexpectedResponseBody) || !stderrors.Is(errs[0], errSameCursor) || srv.hits() != 2 {
+		t.Fatalf("items %d, errors %v after %d requests; want 1, then one ErrUnexpectedResponseBody after 2", items, errs, srv.hits())
+	}
+}
