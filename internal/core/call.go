@@ -344,9 +344,18 @@ func (out *callState) decodeResult() error {
 				return out.undecodable(err)
 			}
 		}
+		if c, ok := result.(checkedResult); ok {
+			if err := c.checkResult(); err != nil {
+				return out.undecodable(err)
+			}
+		}
 	}
 	return nil
 }
+
+// checkedResult is a Call.Result with a check of what was decoded into it
+// (a list's page): its error makes the 2xx body undecodable.
+type checkedResult interface{ checkResult() error }
 
 // undecodable is the typed error for a 2xx body that could not be used,
 // with a snippet, wrapping err.

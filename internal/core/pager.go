@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"iter"
 	"net/url"
@@ -21,25 +20,19 @@ const (
 	PageNext    = "nextCursor" // the 2xx body's member holding the next page's cursor
 )
 
-// pageWire is a list's 2xx body (the members are PageItems and PageNext).
-type pageWire[T any] struct {
+// pageBody is a list's 2xx body (the members are PageItems and PageNext)
+// and the cursor it answered.
+type pageBody[T any] struct {
 	Data       []T     `json:"data"`
 	NextCursor *string `json:"nextCursor"`
+	sent       string
 }
 
-// pageBody decodes a page answered to the cursor sent: a next cursor equal
-// to it is undecodable (errSameCursor), as the list would never end.
-type pageBody[T any] struct {
-	pageWire[T]
-	sent string
-}
-
-// UnmarshalJSON decodes the page and refuses a next cursor equal to the
-// one sent.
-func (b *pageBody[T]) UnmarshalJSON(data []byte) error {
-	if err := json.Unmarshal(data, &b.pageWire); err != nil {
-		return err
-	}
+// checkResult refuses a next cursor equal to the one sent: the list would
+// never end. It runs once the body is decoded (decodeResult), a check
+// rather than an UnmarshalJSON, which would have encoding/json scan the
+// body twice more.
+func (b *pageBody[T]) checkResult() error {
 	if b.sent != "" && b.NextCursor != nil && *b.NextCursor == b.sent {
 		return errSameCursor
 	}
