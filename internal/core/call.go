@@ -159,7 +159,7 @@ type request struct {
 // newRequest builds the URL and the body, once for all attempts.
 func newRequest(s *Settings, call *Call) (request, error) {
 	r := request{}
-	q, err := queryOf(call.Query, s.Query)
+	q, err := queryOf(call.Query, s.Query, call.Cursor)
 	if err != nil {
 		return r, invalidCall(call, "query", err.Error())
 	}
@@ -177,9 +177,16 @@ func newRequest(s *Settings, call *Call) (request, error) {
 	return r, nil
 }
 
-// queryOf encodes the call's query parameters (go-querystring), then the
-// options' (option.WithQuery).
-func queryOf(params any, extra url.Values) (string, error) {
+// queryOf encodes the call's query parameters (query.go), with cursor, if
+// set, as CursorParam in place of theirs, then the options' (option.WithQuery).
+func queryOf(params any, extra url.Values, cursor string) (string, error) {
+	if len(extra) == 0 && params != nil {
+		if _, isValues := params.(url.Values); !isValues {
+			if q, ok := planned(params, cursor); ok {
+				return q, nil
+			}
+		}
+	}
 	var q url.Values
 	switch p := params.(type) {
 	case nil:
@@ -191,7 +198,7 @@ func queryOf(params any, extra url.Values) (string, error) {
 			return "", err
 		}
 	}
-	if len(extra) == 0 {
+	if len(extra) == 0 && cursor == "" {
 		return q.Encode(), nil
 	}
 	all := url.Values{}
@@ -200,12 +207,14 @@ func queryOf(params any, extra url.Values) (string, error) {
 			all[k] = append(all[k], v...)
 		}
 	}
+	if cursor != "" {
+		all.Set(CursorParam, cursor)
+	}
 	return all.Encode(), nil
 }
 
 // queryStruct encodes a params struct's query with go-querystring (`url`
-// tags): the one way every operation's query is built, so that a cost of
-// its, should one ever matter, is removed here once for all of them.
+// tags): every operation's query that planned (query.go) cannot encode.
 func queryStruct(params any) (url.Values, error) { return query.Values(params) }
 
 // buildURL joins the base URL, the path template with its parameters

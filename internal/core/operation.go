@@ -80,13 +80,17 @@ type Call struct {
 	// most two.
 	PathParams [2]string
 	// Query is the query's parameters: the operation's params struct,
-	// tagged for github.com/google/go-querystring (`url:"limit,omitempty"`),
-	// which encodes every operation's query (queryStruct: one place for
-	// its cost); a url.Values is taken as it is (the pager's pages). nil
-	// sends none. option.WithQuery's come after them. A query parameter's
-	// field errors name it with the pointer "?name" (errors.FieldError).
+	// tagged for github.com/google/go-querystring (`url:"limit,omitempty"`)
+	// and encoded as it encodes them, in one place for every operation
+	// (query.go, which removes its cost for plain structs); a url.Values is
+	// taken as it is. nil sends none. option.WithQuery's come after them.
+	// A query parameter's field errors name it with the pointer "?name"
+	// (errors.FieldError).
 	Query any
-	Body  any // encoded with encoding/json once; nil sends no body
+	// Cursor, when set, is sent as the query parameter CursorParam in
+	// place of Query's own: a list's page after the first (pager.go).
+	Cursor string
+	Body   any // encoded with encoding/json once; nil sends no body
 	// EncodedBody, when set, is sent as it is instead of Body (client.Execute's raw JSON).
 	EncodedBody []byte
 	// ReadBody, when set, returns the body to send instead (client.Execute's

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"iter"
-	"net/url"
 
 	memberplatform "github.com/memberplatform/memberplatform-go"
 )
@@ -44,25 +43,13 @@ var errSameCursor = errors.New("the page's " + PageNext + " is the " + CursorPar
 
 // Pages returns the pages of the list call (its first page's: Query the
 // list's params, whose own cursor, if any, starts the list), each fetched
-// through Do with opts when the range asks for it. The query is encoded
-// once; each page after the first sends it with the previous page's
-// NextCursor as CursorParam. See PagesOf for how the range behaves.
+// through Do with opts when the range asks for it; each page after the
+// first sends the query with the previous page's NextCursor as
+// CursorParam (Call.Cursor). See PagesOf for how the range behaves.
 func Pages[T, O any](ctx context.Context, c *Client, call Call, opts []O) iter.Seq2[*memberplatform.Page[T], error] {
-	var q url.Values
-	if call.Invalid == nil && call.Query != nil {
-		var err error
-		if q, err = queryValues(call.Query); err != nil {
-			call.Invalid = invalidCall(&call, "query", err.Error())
-		}
-	}
 	return PagesOf(func(cursor string) (*memberplatform.Page[T], error) {
-		page := call // each page's own copy: Result and Query differ
-		page.Query = q
-		if cursor != "" {
-			pq := cloneValues(q)
-			pq.Set(CursorParam, cursor)
-			page.Query = pq
-		}
+		page := call // each page's own copy: Cursor and Result differ
+		page.Cursor = cursor
 		body := pageBody[T]{sent: cursor}
 		page.Result = &body
 		if err := Do(ctx, c, &page, opts); err != nil {
@@ -74,24 +61,6 @@ func Pages[T, O any](ctx context.Context, c *Client, call Call, opts []O) iter.S
 		}
 		return p, nil
 	})
-}
-
-// queryValues is a call's query as url.Values: its own, or a params
-// struct's encoded (queryStruct).
-func queryValues(params any) (url.Values, error) {
-	if q, ok := params.(url.Values); ok {
-		return q, nil
-	}
-	return queryStruct(params)
-}
-
-// cloneValues copies q's map (a page's cursor is set in its own).
-func cloneValues(q url.Values) url.Values {
-	out := make(url.Values, len(q)+1)
-	for k, v := range q {
-		out[k] = v
-	}
-	return out
 }
 
 // PagesOf ranges over the pages fetch returns, from the cursor "" (the

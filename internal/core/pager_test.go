@@ -299,7 +299,9 @@ func TestPagesYieldsARefusalOrMalformedPageOnce(t *testing.T) {
 // A page whose next cursor is the one it answered would loop for ever: it
 // is an undecodable body (ErrUnexpectedResponseBody), yielded once.
 func TestPagesRefusesACursorThatDoesNotMove(t *testing.T) {
-	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) { rtJSON(w, 200, `{"data":[1],"nextCursor":"c2"}`) })
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+		rtJSON(w, 200, `{"data":[1],"nextCursor":"c2"}`)
+	})
 	c := rtNewClient(t, srv.URL, nil)
 	var items int
 	var errs []error
