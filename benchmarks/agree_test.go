@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/url"
 	"testing"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -41,7 +40,7 @@ func TestContendersDecodeAlike(t *testing.T) {
 				t.Fatal(err)
 			}
 			var ru rawUser
-			if err := cl.raw.do(ctx, http.MethodPut, "/auth/access-management/users/"+url.PathEscape(userID), rawUserReq, &ru, problemFormat); err != nil {
+			if err := cl.raw.do(ctx, http.MethodPut, routeOf("accessmgmt.UpdateUser").path(userID), rawUserReq, &ru, problemFormat); err != nil {
 				t.Fatal(err)
 			}
 			gu, err := cl.gen.UpdateUserWithResponse(ctx, userID, genUserReq)
@@ -58,7 +57,7 @@ func TestContendersDecodeAlike(t *testing.T) {
 				t.Fatal(err)
 			}
 			var rpm rawPaymentMethod
-			if err := cl.raw.do(ctx, http.MethodPatch, "/payment-methods/"+pmID, rawPMReq, &rpm, problemFormat); err != nil {
+			if err := cl.raw.do(ctx, http.MethodPatch, routeOf("payments.UpdatePaymentMethod").path(pmID), rawPMReq, &rpm, problemFormat); err != nil {
 				t.Fatal(err)
 			}
 			gpm, err := cl.gen.UpdatePaymentMethodWithResponse(ctx, genPMID, genPMReq)
@@ -75,7 +74,7 @@ func TestContendersDecodeAlike(t *testing.T) {
 				t.Fatal(err)
 			}
 			var ra rawMemberAddress
-			if err := cl.raw.do(ctx, http.MethodPost, "/customer/members/"+memberID+"/address", rawAddrReq, &ra, codeMessageFormat); err != nil {
+			if err := cl.raw.do(ctx, http.MethodPost, routeOf("customer.UpsertMemberAddress").path(memberID), rawAddrReq, &ra, codeMessageFormat); err != nil {
 				t.Fatal(err)
 			}
 			if a.ID != ra.ID || *a.CreatedDate != *ra.CreatedDate || a.LastModifiedDate != nil || ra.LastModifiedDate != nil || *a.AddressFull != *ra.AddressFull {

@@ -234,6 +234,7 @@ var scaleSizes = []int{1, 100, 10000}
 // BenchmarkScale replaces a role's permissions with 1, 100 and 10,000 slugs
 // in memory, the SDK's validation of every slug included.
 func BenchmarkScale(b *testing.B) {
+	replace := routeOf("accessmgmt.ReplaceRolePermissions")
 	for _, n := range scaleSizes {
 		perms := slugs(n)
 		b.Run("slugs="+strconv.Itoa(n), func(b *testing.B) {
@@ -242,7 +243,7 @@ func BenchmarkScale(b *testing.B) {
 				contender{"sdk", func(ctx context.Context) error {
 					return cl.sdk.AccessMgmt.ReplaceRolePermissions(ctx, orgID, roleSlug, perms)
 				}},
-				contender{"raw", func(ctx context.Context) error { return rawReplace(ctx, cl.raw, perms) }},
+				contender{"raw", func(ctx context.Context) error { return rawReplace(ctx, cl.raw, replace, perms) }},
 			)
 		})
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"testing"
 
 	"github.com/google/uuid"
@@ -87,10 +86,11 @@ type operation struct {
 	answer             *canned // the row's success answer
 }
 
-// others are an operation's raw and generated contenders. raw builds its
-// target (path and query) on every call, as the SDK does.
+// others are an operation's raw and generated contenders. raw sends the
+// operation's route (its declared method, path and error format), building
+// its target (path and query) on every call, as the SDK does.
 type others struct {
-	raw func(context.Context, *rawClient) error
+	raw func(context.Context, *rawClient, route) error
 	gen func(context.Context, *genClient) error
 }
 
@@ -105,10 +105,11 @@ var operations = func() []operation {
 		if !ok || !hasRow {
 			continue
 		}
+		r := newRoute(decl)
 		ops = append(ops, operation{
 			name: decl.Name, method: decl.Method, path: decl.Path,
 			sdk:    func(ctx context.Context, c *client.Client) error { _, err := row.Call(ctx, c); return err },
-			raw:    o.raw,
+			raw:    func(ctx context.Context, rc *rawClient) error { return o.raw(ctx, rc, r) },
 			gen:    o.gen,
 			answer: newCanned(row.SuccessStatus(), "application/json", []byte(row.Response)),
 		})
@@ -147,9 +148,9 @@ func TestEveryOperationHasContenders(t *testing.T) {
 // generated through the oapi-codegen client.
 var byName = map[string]others{
 	"accessmgmt.UpdateUser": {
-		raw: func(ctx context.Context, rc *rawClient) error {
+		raw: func(ctx context.Context, rc *rawClient, r route) error {
 			var u rawUser
-			return rc.do(ctx, http.MethodPut, "/auth/access-management/users/"+url.PathEscape(userID), rawUserReq, &u, problemFormat)
+			return rc.do(ctx, r.method, r.path(userID), rawUserReq, &u, r.format)
 		},
 		gen: func(ctx context.Context, c *genClient) error {
 			r, err := c.UpdateUserWithResponse(ctx, userID, genUserReq)
@@ -160,17 +161,17 @@ var byName = map[string]others{
 		},
 	},
 	"accessmgmt.ReplaceRolePermissions": {
-		raw: func(ctx context.Context, rc *rawClient) error {
-			return rawReplace(ctx, rc, permissions)
+		raw: func(ctx context.Context, rc *rawClient, r route) error {
+			return rawReplace(ctx, rc, r, permissions)
 		},
 		gen: func(ctx context.Context, c *genClient) error {
 			return genReplace(ctx, c, permissions)
 		},
 	},
 	"payments.UpdatePaymentMethod": {
-		raw: func(ctx context.Context, rc *rawClient) error {
+		raw: func(ctx context.Context, rc *rawClient, r route) error {
 			var pm rawPaymentMethod
-			return rc.do(ctx, http.MethodPatch, "/payment-methods/"+url.PathEscape(pmID), rawPMReq, &pm, problemFormat)
+			return rc.do(ctx, r.method, r.path(pmID), rawPMReq, &pm, r.format)
 		},
 		gen: func(ctx context.Context, c *genClient) error {
 			r, err := c.UpdatePaymentMethodWithResponse(ctx, genPMID, genPMReq)
@@ -181,9 +182,9 @@ var byName = map[string]others{
 		},
 	},
 	"customer.UpsertMemberAddress": {
-		raw: func(ctx context.Context, rc *rawClient) error {
+		raw: func(ctx context.Context, rc *rawClient, r route) error {
 			var a rawMemberAddress
-			return rc.do(ctx, http.MethodPost, "/customer/members/"+url.PathEscape(memberID)+"/address", rawAddrReq, &a, codeMessageFormat)
+			return rc.do(ctx, r.method, r.path(memberID), rawAddrReq, &a, r.format)
 		},
 		gen: func(ctx context.Context, c *genClient) error {
 			r, err := c.UpsertMemberAddressWithResponse(ctx, genMemberID, genAddrReq)
@@ -195,10 +196,8 @@ var byName = map[string]others{
 	},
 }
 
-func rawReplace(ctx context.Context, rc *rawClient, perms []string) error {
-	return rc.do(ctx, http.MethodPut,
-		"/auth/access-management/organizations/"+url.PathEscape(orgID)+"/roles/"+url.PathEscape(roleSlug)+"/permissions",
-		rawRolePermissions{Permissions: perms}, nil, problemFormat)
+func rawReplace(ctx context.Context, rc *rawClient, r route, perms []string) error {
+	return rc.do(ctx, r.method, r.path(orgID, roleSlug), rawRolePermissions{Permissions: perms}, nil, r.format)
 }
 
 func genReplace(ctx context.Context, c *genClient, perms []string) error {

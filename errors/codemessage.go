@@ -22,14 +22,15 @@ type CodeMessageFieldError struct {
 	Message string `json:"message"`
 }
 
-// FieldErrors returns the errors as FieldErrors; a JSON pointer field is also kept in Pointer.
+// FieldErrors returns the errors as FieldErrors; a field that is a JSON
+// pointer or a query parameter's pointer ("?limit") is also kept in Pointer.
 func (c *CodeMessage) FieldErrors() []FieldError {
 	if c == nil {
 		return nil
 	}
 	return fieldErrors(c.Errors, func(e CodeMessageFieldError) FieldError {
 		fe := FieldError{Field: FieldFromPointer(e.Field), Message: e.Message}
-		if strings.HasPrefix(e.Field, "/") || strings.HasPrefix(e.Field, "#/") {
+		if strings.HasPrefix(e.Field, "/") || strings.HasPrefix(e.Field, "#/") || (len(e.Field) > 1 && e.Field[0] == '?') {
 			fe.Pointer = e.Field
 		}
 		return fe

@@ -31,6 +31,8 @@ func TestFieldFromPointer(t *testing.T) {
 		{"body.title", "body.title"},
 		{"", ""},
 		{"/", ""},
+		{"?limit", "limit"},
+		{"?", "?"},
 	} {
 		if got := FieldFromPointer(c.in); got != c.want {
 			t.Errorf("FieldFromPointer(%q) = %q, want %q", c.in, got, c.want)

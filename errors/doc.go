@@ -30,6 +30,10 @@
 //		}
 //	}
 //
+// A FieldError's Pointer says where the field is: a body member's JSON
+// pointer ("/email"), or "?limit" for the query parameter limit, the one
+// convention for query parameters whether a server or the SDK reports it.
+//
 // ErrInvalidInput is the SDK's own refusal, before sending (FieldErrorsOf
 // lists its fields too); each params type's Validate method runs the same
 // checks ahead of the call. If you retry throttled calls, test

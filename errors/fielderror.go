@@ -10,8 +10,13 @@ import (
 // FieldError is one field-level detail of a failure: of either error
 // format, or of the SDK's own input validation.
 type FieldError struct {
-	Field   string // a readable path: "email", "permissions[2]", "address.postcode"
-	Pointer string // the JSON pointer the server sent ("/permissions/2"), if any
+	Field string // a readable path: "email", "permissions[2]", "address.postcode"
+	// Pointer says where the field is in the request, if known: a body
+	// member's JSON pointer as the server sent it ("/permissions/2"), or
+	// for a query parameter "?" and its name ("?limit", Field "limit"),
+	// the one convention for query parameters, of a server's answer or of
+	// the SDK's own refusal. A path parameter's has none.
+	Pointer string
 	Message string // what is wrong with the value
 }
 
@@ -25,8 +30,12 @@ func (f FieldError) String() string {
 
 // FieldFromPointer turns a JSON pointer into a readable field path ("/email"
 // → "email", "/permissions/2" → "permissions[2]", "/address/postcode" →
-// "address.postcode", "#/a~1b" → "a/b"); anything else is returned as is.
+// "address.postcode", "#/a~1b" → "a/b") and a query parameter's pointer
+// into its name ("?limit" → "limit"); anything else is returned as is.
 func FieldFromPointer(pointer string) string {
+	if name, ok := strings.CutPrefix(pointer, "?"); ok && name != "" {
+		return name
+	}
 	p := strings.TrimPrefix(pointer, "#")
 	if !strings.HasPrefix(p, "/") {
 		return pointer

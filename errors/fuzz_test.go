@@ -55,14 +55,20 @@ func checkDecoded(t *testing.T, e *Error, status int) {
 	_ = e.GoString()
 }
 
-// FuzzFieldFromPointer: never panics; a string that is not a JSON pointer
-// comes back unchanged, and one-token pointers without escapes give the token.
+// FuzzFieldFromPointer: never panics; a query parameter's pointer gives its
+// name, another string that is not a JSON pointer comes back unchanged, and one-token pointers without escapes give the token.
 func FuzzFieldFromPointer(f *testing.F) {
 	for _, s := range []string{"/email", "/permissions/2", "#/a~1b", "/a/0/b", "", "/", "~", "email"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
 		got := FieldFromPointer(p)
+		if name, ok := strings.CutPrefix(p, "?"); ok && name != "" {
+			if got != name {
+				t.Fatalf("FieldFromPointer(%q) = %q, want the query parameter %q", p, got, name)
+			}
+			return
+		}
 		if !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "#/") && got != p {
 			t.Fatalf("FieldFromPointer(%q) = %q, want it unchanged", p, got)
 		}

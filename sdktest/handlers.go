@@ -234,16 +234,7 @@ func (s *Server) routes(handlers map[string]handlerFunc) *http.ServeMux {
 	return mux
 }
 
-// Operation names, as recorded in Request.Operation and matched by
-// Fault.Operation. They are the SDK's own operation names, one for each
-// operation the SDK declares (TestEveryOperationHasAnOpConstant).
-const (
-	OpToken                  = "auth.Token"
-	OpUpdateUser             = "accessmgmt.UpdateUser"
-	OpReplaceRolePermissions = "accessmgmt.ReplaceRolePermissions"
-	OpUpdatePaymentMethod    = "payments.UpdatePaymentMethod"
-	OpUpsertMemberAddress    = "customer.UpsertMemberAddress"
-)
+//go:generate go run ../internal/cmd/genops
 
 // handlers is the fake's behaviour, by operation name: one function per
 // declared operation (TestEveryOperationHasAHandler).

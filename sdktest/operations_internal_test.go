@@ -1,23 +1,21 @@
 package sdktest
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
+	"bytes"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
-	"strconv"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/memberplatform/memberplatform-go/internal/core"
+	"github.com/memberplatform/memberplatform-go/internal/opconst"
 )
 
 // The fake routes every operation the SDK declares and answers its errors
 // in its declared format by itself; what stays written by hand per
-// operation is its behaviour (handlers) and its Op* constant, side by side
-// in handlers.go. These tests fail when a declared operation lacks one.
+// operation is its behaviour (handlers, in handlers.go); its Op* constant
+// is generated. These tests fail when a declared operation lacks either.
 
 func TestEveryOperationHasAHandler(t *testing.T) {
 	handlers := (&Server{}).handlers()
@@ -32,42 +30,16 @@ func TestEveryOperationHasAHandler(t *testing.T) {
 	}
 }
 
-// TestEveryOperationHasAnOpConstant reads the package's source: constants
-// cannot be listed at run time.
-func TestEveryOperationHasAnOpConstant(t *testing.T) {
-	files, err := filepath.Glob("*.go")
+// TestOpConstantsAreGenerated: the Op* constants are generated from the
+// declarations, a new operation's included.
+func TestOpConstantsAreGenerated(t *testing.T) {
+	want, err := opconst.Source(core.Operations())
 	if err != nil {
 		t.Fatal(err)
 	}
-	consts := map[string]string{} // value -> name
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(file, func(n ast.Node) bool {
-			if spec, ok := n.(*ast.ValueSpec); ok && len(spec.Values) == len(spec.Names) {
-				for i, name := range spec.Names {
-					if lit, ok := spec.Values[i].(*ast.BasicLit); ok && strings.HasPrefix(name.Name, "Op") {
-						v, _ := strconv.Unquote(lit.Value)
-						consts[v] = name.Name
-					}
-				}
-			}
-			return true
-		})
-	}
-	for _, op := range core.Operations() {
-		if consts[op.Name] == "" {
-			t.Errorf("%s is declared but no Op* constant names it: add one beside the others in sdktest/handlers.go", op.Name)
-		}
-		delete(consts, op.Name)
-	}
-	for v, name := range consts {
-		t.Errorf("%s = %q names no declared operation", name, v)
+	got, err := os.ReadFile(opconst.File)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("sdktest/%s is not what the declared operations give (%v): run go generate ./sdktest", opconst.File, err)
 	}
 }
 

@@ -166,7 +166,7 @@ type request struct {
 // newRequest builds the URL and the body, once for all attempts.
 func newRequest(s *Settings, call *Call) (request, error) {
 	r := request{}
-	q, err := queryOf(call.Query, s.Query)
+	q, err := queryOf(call.Query, s.Query, call.Cursor)
 	if err != nil {
 		return r, invalidCall(call, "query", err.Error())
 	}
@@ -184,9 +184,16 @@ func newRequest(s *Settings, call *Call) (request, error) {
 	return r, nil
 }
 
-// queryOf encodes the call's query parameters (go-querystring), then the
-// options' (option.WithQuery).
-func queryOf(params any, extra url.Values) (string, error) {
+// queryOf encodes the call's query parameters (query.go), with cursor, if
+// set, as CursorParam in place of theirs, then the options' (option.WithQuery).
+func queryOf(params any, extra url.Values, cursor string) (string, error) {
+	if len(extra) == 0 && params != nil {
+		if _, isValues := params.(url.Values); !isValues {
+			if q, ok := planned(params, cursor); ok {
+				return q, nil
+			}
+		}
+	}
 	var q url.Values
 	switch p := params.(type) {
 	case nil:
@@ -194,11 +201,11 @@ func queryOf(params any, extra url.Values) (string, error) {
 		q = p
 	default:
 		var err error
-		if q, err = query.Values(params); err != nil {
+		if q, err = queryStruct(params); err != nil {
 			return "", err
 		}
 	}
-	if len(extra) == 0 {
+	if len(extra) == 0 && cursor == "" {
 		return q.Encode(), nil
 	}
 	all := url.Values{}
@@ -207,8 +214,15 @@ func queryOf(params any, extra url.Values) (string, error) {
 			all[k] = append(all[k], v...)
 		}
 	}
+	if cursor != "" {
+		all.Set(CursorParam, cursor)
+	}
 	return all.Encode(), nil
 }
+
+// queryStruct encodes a params struct's query with go-querystring (`url`
+// tags): every operation's query that planned (query.go) cannot encode.
+func queryStruct(params any) (url.Values, error) { return query.Values(params) }
 
 // buildURL joins the base URL, the path template with its parameters
 // escaped, and the encoded query; path is the escaped path alone.
@@ -348,12 +362,21 @@ func (out *callState) decodeResult() error {
 				return out.undecodable(err)
 			}
 		}
+		if c, ok := result.(checkedResult); ok {
+			if err := c.checkResult(); err != nil {
+				return out.undecodable(err)
+			}
+		}
 		if string(trimmed) != "null" { // a null body is none: the result is built by hand
 			rawjson.Keep(result, out.body) // its memberplatform.Raw, if it embeds one; never written again
 		}
 	}
 	return nil
 }
+
+// checkedResult is a Call.Result with a check of what was decoded into it
+// (a list's page): its error makes the 2xx body undecodable.
+type checkedResult interface{ checkResult() error }
 
 // undecodable is the typed error for a 2xx body that could not be used,
 // with a snippet, wrapping err.

@@ -30,6 +30,9 @@ func New(s Settings, tokens *TokenCache) (*Client, error) {
 			return nil, err
 		}
 	}
+	if s.DefaultTransport == nil && s.Transport == nil && (s.HTTPClient == nil || s.HTTPClient.Transport == nil) {
+		s.DefaultTransport = NewPooledTransport() // known as the own pool (sendDirect)
+	}
 	c := &Client{
 		settings:  s,
 		attempts:  newAttemptClient(buildHTTPClient(&s, nil)),

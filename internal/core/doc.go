@@ -41,5 +41,6 @@
 // logState in log.go). With an observer
 // (observe.go) or a logger (log.go) the attempts call those too. Beside
 // the path: operation.go, settings.go, baseurl.go, nilcheck.go, client.go
-// and areas.go.
+// and areas.go; query.go encodes a call's query (for call.go), and
+// pager.go ranges over a list's pages, a call per page.
 package core

@@ -34,6 +34,10 @@ type Operation struct {
 	// Credential says the response carries a credential (the token call):
 	// it is accepted only from the base URL's origin.
 	Credential bool
+	// List says the operation is a cursor-paged list (pager.go): a GET
+	// whose method ranges over its pages with Pages and Items. The shared
+	// operation tests then check its iteration, and sdktest pages it.
+	List bool
 }
 
 // ErrorFormat is one of the contract's error body formats.
@@ -75,11 +79,18 @@ type Call struct {
 	// parameters stay on the caller's stack: the contract's paths have at
 	// most two.
 	PathParams [2]string
-	// Query is the query's parameters: a struct tagged for
-	// github.com/google/go-querystring (`url:"limit,omitempty"`) or a
-	// url.Values; nil sends none. option.WithQuery's come after them.
+	// Query is the query's parameters: the operation's params struct,
+	// tagged for github.com/google/go-querystring (`url:"limit,omitempty"`)
+	// and encoded as it encodes them, in one place for every operation
+	// (query.go, which removes its cost for plain structs); a url.Values is
+	// taken as it is. nil sends none. option.WithQuery's come after them.
+	// A query parameter's field errors name it with the pointer "?name"
+	// (errors.FieldError).
 	Query any
-	Body  any // encoded with encoding/json once; nil sends no body
+	// Cursor, when set, is sent as the query parameter CursorParam in
+	// place of Query's own: a list's page after the first (pager.go).
+	Cursor string
+	Body   any // encoded with encoding/json once; nil sends no body
 	// EncodedBody, when set, is sent as it is instead of Body (client.Execute's raw JSON).
 	EncodedBody []byte
 	// ReadBody, when set, returns the body to send instead (client.Execute's

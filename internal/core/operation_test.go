@@ -83,6 +83,9 @@ func TestDeclaredOperations(t *testing.T) {
 		if op.Method == http.MethodGet && !op.ResultRequired {
 			t.Errorf("%s: a read that accepts an empty 2xx: set ResultRequired", op.Name)
 		}
+		if op.List && op.Method != http.MethodGet {
+			t.Errorf("%s: a list (List) is a GET", op.Name)
+		}
 		seen[op.Name] = true
 	}
 }

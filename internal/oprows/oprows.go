@@ -9,6 +9,7 @@ package oprows
 
 import (
 	"context"
+	"iter"
 	"net/url"
 	"strings"
 	"testing"
@@ -45,6 +46,15 @@ type Row struct {
 	// client.TestEveryOperationIsObservedWhenRefused checks each is
 	// observed and named as Fields says.
 	Refused []Refusal
+	// A list's (core.Operation.List), which List fills but NextPage:
+	// Response is its first page, with a next cursor, and NextPage the
+	// page that cursor answers, the last; Call returns the first page
+	// (*memberplatform.Page), Items and Pages range over the list through
+	// its two methods. client.TestEveryListIterates runs the iteration
+	// checks on them.
+	NextPage string
+	Items    func(ctx context.Context, c *client.Client, opts ...option.RequestOption) iter.Seq2[any, error]
+	Pages    func(ctx context.Context, c *client.Client, opts ...option.RequestOption) iter.Seq2[any, error]
 }
 
 // Refusal is a call with input the SDK refuses before sending, and the

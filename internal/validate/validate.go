@@ -4,6 +4,7 @@ package validate
 
 import (
 	"net/netip"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -19,6 +20,12 @@ type Errors struct {
 // Add records that field is invalid.
 func (v *Errors) Add(field, msg string) {
 	v.fields = append(v.fields, apierrors.FieldError{Field: field, Message: msg})
+}
+
+// AddQuery records that the query parameter name is invalid: its Pointer
+// is "?name", the convention for query parameters (errors.FieldError).
+func (v *Errors) AddQuery(name, msg string) {
+	v.fields = append(v.fields, apierrors.FieldError{Field: name, Pointer: "?" + name, Message: msg})
 }
 
 // Err returns nil when nothing was added, else a *errors.ValidationError
@@ -149,5 +156,24 @@ func UUIDParam(v *Errors, field, s string) {
 		v.Add(field, "must not be empty")
 	default:
 		v.Add(field, "must be a UUID (8-4-4-4-12 hexadecimal digits)")
+	}
+}
+
+// The page size every list takes in its query: an assumption, the contract
+// describing no list. 0 asks for the server's default; the SDK refuses a
+// limit outside 0..MaxLimit and sdktest one outside 1..MaxLimit.
+const (
+	LimitParam = "limit"
+	MaxLimit   = 100
+)
+
+// LimitMessage is what is wrong with a limit out of range.
+var LimitMessage = "must be between 1 and " + strconv.Itoa(MaxLimit)
+
+// Limit adds to v a list's limit out of range (0, the server's default,
+// is in it), as a query parameter.
+func Limit(v *Errors, limit int) {
+	if limit < 0 || limit > MaxLimit {
+		v.AddQuery(LimitParam, LimitMessage)
 	}
 }
