@@ -49,10 +49,13 @@ import (
 //     retries, or failures older than the window.
 //   - While it refuses, one call's first attempt per
 //     AdmissionProbeInterval goes out anyway, per operation (a probe; its
-//     retries do not), and an accepted answer while it refuses reopens the
-//     operation (and the area, if it was down or refused with it): its
-//     history is forgotten and every attempt is sent again. So a backend
-//     that heals is seen within a probe interval and served at once.
+//     retries do not); while the area is down, one per interval for the
+//     area, its operations taking turns (probeDue), so that many
+//     operations do not multiply the probes. An accepted answer while it
+//     refuses reopens the operation (and the area, if it was down or
+//     refused with it): its history is forgotten and every attempt is
+//     sent again. So a backend that heals is seen within a probe
+//     interval (a turn, while down) and served at once.
 //
 // client.Execute calls are operations keyed by method and path shape
 // (executeKey): at most AdmissionMaxOperations operations per area are
@@ -72,6 +75,7 @@ const (
 	// their own; client.Execute's arbitrary paths cannot grow it further.
 	AdmissionMaxOperations = 64
 	admissionDownAfter     = 250 * time.Millisecond // no answer accepted this long while refusing: the area is down
+	admissionDownProbeTurn = time.Second            // the longest an operation of a down area waits for its turn to probe
 	admissionBuckets       = 20                     // the window's resolution: 100 ms
 	admissionBucketWidth   = int64(AdmissionWindow) / admissionBuckets
 )
@@ -98,6 +102,7 @@ type Admission struct {
 type judge struct {
 	buckets    [admissionBuckets]admissionBucket
 	nextProbe  int64         // unix nanos from which a refused attempt goes out as a probe
+	probed     int64         // unix nanos of its last probe, or 0
 	reason     failureReason // the last failure's; accepted while it has none
 	status     int           // the last 5xx's status (reason failedUnavailable)
 	notBefore  int64         // unix nanos the last failure's Retry-After asked to wait until, or 0
@@ -163,8 +168,7 @@ func (a *Admission) admitOp(op string, first bool) (refusal admissionRefusal, re
 	if j == nil {
 		j = a.judgeOf(op, ns, true)
 	}
-	if first && ns >= j.nextProbe {
-		j.nextProbe = ns + int64(AdmissionProbeInterval)
+	if first && a.probeDue(j, ns, down) {
 		return admissionRefusal{}, false
 	}
 	for _, x := range [...]*judge{j, &a.area} {
@@ -176,8 +180,51 @@ func (a *Admission) admitOp(op string, first bool) (refusal admissionRefusal, re
 	if j.reason == accepted { // no failure of its own: the area's
 		why = &a.area
 	}
-	wait := max(time.Duration(j.nextProbe-ns), time.Duration(why.notBefore-ns), time.Millisecond)
+	next := j.nextProbe
+	if down {
+		next = max(next, a.area.nextProbe)
+	}
+	wait := max(time.Duration(next-ns), time.Duration(why.notBefore-ns), time.Millisecond)
 	return admissionRefusal{reason: why.reason, status: why.status, wait: wait, area: down}, true
+}
+
+// probeDue reports whether a refused first attempt of the operation judged
+// by j goes out as a probe, and notes it if so. An operation probes once
+// per AdmissionProbeInterval. While the area is down, the area probes once
+// per interval, its failing operations taking turns (each at most once per
+// interval times their number, up to admissionDownProbeTurn): an area of
+// many operations, each probing on its own, would send a probe per
+// operation per interval, most of its calls at 100 calls/s over ten
+// operations; taking turns, a healthy operation beside one failing whole
+// is still probed within a turn of the heal. The caller holds a.mu.
+func (a *Admission) probeDue(j *judge, ns int64, down bool) bool {
+	if ns < j.nextProbe {
+		return false
+	}
+	if down {
+		turn := min(int64(a.failingOps(ns))*int64(AdmissionProbeInterval), int64(admissionDownProbeTurn))
+		if ns < a.area.nextProbe || j.probed != 0 && ns < j.probed+turn {
+			return false
+		}
+		a.area.nextProbe = ns + int64(AdmissionProbeInterval)
+	}
+	j.probed, j.nextProbe = ns, ns+int64(AdmissionProbeInterval)
+	return true
+}
+
+// failingOps counts the area's judges with a failure in the window, at
+// least 1. The caller holds a.mu.
+func (a *Admission) failingOps(ns int64) int {
+	n := 0
+	if a.overflow.watchUntil > ns {
+		n++
+	}
+	for _, j := range a.ops {
+		if j.watchUntil > ns {
+			n++
+		}
+	}
+	return max(n, 1)
 }
 
 // down reports whether the area is down: its judgement refuses, and no

@@ -1,0 +1,86 @@
+package core
+
+import (
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/memberplatform/memberplatform-go/internal/fakeclock"
+)
+
+// downRun drives an area of ops operations at perSec calls a second, each
+// call's operation drawn at random (poisonPct of them operation 0), every
+// operation failing from the start until heal, operation 0 for ever when
+// poisonPct > 0. It returns the attempts per call over seconds 1 to heal,
+// and how long after the heal a call of a healed operation was last
+// refused (0 when none was).
+func downRun(t *testing.T, ops, perSec, poisonPct int, heal time.Duration) (perCall float64, lastRefused time.Duration) {
+	t.Helper()
+	clk := fakeclock.New()
+	rng := rand.New(rand.NewPCG(1, 2))
+	a := &Admission{now: clk.Now, rand: rng.Float64}
+	start := clk.Now()
+	var sent, asked int
+	step := time.Second / time.Duration(perSec)
+	for now := time.Duration(0); now < heal+3*time.Second; now += step {
+		clk.Set(start.Add(now))
+		i := rng.IntN(ops)
+		if rng.IntN(100) < poisonPct {
+			i = 0
+		}
+		op := "accessmgmt.Op" + strconv.Itoa(i)
+		poisoned := poisonPct > 0 && i == 0
+		_, refused := a.admitOp(op, true)
+		if now >= time.Second && now < heal {
+			asked++
+			if !refused {
+				sent++
+			}
+		}
+		if refused && now >= heal && !poisoned {
+			lastRefused = now - heal
+		}
+		switch {
+		case refused:
+		case now < heal || poisoned:
+			a.answeredOp(op, failedUnavailable, http.StatusServiceUnavailable, 0)
+		default:
+			a.answeredOp(op, accepted, 0, 0)
+		}
+	}
+	return float64(sent) / float64(asked), lastRefused
+}
+
+// An area that is down, whatever its number of operations and rate, is
+// sent at most 0.2 attempts per call after its first second and serves
+// again within a second of the heal: while it is down the area probes,
+// its operations taking turns, not every operation every probe interval
+// (10 operations at 100 calls/s sent half their calls).
+func TestAdmissionDownAreaOfManyOperations(t *testing.T) {
+	for _, ops := range []int{1, 4, 10, 64, 100} {
+		for _, perSec := range []int{100, 500} {
+			perCall, lastRefused := downRun(t, ops, perSec, 0, 5*time.Second)
+			if perCall > 0.2 || lastRefused > time.Second {
+				t.Errorf("%d operations, %d calls/s, all down: %.3f attempts per call after the first second (want <= 0.2), a call refused %v after the heal (want < 1s)",
+					ops, perSec, perCall, lastRefused)
+			}
+		}
+	}
+}
+
+// One operation failing for ever with 80 % of the calls, its siblings down
+// with it, then healed: each healed sibling is served again within a
+// second, although most probes of the area would be the failing one's.
+func TestAdmissionDownAreaHealsBesideAPoisonedOperation(t *testing.T) {
+	for _, ops := range []int{2, 4, 10} {
+		for _, perSec := range []int{100, 2000} {
+			perCall, lastRefused := downRun(t, ops, perSec, 80, 5*time.Second)
+			if perCall > 0.2 || lastRefused > time.Second {
+				t.Errorf("%d operations, %d calls/s, one poisoned: %.3f attempts per call (want <= 0.2), a healed sibling refused %v after the heal (want < 1s)",
+					ops, perSec, perCall, lastRefused)
+			}
+		}
+	}
+}
