@@ -59,7 +59,9 @@ import (
 //
 // client.Execute calls are operations keyed by method and path shape
 // (executeKey): at most AdmissionMaxOperations operations per area are
-// judged on their own; beyond that, the others are judged together.
+// judged on their own; beyond that, the others are shed only with their
+// area, when it is down (judged together, a healthy one would be shed for
+// the failures of others).
 //
 // A healthy area costs each attempt two atomic loads (and two clock reads
 // once it has failed at some time): answers are counted, under the area's
@@ -149,13 +151,17 @@ func (a *Admission) admitOp(op string, first bool) (refusal admissionRefusal, re
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	j := a.judgeOf(op, ns, false)
-	own := j != nil && j.watchUntil > ns
+	// The operations beyond AdmissionMaxOperations share the overflow
+	// judge, which does not tell a healthy one from one failing whole:
+	// they are shed only with their area, when it is down.
+	shared := j == &a.overflow
+	own := j != nil && !shared && j.watchUntil > ns
 	p := 0.0
 	if own {
 		p = j.window(ns).refusalProbability()
 	}
 	down := a.down(ns)
-	if down && (j == nil || !j.servedLast) {
+	if down && (j == nil || shared || !j.servedLast) {
 		// An operation whose last answer was accepted is judged on its
 		// own, however long ago that was (its own failures shed it
 		// soon enough if the backend is down); any other is shed with
@@ -293,7 +299,8 @@ func (a *Admission) rewatch(ns int64) {
 // judgeOf returns the judge of the operation keyed op, made if create is
 // set (nil otherwise, when it has none). Beyond AdmissionMaxOperations
 // operations, those idle for a window are forgotten; if none is, a new
-// operation shares the overflow judge. The caller holds a.mu.
+// operation shares the overflow judge, which only counts (admitOp). The
+// caller holds a.mu.
 func (a *Admission) judgeOf(op string, ns int64, create bool) *judge {
 	if j, ok := a.ops[op]; ok {
 		return j

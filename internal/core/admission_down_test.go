@@ -84,3 +84,40 @@ func TestAdmissionDownAreaHealsBesideAPoisonedOperation(t *testing.T) {
 		}
 	}
 }
+
+// A healthy operation first called once AdmissionMaxOperations others,
+// failing whole, hold every judge (client.Execute paths of many shapes)
+// shares the overflow judge with failing ones: once served (its first
+// call may be refused, the area being down), it is never refused while it
+// is served, whatever its share of the calls (at 50 % of them, 1 in 25 of
+// its calls were refused for the others' failures, at 15 %, 1 in 2). The
+// failing operations beyond the bound are shed with their area only.
+func TestAdmissionOverflowDoesNotShedAHealthyOperation(t *testing.T) {
+	for _, pct := range []int{5, 15, 50} {
+		clk := fakeclock.New()
+		rng := rand.New(rand.NewPCG(1, 2))
+		a := &Admission{now: clk.Now, rand: rng.Float64}
+		start := clk.Now()
+		served := false
+		for now := time.Duration(0); now < 4*time.Second; now += time.Millisecond {
+			clk.Set(start.Add(now))
+			for range 2 {
+				if now > 500*time.Millisecond && rng.IntN(100) < pct {
+					if _, refused := a.admitOp("GET /healthy", true); refused {
+						if served {
+							t.Fatalf("healthy operation at %d %% of the calls, beyond the bound: refused at %v", pct, now)
+						}
+						continue
+					}
+					a.answeredOp("GET /healthy", accepted, 0, 0)
+					served = true
+					continue
+				}
+				op := "GET /failing/" + strconv.Itoa(rng.IntN(80))
+				if _, refused := a.admitOp(op, true); !refused {
+					a.answeredOp(op, failedUnavailable, http.StatusInternalServerError, 0)
+				}
+			}
+		}
+	}
+}

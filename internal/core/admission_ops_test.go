@@ -222,7 +222,8 @@ func TestAdmissionExecuteKey(t *testing.T) {
 
 // However many distinct operations fail, an area keeps at most
 // AdmissionMaxOperations judges: operations idle for a window are
-// forgotten, and the rest share one judge, which still sheds them.
+// forgotten, and the rest share one judge, which does not shed them on its
+// own; their area, down, does.
 func TestAdmissionOperationsAreBounded(t *testing.T) {
 	clk := fakeclock.New()
 	draw := 0.0
@@ -233,8 +234,9 @@ func TestAdmissionOperationsAreBounded(t *testing.T) {
 	if n := len(a.ops); n > AdmissionMaxOperations {
 		t.Fatalf("%d judges, want at most %d", n, AdmissionMaxOperations)
 	}
-	if _, refused := a.admitOp("GET /things/999", false); !refused {
-		t.Fatal("an operation beyond the bound, failing with 936 others, not refused")
+	clk.Add(admissionDownAfter)
+	if r, refused := a.admitOp("GET /things/999", false); !refused || !r.area {
+		t.Fatalf("an operation beyond the bound, failing with 936 others in an area down: refused %v %+v, want the area's refusal", refused, r)
 	}
 	clk.Add(AdmissionWindow + time.Millisecond)
 	feedOp(a, "GET /new", AdmissionMinFailures, 0)
