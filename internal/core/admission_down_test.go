@@ -121,3 +121,41 @@ func TestAdmissionOverflowDoesNotShedAHealthyOperation(t *testing.T) {
 		}
 	}
 }
+
+// A client.Execute call of a route the SDK declares is judged with that
+// operation's typed calls, whatever its parameters: the role's slug of
+// ReplaceRolePermissions ("org-admin", read as a route word) made each role
+// an operation of its own, so a route failing whole for every role was
+// judged role by role (and, beyond 64 roles, not at all). Other paths keep
+// their shape; a trailing slash is not a parameter.
+func TestAdmissionExecuteOfADeclaredRoute(t *testing.T) {
+	ops := []*Operation{
+		{Name: "accessmgmt.UpdateUser", Method: http.MethodPut, Path: "/auth/access-management/users/{userId}"},
+		{Name: "accessmgmt.ReplaceRolePermissions", Method: http.MethodPut,
+			Path: "/auth/access-management/organizations/{organizationId}/roles/{slug}/permissions"},
+	}
+	for _, tt := range []struct{ method, path, want string }{
+		{"PUT", "/auth/access-management/organizations/acme/roles/org-admin/permissions", "accessmgmt.ReplaceRolePermissions"},
+		{"PUT", "/auth/access-management/organizations/org_01H/roles/billing-viewer/permissions", "accessmgmt.ReplaceRolePermissions"},
+		{"PUT", "/auth/access-management/users/alice", "accessmgmt.UpdateUser"},
+		{"GET", "/auth/access-management/users/alice", ""},
+		{"PUT", "/auth/access-management/users/", ""},
+		{"PUT", "/auth/access-management/users/alice/", ""},
+		{"PUT", "/auth/access-management/organizations/acme/roles/org-admin", ""},
+	} {
+		got := ""
+		if d := routeOf(ops, tt.method, tt.path); d != nil {
+			got = d.Name
+		}
+		if got != tt.want {
+			t.Errorf("routeOf(%s %s) = %q, want %q", tt.method, tt.path, got, tt.want)
+		}
+	}
+	saved := declared
+	t.Cleanup(func() { declared = saved })
+	declared = ops
+	op := &Operation{Name: executeOperation, Method: http.MethodPut, Path: "/auth/access-management/organizations/acme/roles/org-admin/permissions"}
+	if got := operationKey(op); got != "accessmgmt.ReplaceRolePermissions" {
+		t.Errorf("operationKey of an Execute call of a declared route = %q, want the operation's name", got)
+	}
+}

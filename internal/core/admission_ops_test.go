@@ -208,7 +208,10 @@ func TestAdmissionExecuteKey(t *testing.T) {
 		{"PUT", "/payment-methods/3fa85f64-5717-4562-b3fc-2c963f66afa6", "PUT /payment-methods/{}"},
 		{"GET", "/v1/members/ada%40example.com/addresses", "GET /{}/members/{}/addresses"},
 		{"GET", "/orgs/org-admin/roles", "GET /orgs/org-admin/roles"},
-		{"GET", "/users/", "GET /users/{}"},
+		{"GET", "/users/", "GET /users/"},
+		{"GET", "/users/ada%40example.com/", "GET /users/{}/"},
+		{"DELETE", "/things/QmFzZTY0SWQ=", "DELETE /things/{}"},
+		{"GET", "/things/12345/parts/0", "GET /things/{}/parts/{}"},
 	} {
 		op := &Operation{Name: executeOperation, Method: tt.method, Path: tt.path}
 		if got := operationKey(op); got != tt.want {
