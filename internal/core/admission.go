@@ -298,7 +298,8 @@ func (a *Admission) rewatch(ns int64) {
 
 // judgeOf returns the judge of the operation keyed op, made if create is
 // set (nil otherwise, when it has none). Beyond AdmissionMaxOperations
-// operations, those idle for a window are forgotten; if none is, a new
+// operations, those without a failure in the window are forgotten (a busy
+// healthy one too: its judge refuses nothing); if none is, a new
 // operation shares the overflow judge, which only counts (admitOp). The
 // caller holds a.mu.
 func (a *Admission) judgeOf(op string, ns int64, create bool) *judge {
@@ -316,7 +317,9 @@ func (a *Admission) judgeOf(op string, ns int64, create bool) *judge {
 	}
 	if len(a.ops) >= AdmissionMaxOperations {
 		for k, j := range a.ops {
-			if j.watchUntil <= ns && j.window(ns).requests == 0 {
+			// Without a failure in the window, a judge refuses nothing;
+			// a new operation, maybe failing whole, needs the place more.
+			if j.watchUntil <= ns {
 				delete(a.ops, k)
 			}
 		}

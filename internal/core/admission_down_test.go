@@ -159,3 +159,31 @@ func TestAdmissionExecuteOfADeclaredRoute(t *testing.T) {
 		t.Errorf("operationKey of an Execute call of a declared route = %q, want the operation's name", got)
 	}
 }
+
+// An operation that starts failing once AdmissionMaxOperations others
+// hold every judge, all of them served (client.Execute routes answered
+// while the area counted), gets a judge of its own and is shed: judges
+// without a failure in the window give way, busy ones too. Before, only
+// idle ones did, and it shared the overflow judge, which sheds nothing.
+func TestAdmissionNewFailingOperationGetsAJudge(t *testing.T) {
+	clk := fakeclock.New()
+	draw := 0.0
+	a := testAdmission(clk, &draw)
+	feedOp(a, failingOp, AdmissionMinFailures, 0) // the area counts
+	for i := range AdmissionMaxOperations - 1 {
+		feedOp(a, "GET /healthy/route-"+strconv.Itoa(i), 0, 3)
+	}
+	clk.Add(AdmissionWindow - 100*time.Millisecond)
+	feedOp(a, failingOp, 1, 0)
+	for i := range AdmissionMaxOperations - 1 {
+		feedOp(a, "GET /healthy/route-"+strconv.Itoa(i), 0, 1) // busy, served
+	}
+	feedOp(a, "GET /failing", 30, 0)
+	a.admitOp("GET /failing", true) // its probe
+	if r, refused := a.admitOp("GET /failing", true); !refused || r.area {
+		t.Fatalf("a new operation failing whole beside 63 served ones: refused %v %+v, want its own refusal", refused, r)
+	}
+	if _, refused := a.admitOp("GET /healthy/route-1", true); refused {
+		t.Fatal("a served operation refused")
+	}
+}
