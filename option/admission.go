@@ -40,9 +40,9 @@ import "github.com/memberplatform/memberplatform-go/internal/core"
 // PUT /auth/access-management/users/user_01E4… and …/users/user_02B7…
 // are one operation, "PUT /auth/access-management/users/{}", and
 // POST /auth/access-management/users another. At most 64 operations per
-// area are judged on their own (those idle for 2 s are forgotten first);
-// beyond that, the rest are shed only with their area when it is down, so
-// arbitrary paths cannot grow the client's memory.
+// area are judged on their own (those without a failure for 2 s give way
+// first); beyond that, the rest are shed only with their area when it is
+// down, so arbitrary paths cannot grow the client's memory.
 //
 // A refused call fails fast with an error that matches
 // what the operation's last failure matched: its 5xx's kind (an
