@@ -49,13 +49,13 @@ import (
 //     retries, or failures older than the window.
 //   - While it refuses, one call's first attempt per
 //     AdmissionProbeInterval goes out anyway, per operation (a probe; its
-//     retries do not); while the area is down, one per interval for the
-//     area, its operations taking turns (probeDue), so that many
+//     retries do not); while the area is down, about one per interval for
+//     the area, its operations taking turns (probeDue), so that many
 //     operations do not multiply the probes. An accepted answer while it
 //     refuses reopens the operation (and the area, if it was down or
 //     refused with it): its history is forgotten and every attempt is
-//     sent again. So a backend that heals is seen within a probe
-//     interval (a turn, while down) and served at once.
+//     sent again. So a backend that heals is seen within about a probe
+//     interval and served at once.
 //
 // client.Execute calls are operations keyed by method and path shape
 // (executeKey): at most AdmissionMaxOperations operations per area are
@@ -77,7 +77,6 @@ const (
 	// their own; client.Execute's arbitrary paths cannot grow it further.
 	AdmissionMaxOperations = 64
 	admissionDownAfter     = 250 * time.Millisecond // no answer accepted this long while refusing: the area is down
-	admissionDownProbeTurn = time.Second            // the longest an operation of a down area waits for its turn to probe
 	admissionBuckets       = 20                     // the window's resolution: 100 ms
 	admissionBucketWidth   = int64(AdmissionWindow) / admissionBuckets
 )
@@ -187,8 +186,8 @@ func (a *Admission) admitOp(op string, first bool) (refusal admissionRefusal, re
 		why = &a.area
 	}
 	next := j.nextProbe
-	if down {
-		next = max(next, a.area.nextProbe)
+	if down && j.probed != 0 {
+		next = max(next, j.probed+int64(a.failingOps(ns))*int64(AdmissionProbeInterval))
 	}
 	wait := max(time.Duration(next-ns), time.Duration(why.notBefore-ns), time.Millisecond)
 	return admissionRefusal{reason: why.reason, status: why.status, wait: wait, area: down}, true
@@ -196,23 +195,20 @@ func (a *Admission) admitOp(op string, first bool) (refusal admissionRefusal, re
 
 // probeDue reports whether a refused first attempt of the operation judged
 // by j goes out as a probe, and notes it if so. An operation probes once
-// per AdmissionProbeInterval. While the area is down, the area probes once
-// per interval, its failing operations taking turns (each at most once per
-// interval times their number, up to admissionDownProbeTurn): an area of
-// many operations, each probing on its own, would send a probe per
-// operation per interval, most of its calls at 100 calls/s over ten
-// operations; taking turns, a healthy operation beside one failing whole
-// is still probed within a turn of the heal. The caller holds a.mu.
+// per AdmissionProbeInterval; while the area is down, once per interval
+// times the number of its operations failing, so that the area as a whole
+// probes about once per interval however many operations it has (each
+// probing on its own, ten operations at 100 calls/s sent half their
+// calls). One probe answered reopens the area, after which each operation
+// probes once per interval again, so every one is back soon after the
+// heal. An operation that never probed may at once: a rare sibling of one
+// failing whole is not starved by its probes. The caller holds a.mu.
 func (a *Admission) probeDue(j *judge, ns int64, down bool) bool {
 	if ns < j.nextProbe {
 		return false
 	}
-	if down {
-		turn := min(int64(a.failingOps(ns))*int64(AdmissionProbeInterval), int64(admissionDownProbeTurn))
-		if ns < a.area.nextProbe || j.probed != 0 && ns < j.probed+turn {
-			return false
-		}
-		a.area.nextProbe = ns + int64(AdmissionProbeInterval)
+	if down && j.probed != 0 && ns < j.probed+int64(a.failingOps(ns))*int64(AdmissionProbeInterval) {
+		return false
 	}
 	j.probed, j.nextProbe = ns, ns+int64(AdmissionProbeInterval)
 	return true

