@@ -27,8 +27,8 @@ import "github.com/memberplatform/memberplatform-go/internal/core"
 // (but not one whose last answer was accepted: it is sent until it fails
 // itself).
 // Even then one call's first attempt per operation per 100 ms goes out as
-// a probe (never a retry; while the area is down, one per 100 ms for the
-// area, its operations taking turns); the first probe that is answered with anything
+// a probe (never a retry; while the area is down, about one per 100 ms
+// for the area, its operations taking turns); the first probe that is answered with anything
 // but a failure reopens its operation, and the area, at once. Other areas
 // are never affected.
 //
