@@ -97,6 +97,8 @@ type Admission struct {
 	overflow   judge             // the operations beyond AdmissionMaxOperations
 	lastAccept int64             // unix nanos of the last accepted answer while watching (or of the first failure)
 	firstProbe int64             // unix nanos before which a new operation sends no probe: 0 but in tests
+	// failing is failingOps' count, made in the bucket slot failingSlot.
+	failing, failingSlot int64
 }
 
 // judge judges one operation, or the whole area, by its window.
@@ -187,7 +189,7 @@ func (a *Admission) admitOp(op string, first bool) (refusal admissionRefusal, re
 	}
 	next := j.nextProbe
 	if down && j.probed != 0 {
-		next = max(next, j.probed+int64(a.failingOps(ns))*int64(AdmissionProbeInterval))
+		next = max(next, j.probed+a.failingOps(ns)*int64(AdmissionProbeInterval))
 	}
 	wait := max(time.Duration(next-ns), time.Duration(why.notBefore-ns), time.Millisecond)
 	return admissionRefusal{reason: why.reason, status: why.status, wait: wait, area: down}, true
@@ -207,7 +209,7 @@ func (a *Admission) probeDue(j *judge, ns int64, down bool) bool {
 	if ns < j.nextProbe {
 		return false
 	}
-	if down && j.probed != 0 && ns < j.probed+int64(a.failingOps(ns))*int64(AdmissionProbeInterval) {
+	if down && j.probed != 0 && ns < j.probed+a.failingOps(ns)*int64(AdmissionProbeInterval) {
 		return false
 	}
 	j.probed, j.nextProbe = ns, ns+int64(AdmissionProbeInterval)
@@ -215,18 +217,22 @@ func (a *Admission) probeDue(j *judge, ns int64, down bool) bool {
 }
 
 // failingOps counts the area's judges with a failure in the window, at
-// least 1. The caller holds a.mu.
-func (a *Admission) failingOps(ns int64) int {
-	n := 0
-	if a.overflow.watchUntil > ns {
-		n++
-	}
-	for _, j := range a.ops {
-		if j.watchUntil > ns {
+// least 1, once per bucket width: refused calls of a down area ask for it
+// until their operation's turn comes. The caller holds a.mu.
+func (a *Admission) failingOps(ns int64) int64 {
+	if slot := ns / admissionBucketWidth; slot != a.failingSlot {
+		n := int64(0)
+		if a.overflow.watchUntil > ns {
 			n++
 		}
+		for _, j := range a.ops {
+			if j.watchUntil > ns {
+				n++
+			}
+		}
+		a.failing, a.failingSlot = max(n, 1), slot
 	}
-	return max(n, 1)
+	return a.failing
 }
 
 // down reports whether the area is down: its judgement refuses, and no
