@@ -86,10 +86,16 @@ func executeKey(method, path string) string {
 	return b.String()
 }
 
+// maxRouteWord is the longest segment read as a route word: a longer one
+// is a value, so that a key (kept per operation, up to
+// AdmissionMaxOperations per area and maxDeprecationKeys per client) is
+// never much longer than its number of segments.
+const maxRouteWord = 64
+
 // routeWord reports whether seg reads as a fixed word of a route: non-empty
-// lower-case letters, '-' and '_'.
+// lower-case letters, '-' and '_', at most maxRouteWord of them.
 func routeWord(seg string) bool {
-	if seg == "" {
+	if seg == "" || len(seg) > maxRouteWord {
 		return false
 	}
 	for i := range len(seg) {

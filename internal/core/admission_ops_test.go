@@ -5,6 +5,7 @@ import (
 	stderrors "errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -212,6 +213,7 @@ func TestAdmissionExecuteKey(t *testing.T) {
 		{"GET", "/users/ada%40example.com/", "GET /users/{}/"},
 		{"DELETE", "/things/QmFzZTY0SWQ=", "DELETE /things/{}"},
 		{"GET", "/things/12345/parts/0", "GET /things/{}/parts/{}"},
+		{"GET", "/things/" + strings.Repeat("a", 100000), "GET /things/{}"}, // a key stays short
 	} {
 		op := &Operation{Name: executeOperation, Method: tt.method, Path: tt.path}
 		if got := operationKey(op); got != tt.want {
