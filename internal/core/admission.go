@@ -187,11 +187,10 @@ func (a *Admission) admitOp(op string, first bool) (refusal admissionRefusal, re
 	if j.reason == accepted { // no failure of its own: the area's
 		why = &a.area
 	}
-	next := j.nextProbe
-	if down && j.probed != 0 {
-		next = max(next, j.probed+a.failingOps(ns)*int64(AdmissionProbeInterval))
-	}
-	wait := max(time.Duration(next-ns), time.Duration(why.notBefore-ns), time.Millisecond)
+	// While the area is down, the operation's own turn may be further
+	// away, but any operation's probe answered reopens the area, and the
+	// area probes about once per interval: the interval is the estimate.
+	wait := max(time.Duration(j.nextProbe-ns), time.Duration(why.notBefore-ns), time.Millisecond)
 	return admissionRefusal{reason: why.reason, status: why.status, wait: wait, area: down}, true
 }
 

@@ -122,3 +122,22 @@ func TestAdmissionRareSiblingProbesBesideAHotFailingOne(t *testing.T) {
 		}
 	}
 }
+
+// In a down area of many operations, a refusal's RetryAfter stays within a
+// probe interval, although the operation's own turn may be further: the
+// area probes about once per interval, and one probe answered reopens it.
+func TestAdmissionDownRefusalWaitIsAnInterval(t *testing.T) {
+	clk := fakeclock.New()
+	draw := 0.0
+	a := testAdmission(clk, &draw)
+	for i := range 20 {
+		feedOp(a, "accessmgmt.Op"+strconv.Itoa(i), 30, 0)
+	}
+	clk.Add(admissionDownAfter)
+	a.admitOp("accessmgmt.Op0", true) // its probe: its next turn is 2 s away
+	clk.Add(AdmissionProbeInterval)
+	r, refused := a.admitOp("accessmgmt.Op0", true)
+	if !refused || r.wait > AdmissionProbeInterval {
+		t.Fatalf("refused %v, wait %v; want a refusal within a probe interval", refused, r.wait)
+	}
+}
