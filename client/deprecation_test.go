@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -170,5 +171,59 @@ func TestDeprecationObserverAmongOthers(t *testing.T) {
 		if e := d.all(); len(e) != 1 || e[0].Operation != op.name || e[0].Area != "payments" || !e[0].Deprecated.IsZero() {
 			t.Errorf("observer %d: events %+v, want one for %s in area payments, no date", i, e, op.name)
 		}
+	}
+}
+
+// client.Execute calls of one route are one operation to warn about,
+// whatever IDs their paths hold (300 users' paths were 256 Warn records);
+// the Warn records of many routes stop at 256, however many goroutines
+// answer at once. Every answer is still observed.
+func TestDeprecationWarnsOncePerExecuteRoute(t *testing.T) {
+	t.Parallel()
+	m := areatest.NewMock(t)
+	m.On(http.MethodGet, "=~^"+areatest.BaseURL+"/", deprecatedAnswer(http.StatusOK, `{}`, map[string]string{"Deprecation": "true"}))
+	logs := newLogCapture(slog.LevelWarn)
+	obs := &deprecations{}
+	c := m.Client(option.WithLogger(slog.New(logs)), option.WithObserver(obs))
+	warns := func() int {
+		n := 0
+		for _, r := range logs.records() {
+			if r.Level == slog.LevelWarn {
+				n++
+			}
+		}
+		return n
+	}
+	sem := make(chan struct{}, 32)
+	var wg sync.WaitGroup
+	run := func(path func(i int) string) {
+		for i := range 300 {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				if err := c.Execute(t.Context(), http.MethodGet, path(i), nil, nil); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	run(func(i int) string { return fmt.Sprintf("/things/thing_%04d/parts", i) })
+	if n := warns(); n != 1 {
+		t.Fatalf("%d Warn records for 300 calls of GET /things/{}/parts, want 1", n)
+	}
+	word := func(i int) string { // a route word of its own for each i
+		b := []byte("route-")
+		for ; i > 0 || len(b) == 6; i /= 26 {
+			b = append(b, byte('a'+i%26))
+		}
+		return string(b)
+	}
+	run(func(i int) string { return "/" + word(i) })
+	if n := warns(); n != 256 {
+		t.Errorf("%d Warn records after 301 routes, want 256", n)
+	}
+	if n := len(obs.all()); n != 600 {
+		t.Errorf("%d events observed, want one per answer, 600", n)
 	}
 }

@@ -50,7 +50,8 @@ const MaxRequestBodyBytes = 8 << 20
 // are refused before sending. Only idempotent methods (GET, HEAD, OPTIONS, PUT, DELETE,
 // TRACE) are retried, unless option.WithIdempotent.
 //
-// Admission control judges Execute calls as operations keyed by method and
+// Admission control judges an Execute call of a route a typed method wraps
+// with that method's calls, and others as operations keyed by method and
 // path shape, a segment that is not a plain lower-case word standing for a
 // parameter (PUT /auth/access-management/users/{}): see
 // option.WithoutAdmissionControl.

@@ -27,20 +27,22 @@ import "github.com/memberplatform/memberplatform-go/internal/core"
 // (but not one whose last answer was accepted: it is sent until it fails
 // itself).
 // Even then one call's first attempt per operation per 100 ms goes out as
-// a probe (never a retry); the first probe that is answered with anything
+// a probe (never a retry; while the area is down, about one per 100 ms
+// for the area, its operations taking turns); the first probe that is answered with anything
 // but a failure reopens its operation, and the area, at once. Other areas
 // are never affected.
 //
-// The typed methods are one operation each (accessmgmt.UpdateUser...).
-// client.Execute calls are grouped as a route groups requests: by method
-// and path, each path segment that is not a plain lower-case word (letters,
-// '-' and '_') standing for a parameter, so
+// The typed methods are one operation each (accessmgmt.UpdateUser...),
+// and a client.Execute call of a route one of them wraps is judged with
+// it. Other client.Execute calls are grouped as a route groups requests:
+// by method and path, each path segment that is not a plain lower-case
+// word (letters, '-' and '_') standing for a parameter, so
 // PUT /auth/access-management/users/user_01E4… and …/users/user_02B7…
 // are one operation, "PUT /auth/access-management/users/{}", and
 // POST /auth/access-management/users another. At most 64 operations per
-// area are judged on their own (those idle for 2 s are forgotten first);
-// beyond that, the rest are judged together, so arbitrary paths cannot
-// grow the client's memory.
+// area are judged on their own (those without a failure for 2 s give way
+// first); beyond that, the rest are shed only with their area when it is
+// down, so arbitrary paths cannot grow the client's memory.
 //
 // A refused call fails fast with an error that matches
 // what the operation's last failure matched: its 5xx's kind (an

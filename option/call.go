@@ -163,10 +163,11 @@ func WithIdempotent() RequestOption {
 // with WithIdempotent, is resent after an answered status (a POST through
 // client.Client.Execute without it never is); the backoff, the retry
 // budget, the adaptive rate limit and admission control apply, and a 429
-// or 503 still waits its Retry-After; an answer saying the provider is not
-// configured (errors.ErrProviderNotConfigured) stays final. A status outside
-// 400 to 599 is refused. The last of WithRetryOn and WithoutRetryOn for a
-// status wins.
+// or 503 still waits its Retry-After, as an added status does (one whose
+// Retry-After exceeds WithMaxRetryAfter is not retried); an answer saying
+// the provider is not configured (errors.ErrProviderNotConfigured) stays
+// final. A status outside 400 to 599 is refused. The last of WithRetryOn
+// and WithoutRetryOn for a status wins.
 //
 // Scope: both (a call's apply over the client's). Default: 408, 429, 500,
 // 502, 503 and 504 are retried (errors.Error.Temporary).

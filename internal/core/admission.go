@@ -49,14 +49,19 @@ import (
 //     retries, or failures older than the window.
 //   - While it refuses, one call's first attempt per
 //     AdmissionProbeInterval goes out anyway, per operation (a probe; its
-//     retries do not), and an accepted answer while it refuses reopens the
-//     operation (and the area, if it was down or refused with it): its
-//     history is forgotten and every attempt is sent again. So a backend
-//     that heals is seen within a probe interval and served at once.
+//     retries do not); while the area is down, about one per interval for
+//     the area, its operations taking turns (probeDue), so that many
+//     operations do not multiply the probes. An accepted answer while it
+//     refuses reopens the operation (and the area, if it was down or
+//     refused with it): its history is forgotten and every attempt is
+//     sent again. So a backend that heals is seen within about a probe
+//     interval and served at once.
 //
 // client.Execute calls are operations keyed by method and path shape
 // (executeKey): at most AdmissionMaxOperations operations per area are
-// judged on their own; beyond that, the others are judged together.
+// judged on their own; beyond that, the others are shed only with their
+// area, when it is down (judged together, a healthy one would be shed for
+// the failures of others).
 //
 // A healthy area costs each attempt two atomic loads (and two clock reads
 // once it has failed at some time): answers are counted, under the area's
@@ -92,12 +97,15 @@ type Admission struct {
 	overflow   judge             // the operations beyond AdmissionMaxOperations
 	lastAccept int64             // unix nanos of the last accepted answer while watching (or of the first failure)
 	firstProbe int64             // unix nanos before which a new operation sends no probe: 0 but in tests
+	// failing is failingOps' count, made in the bucket slot failingSlot.
+	failing, failingSlot int64
 }
 
 // judge judges one operation, or the whole area, by its window.
 type judge struct {
 	buckets    [admissionBuckets]admissionBucket
 	nextProbe  int64         // unix nanos from which a refused attempt goes out as a probe
+	probed     int64         // unix nanos of its last probe, or 0
 	reason     failureReason // the last failure's; accepted while it has none
 	status     int           // the last 5xx's status (reason failedUnavailable)
 	notBefore  int64         // unix nanos the last failure's Retry-After asked to wait until, or 0
@@ -144,13 +152,17 @@ func (a *Admission) admitOp(op string, first bool) (refusal admissionRefusal, re
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	j := a.judgeOf(op, ns, false)
-	own := j != nil && j.watchUntil > ns
+	// The operations beyond AdmissionMaxOperations share the overflow
+	// judge, which does not tell a healthy one from one failing whole:
+	// they are shed only with their area, when it is down.
+	shared := j == &a.overflow
+	own := j != nil && !shared && j.watchUntil > ns
 	p := 0.0
 	if own {
 		p = j.window(ns).refusalProbability()
 	}
 	down := a.down(ns)
-	if down && (j == nil || !j.servedLast) {
+	if down && (j == nil || shared || !j.servedLast) {
 		// An operation whose last answer was accepted is judged on its
 		// own, however long ago that was (its own failures shed it
 		// soon enough if the backend is down); any other is shed with
@@ -163,8 +175,7 @@ func (a *Admission) admitOp(op string, first bool) (refusal admissionRefusal, re
 	if j == nil {
 		j = a.judgeOf(op, ns, true)
 	}
-	if first && ns >= j.nextProbe {
-		j.nextProbe = ns + int64(AdmissionProbeInterval)
+	if first && a.probeDue(j, ns, down) {
 		return admissionRefusal{}, false
 	}
 	for _, x := range [...]*judge{j, &a.area} {
@@ -176,8 +187,51 @@ func (a *Admission) admitOp(op string, first bool) (refusal admissionRefusal, re
 	if j.reason == accepted { // no failure of its own: the area's
 		why = &a.area
 	}
+	// While the area is down, the operation's own turn may be further
+	// away, but any operation's probe answered reopens the area, and the
+	// area probes about once per interval: the interval is the estimate.
 	wait := max(time.Duration(j.nextProbe-ns), time.Duration(why.notBefore-ns), time.Millisecond)
 	return admissionRefusal{reason: why.reason, status: why.status, wait: wait, area: down}, true
+}
+
+// probeDue reports whether a refused first attempt of the operation judged
+// by j goes out as a probe, and notes it if so. An operation probes once
+// per AdmissionProbeInterval; while the area is down, once per interval
+// times the number of its operations failing, so that the area as a whole
+// probes about once per interval however many operations it has (each
+// probing on its own, ten operations at 100 calls/s sent half their
+// calls). One probe answered reopens the area, after which each operation
+// probes once per interval again, so every one is back soon after the
+// heal. An operation that never probed may at once: a rare sibling of one
+// failing whole is not starved by its probes. The caller holds a.mu.
+func (a *Admission) probeDue(j *judge, ns int64, down bool) bool {
+	if ns < j.nextProbe {
+		return false
+	}
+	if down && j.probed != 0 && ns < j.probed+a.failingOps(ns)*int64(AdmissionProbeInterval) {
+		return false
+	}
+	j.probed, j.nextProbe = ns, ns+int64(AdmissionProbeInterval)
+	return true
+}
+
+// failingOps counts the area's judges with a failure in the window, at
+// least 1, once per bucket width: refused calls of a down area ask for it
+// until their operation's turn comes. The caller holds a.mu.
+func (a *Admission) failingOps(ns int64) int64 {
+	if slot := ns / admissionBucketWidth; slot != a.failingSlot {
+		n := int64(0)
+		if a.overflow.watchUntil > ns {
+			n++
+		}
+		for _, j := range a.ops {
+			if j.watchUntil > ns {
+				n++
+			}
+		}
+		a.failing, a.failingSlot = max(n, 1), slot
+	}
+	return a.failing
 }
 
 // down reports whether the area is down: its judgement refuses, and no
@@ -245,8 +299,10 @@ func (a *Admission) rewatch(ns int64) {
 
 // judgeOf returns the judge of the operation keyed op, made if create is
 // set (nil otherwise, when it has none). Beyond AdmissionMaxOperations
-// operations, those idle for a window are forgotten; if none is, a new
-// operation shares the overflow judge. The caller holds a.mu.
+// operations, those without a failure in the window are forgotten (a busy
+// healthy one too: its judge refuses nothing); if none is, a new
+// operation shares the overflow judge, which only counts (admitOp). The
+// caller holds a.mu.
 func (a *Admission) judgeOf(op string, ns int64, create bool) *judge {
 	if j, ok := a.ops[op]; ok {
 		return j
@@ -262,7 +318,9 @@ func (a *Admission) judgeOf(op string, ns int64, create bool) *judge {
 	}
 	if len(a.ops) >= AdmissionMaxOperations {
 		for k, j := range a.ops {
-			if j.watchUntil <= ns && j.window(ns).requests == 0 {
+			// Without a failure in the window, a judge refuses nothing;
+			// a new operation, maybe failing whole, needs the place more.
+			if j.watchUntil <= ns {
 				delete(a.ops, k)
 			}
 		}

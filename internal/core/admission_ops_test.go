@@ -5,6 +5,7 @@ import (
 	stderrors "errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -208,7 +209,11 @@ func TestAdmissionExecuteKey(t *testing.T) {
 		{"PUT", "/payment-methods/3fa85f64-5717-4562-b3fc-2c963f66afa6", "PUT /payment-methods/{}"},
 		{"GET", "/v1/members/ada%40example.com/addresses", "GET /{}/members/{}/addresses"},
 		{"GET", "/orgs/org-admin/roles", "GET /orgs/org-admin/roles"},
-		{"GET", "/users/", "GET /users/{}"},
+		{"GET", "/users/", "GET /users/"},
+		{"GET", "/users/ada%40example.com/", "GET /users/{}/"},
+		{"DELETE", "/things/QmFzZTY0SWQ=", "DELETE /things/{}"},
+		{"GET", "/things/12345/parts/0", "GET /things/{}/parts/{}"},
+		{"GET", "/things/" + strings.Repeat("a", 100000), "GET /things/{}"}, // a key stays short
 	} {
 		op := &Operation{Name: executeOperation, Method: tt.method, Path: tt.path}
 		if got := operationKey(op); got != tt.want {
@@ -222,7 +227,8 @@ func TestAdmissionExecuteKey(t *testing.T) {
 
 // However many distinct operations fail, an area keeps at most
 // AdmissionMaxOperations judges: operations idle for a window are
-// forgotten, and the rest share one judge, which still sheds them.
+// forgotten, and the rest share one judge, which does not shed them on its
+// own; their area, down, does.
 func TestAdmissionOperationsAreBounded(t *testing.T) {
 	clk := fakeclock.New()
 	draw := 0.0
@@ -233,8 +239,9 @@ func TestAdmissionOperationsAreBounded(t *testing.T) {
 	if n := len(a.ops); n > AdmissionMaxOperations {
 		t.Fatalf("%d judges, want at most %d", n, AdmissionMaxOperations)
 	}
-	if _, refused := a.admitOp("GET /things/999", false); !refused {
-		t.Fatal("an operation beyond the bound, failing with 936 others, not refused")
+	clk.Add(admissionDownAfter)
+	if r, refused := a.admitOp("GET /things/999", false); !refused || !r.area {
+		t.Fatalf("an operation beyond the bound, failing with 936 others in an area down: refused %v %+v, want the area's refusal", refused, r)
 	}
 	clk.Add(AdmissionWindow + time.Millisecond)
 	feedOp(a, "GET /new", AdmissionMinFailures, 0)

@@ -21,17 +21,15 @@ type deprecationLog struct {
 }
 
 // maxDeprecationKeys bounds the operations a client remembers warning
-// about: client.Execute's are its paths, which may hold IDs.
+// about: client.Execute's are its routes, which callers may make many.
 const maxDeprecationKeys = 256
 
-// deprecationKey is op's key in a deprecationLog: its name, and for
-// client.Execute, whose operations share that name, its method and path.
-func deprecationKey(op *Operation) string {
-	if op.Name == executeOperation {
-		return op.Name + " " + op.Method + " " + op.Path
-	}
-	return op.Name
-}
+// deprecationKey is op's key in a deprecationLog: the key admission
+// control judges it by (operationKey), so a client.Execute call is
+// warned about once per route, not once per ID in its path (one route
+// called for 256 users was 256 Warn records, and filled the log's keys),
+// and once with the typed method of the route it calls.
+func deprecationKey(op *Operation) string { return operationKey(op) }
 
 // reportDeprecation tells of a final answer that says the call's
 // operation is deprecated or has a sunset date: the client's logger once
@@ -67,14 +65,25 @@ func (c *Client) reportDeprecation(ctx context.Context, s *Settings, op *Operati
 }
 
 // firstWarning reports whether key was not warned about yet, and notes it.
+// At most maxDeprecationKeys keys are noted, however many goroutines
+// warn at once: each takes its place before it stores its key.
 func (l *deprecationLog) firstWarning(key string) bool {
-	if _, seen := l.warned.Load(key); seen || l.keys.Load() >= maxDeprecationKeys {
+	if _, seen := l.warned.Load(key); seen {
 		return false
+	}
+	for {
+		n := l.keys.Load()
+		if n >= maxDeprecationKeys {
+			return false
+		}
+		if l.keys.CompareAndSwap(n, n+1) {
+			break
+		}
 	}
 	if _, seen := l.warned.LoadOrStore(key, struct{}{}); seen {
+		l.keys.Add(-1) // another goroutine noted it first
 		return false
 	}
-	l.keys.Add(1)
 	return true
 }
 

@@ -89,7 +89,8 @@ func (p *RetryPolicy) Decide(ctx context.Context, attempt int, idempotent bool, 
 		return StopExhausted, 0
 	}
 	wait := p.Backoff(attempt - 1)
-	if apiErr != nil && (apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusServiceUnavailable) {
+	if apiErr != nil && (apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusServiceUnavailable ||
+		p.Statuses.On.Has(apiErr.StatusCode)) { // a status the caller retries waits its Retry-After too
 		if ra, ok := httpx.RetryAfter(apiErr.Header, clock(p.Now)); ok {
 			if ra > p.MaxRetryAfter {
 				return StopRetryAfter, ra
@@ -250,7 +251,7 @@ type budgetState struct {
 // StopBudget when it cannot pay.
 func (state *callState) decide(ctx context.Context, apiErr *apierrors.Error, err error) (Decision, time.Duration) {
 	d, wait := state.s.Retry.Decide(ctx, state.attempts, state.op.Idempotent || state.s.Idempotent, apiErr, err)
-	if d == StopRetryAfter && apiErr.Err == nil { // a 503 says "rate limited" by asking for a wait too
+	if d == StopRetryAfter && apiErr.Err == nil && (apiErr.StatusCode == http.StatusServiceUnavailable || rateLimited(apiErr)) { // a 503 says "rate limited" by asking for a wait too
 		apiErr.Err = markedError{sentinel: apierrors.ErrRateLimited, note: "not retried: the Retry-After exceeds WithMaxRetryAfter"}
 	}
 	if d == Retry && !state.admitRetry() { // before the budget: a refused retry costs nothing

@@ -1,9 +1,11 @@
 package core
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"testing"
+	"time"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
 )
@@ -69,5 +71,33 @@ func TestRetriableWithStatusesProviderNotConfigured(t *testing.T) {
 	ordinary := apierrors.Decode(503, h, []byte(`{"title":"Service Unavailable","status":503,"serviceCode":"50300002"}`))
 	if !p.retriable(true, ordinary, nil) {
 		t.Error("an ordinary 503 is not retried")
+	}
+}
+
+// A status the caller added waits its Retry-After, as a 429 or 503 does:
+// a 409 asking for 3 s was retried after the backoff (at most 250 ms), so
+// the platform was asked again before it said it could answer. One
+// asking longer than MaxRetryAfter is not retried, and is no throttle.
+func TestRetryOnWaitsItsRetryAfter(t *testing.T) {
+	p := DefaultRetryPolicy()
+	p.Rand = func() float64 { return 0 } // a backoff of 0
+	p.Statuses.Retry(http.StatusConflict)
+	conflict := func(retryAfter string) *apierrors.Error {
+		return &apierrors.Error{StatusCode: http.StatusConflict, Header: http.Header{"Retry-After": {retryAfter}}}
+	}
+	if d, wait := p.Decide(context.Background(), 1, true, conflict("3"), nil); d != Retry || wait != 3*time.Second {
+		t.Errorf("409 with Retry-After: 3: %v after %v, want a retry after 3s", d, wait)
+	}
+	if d, _ := p.Decide(context.Background(), 1, true, conflict("60"), nil); d != StopRetryAfter {
+		t.Errorf("409 with Retry-After: 60 (> MaxRetryAfter): %v, want StopRetryAfter", d)
+	}
+	if d, wait := p.Decide(context.Background(), 1, true, &apierrors.Error{StatusCode: http.StatusBadGateway, Header: http.Header{"Retry-After": {"3"}}}, nil); d != Retry || wait != 0 {
+		t.Errorf("502 (a default status) with Retry-After: %v after %v, want the backoff", d, wait)
+	}
+	state := &callState{s: &Settings{Retry: p}, op: rtPutOp, scope: &Scope{}}
+	state.attempts = 1
+	e := conflict("60")
+	if d, _ := state.decide(context.Background(), e, nil); d != StopRetryAfter || errors.Is(e, apierrors.ErrRateLimited) {
+		t.Errorf("409 asking for 60 s: %v, matches ErrRateLimited %v; want StopRetryAfter, not a throttle", d, errors.Is(e, apierrors.ErrRateLimited))
 	}
 }

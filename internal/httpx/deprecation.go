@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -39,7 +40,61 @@ func DeprecationOf(h http.Header) (d Deprecation, ok bool) {
 	if d.Link = linkTo(h["Link"], "deprecation"); d.Link == "" {
 		d.Link = linkTo(h["Link"], "sunset")
 	}
+	d.Link = safeLink(d.Link)
 	return d, true
+}
+
+// maxLinkLen bounds a link kept: it goes into a log record and a metric's
+// attribute.
+const maxLinkLen = 2048
+
+// safeLink is link as it may be logged and shown: an http(s) URL or a
+// relative reference, without user information, with the values of query
+// parameters named as credentials (token, signature, key... as in a
+// pre-signed URL) replaced by [REDACTED]; "" for a link that does not parse,
+// has another scheme (javascript:, data:) or is longer than maxLinkLen. The
+// client's own secrets are removed by the caller, which knows them.
+func safeLink(link string) string {
+	if link == "" || len(link) > maxLinkLen {
+		return ""
+	}
+	u, err := url.Parse(link)
+	if err != nil || u.Opaque != "" || u.Scheme != "" && !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https") {
+		return ""
+	}
+	u.User = nil
+	if u.RawQuery != "" {
+		parts := strings.Split(u.RawQuery, "&")
+		for i, p := range parts {
+			name, _, _ := strings.Cut(p, "=")
+			if n, err := url.QueryUnescape(name); err == nil && credentialName(n) {
+				parts[i] = name + "=" + url.QueryEscape(redacted)
+			}
+		}
+		u.RawQuery = strings.Join(parts, "&")
+	}
+	if strings.Contains(u.Fragment, "=") && credentialName(u.Fragment) {
+		u.Fragment, u.RawFragment = "", "" // #access_token=... of an OAuth redirect
+	}
+	return u.String()
+}
+
+// redacted replaces a credential in a link; the same text as package
+// redact's.
+const redacted = "[REDACTED]"
+
+// credentialName reports whether a query parameter's name says its value
+// is a credential: a token, signature, key, secret, password, session or
+// credential, in any case and spelling (access_token, X-Amz-Signature,
+// apiKey, sig, code...).
+func credentialName(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range [...]string{"token", "sig", "key", "secret", "pass", "session", "credential", "auth", "code", "jwt"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // deprecationDate reads a Deprecation value: its date, if it has one, and

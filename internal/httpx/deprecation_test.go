@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -31,6 +32,33 @@ func TestDeprecationOf(t *testing.T) {
 		got, ok := DeprecationOf(tt.h)
 		if ok != tt.ok || !got.Deprecated.Equal(tt.want.Deprecated) || !got.Sunset.Equal(tt.want.Sunset) || got.Link != tt.want.Link {
 			t.Errorf("%s: %+v, %v; want %+v, %v", tt.name, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// A link goes into a Warn record and a metric's attribute: no credential
+// of a pre-signed URL or user information in it, no scheme but http(s), no
+// unbounded length. Before, each was kept as the server sent it.
+func TestDeprecationLinkIsSafe(t *testing.T) {
+	long := "https://x/" + strings.Repeat("a", 4096)
+	for _, tt := range []struct{ link, want string }{
+		{"https://docs.example/deprecations/v1?page=2#users", "https://docs.example/deprecations/v1?page=2#users"},
+		{"/docs/deprecations", "/docs/deprecations"},
+		{"https://d.example/x?access_token=abcdefgh123&lang=en", "https://d.example/x?access_token=%5BREDACTED%5D&lang=en"},
+		{"https://s3.example/d.html?X-Amz-Credential=AKIA%2F1&X-Amz-Signature=deadbeef&X-Amz-Security-Token=FwoG",
+			"https://s3.example/d.html?X-Amz-Credential=%5BREDACTED%5D&X-Amz-Signature=%5BREDACTED%5D&X-Amz-Security-Token=%5BREDACTED%5D"},
+		{"https://d.example/x?apiKey=k1&sig=s1&code=c1", "https://d.example/x?apiKey=%5BREDACTED%5D&sig=%5BREDACTED%5D&code=%5BREDACTED%5D"},
+		{"https://ada:hunter22@d.example/x", "https://d.example/x"},
+		{"https://d.example/cb#access_token=eyJhbGciOi&state=1", "https://d.example/cb"},
+		{"javascript:alert(1)", ""},
+		{"data:text/html,hi", ""},
+		{"https://d.example/\x1b[2J", ""},
+		{long, ""},
+	} {
+		h := http.Header{"Deprecation": {"true"}, "Link": {"<" + tt.link + `>; rel="deprecation"`}}
+		got, ok := DeprecationOf(h)
+		if !ok || got.Link != tt.want {
+			t.Errorf("link %.60q: %q, %v; want %q", tt.link, got.Link, ok, tt.want)
 		}
 	}
 }
