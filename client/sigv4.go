@@ -157,6 +157,10 @@ func (s *SigV4TokenSource) bind(settings core.Settings) (err error) {
 		return errors.New("memberplatform: this SigV4TokenSource already serves another client; create one per client (or set SigV4Config.BaseURL)")
 	}
 	settings.TokenSource = nil
+	// The caller's retried statuses (option.WithRetryOn, WithoutRetryOn)
+	// are about its operations: a client-wide WithRetryOn(403) would resend
+	// a refused signature unchanged, before the clock-skew re-sign could run.
+	settings.Retry.Statuses = core.RetryStatuses{}
 	s.pipeline, err = core.New(settings, nil)
 	return err
 }

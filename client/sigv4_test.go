@@ -24,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/option"
 )
 
 // This file checks the SigV4 signing against an implementation written here
@@ -510,5 +511,44 @@ func TestSigV4CredentialsAreCached(t *testing.T) {
 	}
 	if p.n.Load() != 1 {
 		t.Fatalf("Retrieve called %d times, want 1", p.n.Load())
+	}
+}
+
+// A client's WithRetryOn and WithoutRetryOn change the statuses its
+// operations retry, not the token endpoint's: WithRetryOn(403) does not
+// resend a refused signature, and WithoutRetryOn(503) still lets the token
+// call retry a 503.
+func TestSigV4TokenCallKeepsItsOwnRetriedStatuses(t *testing.T) {
+	var tokenReqs atomic.Int64
+	var status atomic.Int64
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		n := tokenReqs.Add(1)
+		if s := int(status.Load()); s != 0 && n == 1 {
+			w.WriteHeader(s)
+			return
+		}
+		writeJSON(w, `{"accessToken":"service-jwt","expiresIn":3600}`)
+	}, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, userJSON) })
+	for _, tc := range []struct {
+		name   string
+		status int
+		opt    option.RequestOption
+		want   int64
+		ok     bool
+	}{
+		{"WithRetryOn(403)", http.StatusForbidden, option.WithRetryOn(http.StatusForbidden), 1, false},
+		{"WithoutRetryOn(503)", http.StatusServiceUnavailable, option.WithoutRetryOn(http.StatusServiceUnavailable), 2, true},
+	} {
+		tokenReqs.Store(0)
+		status.Store(int64(tc.status))
+		src, err := NewSigV4TokenSource(SigV4Config{Credentials: testCreds(), Region: "eu-west-1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := newTestClient(t, srv.URL, src, tc.opt, option.WithRetryBackoff(time.Millisecond, time.Millisecond))
+		err = updateUser(context.Background(), c)
+		if (err == nil) != tc.ok || tokenReqs.Load() != tc.want {
+			t.Errorf("%s: token requests %d, err %v; want %d, success %v", tc.name, tokenReqs.Load(), err, tc.want, tc.ok)
+		}
 	}
 }
