@@ -149,7 +149,7 @@ func TestDeprecationLenient(t *testing.T) {
 			if len(events) != tt.events {
 				t.Fatalf("%d events %+v, want %d", len(events), events, tt.events)
 			}
-			if e := events; len(e) == 1 && (!e[0].Deprecated.Equal(tt.deprecated) || !e[0].Sunset.Equal(tt.sunset) || e[0].Link != tt.link || e[0].Operation != op.name) {
+			if e := events; len(e) == 1 && (!e[0].Deprecated.Equal(tt.deprecated) || !e[0].Sunset.Equal(tt.sunset) || e[0].Link != tt.link || e[0].Operation != op.name || e[0].Route != "PUT /auth/access-management/users/{userId}") {
 				t.Errorf("event %+v, want deprecated %v, sunset %v, link %q", e[0], tt.deprecated, tt.sunset, tt.link)
 			}
 		})
@@ -211,6 +211,11 @@ func TestDeprecationWarnsOncePerExecuteRoute(t *testing.T) {
 	run(func(i int) string { return fmt.Sprintf("/things/thing_%04d/parts", i) })
 	if n := warns(); n != 1 {
 		t.Fatalf("%d Warn records for 300 calls of GET /things/{}/parts, want 1", n)
+	}
+	for _, e := range obs.all() { // the observer tells the routes apart too
+		if e.Operation != "client.Execute" || e.Route != "GET /things/{}/parts" {
+			t.Fatalf("event of an Execute call: operation %q, route %q; want client.Execute, GET /things/{}/parts", e.Operation, e.Route)
+		}
 	}
 	word := func(i int) string { // a route word of its own for each i
 		b := []byte("route-")

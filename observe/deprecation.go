@@ -15,6 +15,12 @@ type Deprecation struct {
 	Operation string
 	// Area is the call's area, as Call.Area names it.
 	Area memberplatform.Area
+	// Route is the call's method and path template, such as "PUT
+	// /auth/access-management/users/{userId}". For a client.Execute call,
+	// whose Operation is "client.Execute" whatever it calls, it tells the
+	// endpoints apart: a wrapped route's template, else the path with its
+	// IDs as "{}" ("GET /widgets/{}"), as admission control groups them.
+	Route string
 	// Deprecated is when the platform deprecated the operation (it may be
 	// in the future); zero when the answer gave no date ("Deprecation:
 	// true") or only a Sunset.

@@ -45,7 +45,8 @@ func (c *Client) reportDeprecation(ctx context.Context, s *Settings, op *Operati
 		d.Link = redact.New(secretsSent(resp)...).String(d.Link) // a server may echo a credential
 	}
 	if obs, ok := s.Observer.(observe.DeprecationObserver); ok {
-		obs.Deprecated(ctx, observe.Deprecation{Operation: op.Name, Area: op.area(), Deprecated: d.Deprecated, Sunset: d.Sunset, Link: d.Link})
+		obs.Deprecated(ctx, observe.Deprecation{Operation: op.Name, Area: op.area(), Route: routeKey(op),
+			Deprecated: d.Deprecated, Sunset: d.Sunset, Link: d.Link})
 	}
 	l := s.Logger
 	if l == nil || !l.Enabled(ctx, slog.LevelWarn) || !c.deprecations.firstWarning(deprecationKey(op)) {
@@ -62,6 +63,20 @@ func (c *Client) reportDeprecation(ctx context.Context, s *Settings, op *Operati
 		attrs = append(attrs, slog.String("link", d.Link))
 	}
 	l.LogAttrs(ctx, slog.LevelWarn, "memberplatform: the platform says this operation is deprecated; move off it before its sunset", attrs...)
+}
+
+// routeKey is op's method and path template (observe.Deprecation.Route):
+// a client.Execute call's is the wrapped route it calls, else its path
+// shape (executeKey).
+func routeKey(op *Operation) string {
+	if op.Name == executeOperation {
+		if d := routeOf(declared, op.Method, op.Path); d != nil {
+			op = d
+		} else {
+			return executeKey(op.Method, op.Path)
+		}
+	}
+	return op.Method + " " + op.Path
 }
 
 // firstWarning reports whether key was not warned about yet, and notes it.
