@@ -52,22 +52,7 @@ func TestPrometheusEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() {
-		served <- run(ctx, lis, Phases{Healthy: 2 * time.Second, Throttle: 4 * time.Second, Outage: 4 * time.Second}, io.Discard)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("the example service: %v", err)
-		}
-	})
-	prom := promtest.StartPrometheus(t, bin, promtest.Config{Job: job, Target: lis.Addr().String(), Rules: monitoring.Rules(), Interval: time.Second})
+	prom := startEndToEnd(t, bin, Phases{Healthy: 2 * time.Second, Throttle: 4 * time.Second, Outage: 4 * time.Second})
 
 	// Wait for a whole cycle (healthy, throttle, healthy, outage: 12 s)
 	// to be scraped and evaluated, and for everything the checks below
@@ -106,6 +91,26 @@ func TestPrometheusEndToEnd(t *testing.T) {
 			t.Errorf("a rule naming %s, which the service does not export, went unnoticed; problems: %v", want, got)
 		}
 	}
+}
+
+// startEndToEnd starts the example service on loopback, driven through
+// phases, and a Prometheus scraping it every second with the rules.
+func startEndToEnd(t *testing.T, bin string, phases Phases) *promtest.Server {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- run(ctx, lis, phases, io.Discard) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("the example service: %v", err)
+		}
+	})
+	return promtest.StartPrometheus(t, bin, promtest.Config{Job: job, Target: lis.Addr().String(), Rules: monitoring.Rules(), Interval: time.Second})
 }
 
 // check returns what is wrong or missing, in words; nil when all is there.
