@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -71,6 +73,37 @@ func TestPrometheusEndToEnd(t *testing.T) {
 	}
 	if t.Failed() {
 		return
+	}
+
+	// Every series the service exports is read by a rule (the panels read
+	// the rules) or listed for ad-hoc queries in the package
+	// documentation, and every series listed there is exported.
+	adHoc, err := adHocSeries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := map[string]bool{}
+	for _, r := range append(rules.Records(), rules.Alerts()...) {
+		for _, n := range promtest.ExportedNames(r.Expr) {
+			read[n] = true
+		}
+	}
+	all, err := exportedNames(t.Context(), prom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range all {
+		if !read[n] && !adHoc[n] {
+			t.Errorf("the service exports %s, which no rule reads and the package documentation does not list for ad-hoc queries", n)
+		}
+		if read[n] && adHoc[n] {
+			t.Errorf("%s is read by a rule and listed for ad-hoc queries as if none read it", n)
+		}
+	}
+	for n := range adHoc {
+		if !all[n] {
+			t.Errorf("the package documentation lists %s for ad-hoc queries, which the service does not export", n)
+		}
 	}
 
 	// The check catches a rule that names a series as the translation
@@ -275,4 +308,27 @@ func unexported(rules promtest.RuleFile, dash promtest.Dashboard, exported map[s
 	}
 	sort.Strings(problems)
 	return problems
+}
+
+// adHocSeries returns the series the package documentation lists for
+// ad-hoc queries (its section "Series for ad-hoc queries").
+func adHocSeries() (map[string]bool, error) {
+	doc, err := os.ReadFile("../../doc.go")
+	if err != nil {
+		return nil, err
+	}
+	_, section, ok := strings.Cut(string(doc), "// # Series for ad-hoc queries")
+	if !ok {
+		return nil, errors.New("doc.go has no section \"Series for ad-hoc queries\"")
+	}
+	names := map[string]bool{}
+	for _, line := range strings.Split(section, "\n") {
+		if f := strings.Fields(strings.TrimPrefix(line, "//\t")); strings.HasPrefix(line, "//\t") && len(f) > 0 {
+			names[f[0]] = true
+		}
+	}
+	if len(names) == 0 {
+		return nil, errors.New("doc.go lists no series for ad-hoc queries")
+	}
+	return names, nil
 }
