@@ -2,6 +2,7 @@ package monitoring_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -41,6 +42,19 @@ type scenario struct {
 	// the adaptive pacer has to spread them.
 	throttle [2]time.Duration
 	limit    int
+}
+
+// about says what sc does and what its promtool tests assert.
+func (sc scenario) about(pageBy time.Duration) string {
+	switch {
+	case sc.down != [2]time.Duration{}:
+		return fmt.Sprintf("Every payments answer a 503 from %s to %s, 10 calls a second: the outage alert\n# fires by %s after the start and is resolved %s after the heal; nothing fires before.",
+			promDuration(sc.down[0]), promDuration(sc.down[1]), promDuration(pageBy), promDuration(resolveBy))
+	case sc.oneIn > 0:
+		return fmt.Sprintf("One payments answer in %d a 503, 10 calls a second: no alert fires.", sc.oneIn)
+	default:
+		return fmt.Sprintf("Access management admits %d requests a second from %s to %s, the service sends\n# 20 every 2 s: the adaptive pacer rides it out, no alert fires.", sc.limit, promDuration(sc.throttle[0]), promDuration(sc.throttle[1]))
+	}
 }
 
 // The recorded scenarios; the promtool tests built from them state when

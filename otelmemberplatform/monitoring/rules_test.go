@@ -31,6 +31,9 @@ func promtoolWith(t *testing.T, files map[string][]byte, args ...string) string 
 	dir := t.TempDir()
 	files["memberplatform.rules.yml"] = monitoring.Rules()
 	for name, data := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o700); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
 			t.Fatal(err)
 		}

@@ -28,6 +28,7 @@ func FiringTimes(t testing.TB, bin string, rules, tests []byte, eval time.Durati
 	if err := yaml.Unmarshal(tests, &f); err != nil {
 		t.Fatal(err)
 	}
+	f["rule_files"] = []any{"memberplatform.rules.yml"} // beside it in the directory below
 	list, _ := f["tests"].([]any)
 	for _, x := range list {
 		test, _ := x.(map[string]any)
