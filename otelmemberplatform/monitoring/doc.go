@@ -64,7 +64,8 @@
 // prometheus/memberplatform.recorded_test.yml (15 s evaluation) and
 // prometheus/memberplatform.recorded_1m_test.yml (1 minute), recorded by
 // the module's tests from a client with the default options in virtual
-// time (testing/synctest) through an outage, one 503 in ten and a paced
+// time (testing/synctest) through outages of 5 minutes, 1 minute and 30 s,
+// one 503 in ten and a paced
 // throttle, and regenerated and compared by them.
 //
 // The rules load in Prometheus 2.42 and later. The module's tests run

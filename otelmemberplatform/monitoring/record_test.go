@@ -32,8 +32,10 @@ type scenario struct {
 	name   string
 	length time.Duration
 	// Every payments answer is a 503 from down[0] to down[1] (none when
-	// both are 0).
+	// both are 0): an outage that must page.
 	down [2]time.Duration
+	// The same from blip[0] to blip[1]: an outage too short to page.
+	blip [2]time.Duration
 	// Every oneIn-th payments answer is a 503 (none when 0).
 	oneIn int
 	// From throttle[0] to throttle[1] the provider admits limit access
@@ -48,8 +50,12 @@ type scenario struct {
 func (sc scenario) about(pageBy time.Duration) string {
 	switch {
 	case sc.down != [2]time.Duration{}:
-		return fmt.Sprintf("Every payments answer a 503 from %s to %s, 10 calls a second: the outage alert\n# fires by %s after the start and is resolved %s after the heal; nothing fires before.",
-			promDuration(sc.down[0]), promDuration(sc.down[1]), promDuration(pageBy), promDuration(resolveBy))
+		blip := ""
+		if sc.blip != [2]time.Duration{} {
+			blip = fmt.Sprintf(" (and from %s to %s, which must not page)", promDuration(sc.blip[0]), promDuration(sc.blip[1]))
+		}
+		return fmt.Sprintf("Every payments answer a 503 from %s to %s%s, 10 calls a second:\n# the outage alert fires by %s after the start and is resolved %s after the heal; nothing fires before.",
+			promDuration(sc.down[0]), promDuration(sc.down[1]), blip, promDuration(pageBy), promDuration(resolveBy))
 	case sc.oneIn > 0:
 		return fmt.Sprintf("One payments answer in %d a 503, 10 calls a second: no alert fires.", sc.oneIn)
 	default:
@@ -61,6 +67,8 @@ func (sc scenario) about(pageBy time.Duration) string {
 // each alert may and must fire.
 var scenarios = []scenario{
 	{name: "outage", length: 20 * time.Minute, down: [2]time.Duration{5 * time.Minute, 10 * time.Minute}},
+	{name: "short-outages", length: 20 * time.Minute, blip: [2]time.Duration{3 * time.Minute, 3*time.Minute + 30*time.Second},
+		down: [2]time.Duration{10 * time.Minute, 11 * time.Minute}},
 	{name: "one-in-ten", length: 20 * time.Minute, oneIn: 10},
 	{name: "throttle", length: 20 * time.Minute, throttle: [2]time.Duration{2 * time.Minute, 17 * time.Minute}, limit: 12},
 }
@@ -93,7 +101,7 @@ func (f *fakePlatform) RoundTrip(req *http.Request) (*http.Response, error) {
 	switch {
 	case strings.HasPrefix(req.URL.Path, "/payment-methods/"):
 		f.payments++
-		if in(f.sc.down) || (f.sc.oneIn > 0 && f.payments%f.sc.oneIn == 0) {
+		if in(f.sc.down) || in(f.sc.blip) || (f.sc.oneIn > 0 && f.payments%f.sc.oneIn == 0) {
 			return answer(req, http.StatusServiceUnavailable, `{"type":"about:blank","title":"Service Unavailable","status":503}`, "application/problem+json"), nil
 		}
 		return answer(req, http.StatusOK, `{"id":"`+paymentMethodID+`","billingAccountId":"b1","lastFourDigits":"4242","cardBrand":"visa","expDate":"12/2030","primary":true,"createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z"}`, "application/json"), nil

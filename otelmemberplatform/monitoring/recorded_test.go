@@ -141,12 +141,25 @@ func cases(t *testing.T, sc scenario, pageBy time.Duration) []alertCase {
 			out = append(out, alertCase{EvalTime: promDuration(at), AlertName: a.Alert, ExpAlerts: []expAlert{}})
 		}
 	}
+	if sc.blip != [2]time.Duration{} {
+		for at := sc.blip[0]; at <= sc.blip[1]+4*time.Minute; at += time.Minute {
+			out = append(out, alertCase{EvalTime: promDuration(at), AlertName: outageAlert, ExpAlerts: []expAlert{}})
+		}
+	}
 	if sc.down != [2]time.Duration{} {
 		none(sc.down[0] - step)
-		out = append(out,
-			alertCase{EvalTime: promDuration(sc.down[0] + pageBy), AlertName: outageAlert, ExpAlerts: []expAlert{expected(t, outageAlert, "payments")}},
-			alertCase{EvalTime: promDuration(sc.down[1] - step), AlertName: outageAlert, ExpAlerts: []expAlert{expected(t, outageAlert, "payments")}},
-			alertCase{EvalTime: promDuration(sc.down[1] + resolveBy), AlertName: outageAlert, ExpAlerts: []expAlert{}})
+		// A one-minute outage pages once at a 1-minute evaluation, 2
+		// minutes after its start, and is resolved at the next: the case
+		// is then at 2 minutes, within the bound.
+		at := sc.down[0] + pageBy
+		if sc.down[1]-sc.down[0] < pageBy {
+			at = sc.down[0] + 2*time.Minute
+		}
+		out = append(out, alertCase{EvalTime: promDuration(at), AlertName: outageAlert, ExpAlerts: []expAlert{expected(t, outageAlert, "payments")}})
+		if last := sc.down[1] - step; last > sc.down[0]+pageBy { // still paging until the heal
+			out = append(out, alertCase{EvalTime: promDuration(last), AlertName: outageAlert, ExpAlerts: []expAlert{expected(t, outageAlert, "payments")}})
+		}
+		out = append(out, alertCase{EvalTime: promDuration(sc.down[1] + resolveBy), AlertName: outageAlert, ExpAlerts: []expAlert{}})
 		return out
 	}
 	for at := 2 * time.Minute; at < sc.length; at += 2 * time.Minute {
