@@ -61,12 +61,12 @@
 //
 // Beside the hand-written unit tests (prometheus/memberplatform.rules_test.yml)
 // the module holds promtool tests of series the exporter really served:
-// prometheus/memberplatform.recorded_test.yml (15 s evaluation) and
-// prometheus/memberplatform.recorded_1m_test.yml (1 minute), recorded by
+// prometheus/recorded/*_15s_test.yml (15 s evaluation) and
+// prometheus/recorded/*_1m_test.yml (1 minute), recorded by
 // the module's tests from a client with the default options in virtual
 // time (testing/synctest) through outages of 5 minutes, 1 minute and 30 s,
-// one 503 in ten and a paced
-// throttle, and regenerated and compared by them.
+// one 503 in ten and a paced throttle, and regenerated and compared by
+// them.
 //
 // The rules load in Prometheus 2.42 and later. The module's tests run
 // promtool's checks and unit tests, and start a real Prometheus scraping
