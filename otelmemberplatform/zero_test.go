@@ -21,6 +21,7 @@ func TestFirstCollectionExportsEveryCounterAtZero(t *testing.T) {
 		"memberplatform.client.call.errors",
 		"memberplatform.client.retry_budget.refused",
 		"memberplatform.client.admission.shed",
+		"memberplatform.client.deprecated_answers",
 	}
 	check := func(rm metricdata.ResourceMetrics) {
 		t.Helper()

@@ -49,15 +49,24 @@
 // (calls per second by outcome, error ratio by error.type, p50 and p99
 // latency, the share of attempts answered 429, the pacer's rate, waits,
 // retry budget, token fetches and their failures, attempts shed by
-// admission control, HTTP attempts per call, and the share of calls failing
-// for a reason the caller's input does not explain over 2 and 5 minutes);
+// admission control, HTTP attempts per call);
 // the alerts, in group memberplatform-go.alerts, hold the thresholds:
-// MemberplatformProviderThrottling, MemberplatformAreaOutage (critical: it
-// pages for a whole outage of an area), MemberplatformPacerEngaged,
+// MemberplatformProviderThrottling, MemberplatformPacerEngaged,
 // MemberplatformCallsShed, MemberplatformTokenFetchesFailing,
-// MemberplatformErrorRatioHigh and MemberplatformLatencyHigh. The
-// repository's docs/observability.md lists them with their runbook lines,
-// says how late each fires in an outage, and describes the dashboard.
+// MemberplatformErrorRatioHigh and MemberplatformLatencyHigh; group
+// memberplatform-go.outage holds MemberplatformAreaOutage (critical: it
+// pages for a whole outage of an area) with the two ratios it reads: the
+// share of calls failing for a reason the caller's input does not explain
+// over 2 and 5 minutes. Group
+// memberplatform-go.admission-operations records the attempts of each
+// operation shed on its own (memberplatform_admission_scope="operation":
+// one operation failing while the rest of its area is served) and alerts
+// on them: MemberplatformOperationShed. Group
+// memberplatform-go.deprecations counts the answers that said an operation
+// is deprecated over the last hour, by operation and sunset date, and
+// alerts on them: MemberplatformOperationDeprecated. The repository's
+// docs/observability.md lists the alerts with their runbook lines, says
+// how late each fires in an outage, and describes the dashboard.
 //
 // Beside the hand-written unit tests (prometheus/memberplatform.rules_test.yml)
 // the module holds promtool tests of series the exporter really served:
