@@ -36,7 +36,9 @@ type scenario struct {
 	down [2]time.Duration
 	// The same from blip[0] to blip[1]: an outage too short to page.
 	blip [2]time.Duration
-	// Every oneIn-th payments answer is a 503 (none when 0).
+	// Every oneIn-th payments answer is a 503 (none when 0), and so is
+	// every oneIn-th answer to a POST the service sends through
+	// client.Execute 10 times a second (area other), which is not retried.
 	oneIn int
 	// From throttle[0] to throttle[1] the provider admits limit access
 	// management requests a second and answers the rest 429; the service
@@ -57,7 +59,9 @@ func (sc scenario) about(pageBy time.Duration) string {
 		return fmt.Sprintf("Every payments answer a 503 from %s to %s%s, 10 calls a second:\n# the outage alert fires by %s after the start and is resolved %s after the heal; nothing fires before.",
 			promDuration(sc.down[0]), promDuration(sc.down[1]), blip, promDuration(pageBy), promDuration(resolveBy))
 	case sc.oneIn > 0:
-		return fmt.Sprintf("One payments answer in %d a 503, 10 calls a second: no alert fires.", sc.oneIn)
+		return fmt.Sprintf("One answer in %d a 503, 10 calls a second each, to payments (retried) and to a\n"+
+			"# POST through client.Execute (area other, not retried): the outage alert never fires; the\n"+
+			"# POST's 10%% failing fires MemberplatformErrorRatioHigh (a warning) after 10 minutes.", sc.oneIn)
 	default:
 		return fmt.Sprintf("Access management admits %d requests a second from %s to %s, the service sends\n# 20 every 2 s: the adaptive pacer rides it out, no alert fires.", sc.limit, promDuration(sc.throttle[0]), promDuration(sc.throttle[1]))
 	}
@@ -84,6 +88,7 @@ type fakePlatform struct {
 
 	mu          sync.Mutex
 	payments    int       // payments requests so far
+	orders      int       // POST /orders requests so far
 	windowStart time.Time // the provider's rate-limit window
 	inWindow    int
 }
@@ -99,6 +104,12 @@ func (f *fakePlatform) RoundTrip(req *http.Request) (*http.Response, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	switch {
+	case req.URL.Path == "/orders":
+		f.orders++
+		if f.sc.oneIn > 0 && f.orders%f.sc.oneIn == 0 {
+			return answer(req, http.StatusServiceUnavailable, `{"type":"about:blank","title":"Service Unavailable","status":503}`, "application/problem+json"), nil
+		}
+		return answer(req, http.StatusOK, `{"id":"o1"}`, "application/json"), nil
 	case strings.HasPrefix(req.URL.Path, "/payment-methods/"):
 		f.payments++
 		if in(f.sc.down) || in(f.sc.blip) || (f.sc.oneIn > 0 && f.payments%f.sc.oneIn == 0) {
@@ -164,6 +175,10 @@ func record(t *testing.T, sc scenario) *promtest.Recording {
 		pay := func(ctx context.Context) {
 			_, _ = c.Payments.UpdatePaymentMethod(ctx, paymentMethodID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)})
 		}
+		order := func(ctx context.Context) {
+			var out struct{ ID string }
+			_ = c.Execute(ctx, http.MethodPost, "/orders", map[string]string{"item": "x"}, &out)
+		}
 		user := func(ctx context.Context) {
 			_, _ = c.AccessMgmt.UpdateUser(ctx, userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")})
 		}
@@ -177,6 +192,9 @@ func record(t *testing.T, sc scenario) *promtest.Recording {
 				case <-tick.C:
 				}
 				call(pay)
+				if sc.oneIn > 0 {
+					call(order)
+				}
 				if n%20 == 0 { // accessmgmt: a burst of 20 every 2 s
 					for range 20 {
 						call(user)
