@@ -399,7 +399,26 @@ func (in *instrumentation) Deprecated(ctx context.Context, d observe.Deprecation
 func (in *instrumentation) ObserveState(state *observe.State) {
 	// The client and its SigV4 token pipeline share one instrumentation
 	// and the same budgets and pacers: the first state is enough.
-	in.stateOnce.Do(func() { in.observeGauges(state) })
+	in.stateOnce.Do(func() {
+		in.zeroCounters(state.Areas)
+		in.observeGauges(state)
+	})
+}
+
+// zeroCounters starts each counter of every area at 0, under the area
+// alone, so the client's first collection exports them: a rate over a
+// counter that does not exist yet is no value, not 0, so a healthy
+// service's panels would read "No data", and a series born in an outage
+// loses its first scrape's increase to rate(). The points of the area
+// alone stay at 0 (the counts go to their operation's and error.type's).
+func (in *instrumentation) zeroCounters(areas []memberplatform.Area) {
+	ctx := context.Background()
+	for _, area := range areas {
+		attrs := in.measures.get(measureKey{area: string(area)})
+		for _, c := range []metric.Int64Counter{in.callAttempts, in.callErrors, in.budgetRefused, in.shed, in.deprecated} {
+			c.Add(ctx, 0, attrs)
+		}
+	}
 }
 
 // normalizeMethod returns method when the semantic conventions know it,

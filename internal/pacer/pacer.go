@@ -282,6 +282,14 @@ func (p *Pacer) waitEngaged(ctx context.Context, maxWait time.Duration) (uint64,
 			d := max(delay-lead, 0)
 			p.sleep(d)
 			target, woke, early = now.Add(d), p.now(), lead
+			if d > 0 && !woke.After(now) {
+				// The clock did not move while the thread slept: a
+				// testing/synctest bubble's, which moves only while
+				// every goroutine waits on it. A timer lets it move
+				// (else the head would spin at the same instant).
+				time.Sleep(d)
+				woke = p.now()
+			}
 			if ctx.Err() != nil { // it ended during the sleep, which does not watch it
 				return 0, p.leave(ctx, w)
 			}

@@ -20,12 +20,20 @@ import (
 // returns its output; it fails the test when promtool fails.
 func promtool(t *testing.T, args ...string) string {
 	t.Helper()
+	return promtoolWith(t, map[string][]byte{"memberplatform.rules_test.yml": monitoring.RulesTests()}, args...)
+}
+
+// promtoolWith runs promtool with args in a directory holding the embedded
+// rule file and files.
+func promtoolWith(t *testing.T, files map[string][]byte, args ...string) string {
+	t.Helper()
 	bin := promtest.Binary(t, "promtool")
 	dir := t.TempDir()
-	for name, data := range map[string][]byte{
-		"memberplatform.rules.yml":      monitoring.Rules(),
-		"memberplatform.rules_test.yml": monitoring.RulesTests(),
-	} {
+	files["memberplatform.rules.yml"] = monitoring.Rules()
+	for name, data := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o700); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +212,8 @@ func TestDashboardShape(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"Calls per second by outcome", "Call latency", "Attempts answered 429", "Adaptive pacer rate",
-		"Retry budget", "Waits for the pacer or limiter", "Token fetches", "Shed by admission control", "Error ratio by error type"} {
+		"Retry budget", "Waits for the pacer or limiter", "Token fetches", "Shed by admission control", "Error ratio by error type",
+		"Attempts per call"} {
 		if !slices.ContainsFunc(d.Panels, func(p promtest.Panel) bool { return p.Title == want }) {
 			t.Errorf("no panel %q", want)
 		}

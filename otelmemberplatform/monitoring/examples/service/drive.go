@@ -29,7 +29,7 @@ const (
 )
 
 // Phases are how long each phase of the drive lasts. A cycle is healthy,
-// throttle, healthy, outage.
+// throttle, healthy, outage; a phase of 0 is left out.
 type Phases struct {
 	Healthy  time.Duration // every answer a success
 	Throttle time.Duration // the platform admits 20 requests a second and answers the rest 429
@@ -72,6 +72,9 @@ func (s *service) Drive(ctx context.Context, phases Phases, onPhase func(string)
 			{"healthy", phases.Healthy, nil},
 			{"outage", phases.Outage, s.outage},
 		} {
+			if p.d <= 0 { // a phase the caller left out
+				continue
+			}
 			onPhase(p.name)
 			phaseCtx, cancel := context.WithTimeout(ctx, p.d)
 			if p.run != nil {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -52,22 +54,7 @@ func TestPrometheusEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() {
-		served <- run(ctx, lis, Phases{Healthy: 2 * time.Second, Throttle: 4 * time.Second, Outage: 4 * time.Second}, io.Discard)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("the example service: %v", err)
-		}
-	})
-	prom := promtest.StartPrometheus(t, bin, promtest.Config{Job: job, Target: lis.Addr().String(), Rules: monitoring.Rules(), Interval: time.Second})
+	prom := startEndToEnd(t, bin, Phases{Healthy: 2 * time.Second, Throttle: 4 * time.Second, Outage: 4 * time.Second})
 
 	// Wait for a whole cycle (healthy, throttle, healthy, outage: 12 s)
 	// to be scraped and evaluated, and for everything the checks below
@@ -103,6 +90,37 @@ func TestPrometheusEndToEnd(t *testing.T) {
 		}
 	}
 
+	// Every series the service exports is read by a rule (the panels read
+	// the rules) or listed for ad-hoc queries in the package
+	// documentation, and every series listed there is exported.
+	adHoc, err := adHocSeries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := map[string]bool{}
+	for _, r := range append(rules.Records(), rules.Alerts()...) {
+		for _, n := range promtest.ExportedNames(r.Expr) {
+			read[n] = true
+		}
+	}
+	all, err := exportedNames(t.Context(), prom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range all {
+		if !read[n] && !adHoc[n] {
+			t.Errorf("the service exports %s, which no rule reads and the package documentation does not list for ad-hoc queries", n)
+		}
+		if read[n] && adHoc[n] {
+			t.Errorf("%s is read by a rule and listed for ad-hoc queries as if none read it", n)
+		}
+	}
+	for n := range adHoc {
+		if !all[n] {
+			t.Errorf("the package documentation lists %s for ad-hoc queries, which the service does not export", n)
+		}
+	}
+
 	// The check catches a rule that names a series as the translation
 	// does not spell it (units dropped, no _total).
 	broken := strings.NewReplacer("memberplatform_client_call_errors_total", "memberplatform_client_call_errors",
@@ -121,6 +139,26 @@ func TestPrometheusEndToEnd(t *testing.T) {
 			t.Errorf("a rule naming %s, which the service does not export, went unnoticed; problems: %v", want, got)
 		}
 	}
+}
+
+// startEndToEnd starts the example service on loopback, driven through
+// phases, and a Prometheus scraping it every second with the rules.
+func startEndToEnd(t *testing.T, bin string, phases Phases) *promtest.Server {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- run(ctx, lis, phases, io.Discard) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("the example service: %v", err)
+		}
+	})
+	return promtest.StartPrometheus(t, bin, promtest.Config{Job: job, Target: lis.Addr().String(), Rules: monitoring.Rules(), Interval: time.Second})
 }
 
 // check returns what is wrong or missing, in words; nil when all is there.
@@ -291,4 +329,27 @@ func unexported(rules promtest.RuleFile, dash promtest.Dashboard, exported map[s
 	}
 	sort.Strings(problems)
 	return problems
+}
+
+// adHocSeries returns the series the package documentation lists for
+// ad-hoc queries (its section "Series for ad-hoc queries").
+func adHocSeries() (map[string]bool, error) {
+	doc, err := os.ReadFile("../../doc.go")
+	if err != nil {
+		return nil, err
+	}
+	_, section, ok := strings.Cut(string(doc), "// # Series for ad-hoc queries")
+	if !ok {
+		return nil, errors.New("doc.go has no section \"Series for ad-hoc queries\"")
+	}
+	names := map[string]bool{}
+	for _, line := range strings.Split(section, "\n") {
+		if f := strings.Fields(strings.TrimPrefix(line, "//\t")); strings.HasPrefix(line, "//\t") && len(f) > 0 {
+			names[f[0]] = true
+		}
+	}
+	if len(names) == 0 {
+		return nil, errors.New("doc.go lists no series for ad-hoc queries")
+	}
+	return names, nil
 }
