@@ -87,19 +87,20 @@ func (p *RetryPolicy) Decide(ctx context.Context, attempt int, idempotent bool, 
 	if attempt > p.MaxRetries {
 		return StopExhausted, 0
 	}
-	wait := p.Backoff(attempt - 1)
+	wait, jitter := p.Backoff(attempt-1), time.Duration(0)
 	if apiErr != nil && (apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusServiceUnavailable) {
 		if ra, ok := httpx.RetryAfter(apiErr.Header, clock(p.Now)); ok {
 			if ra > p.MaxRetryAfter {
 				return StopRetryAfter, ra
 			}
-			wait = ra
+			wait, jitter = ra, p.retryAfterJitter(ra) // spread out on top of it (retryafter.go)
 		}
 	}
-	if dl, ok := ctx.Deadline(); ok && clock(p.Now).Add(wait).After(dl) {
+	now := clock(p.Now)
+	if dl, ok := ctx.Deadline(); ok && now.Add(wait).After(dl) {
 		return StopDeadline, wait
 	}
-	return Retry, wait
+	return Retry, wait + fitJitter(ctx, now, wait, jitter)
 }
 
 // givesUp reports whether d stopped a call that was worth retrying.

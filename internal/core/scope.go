@@ -22,6 +22,9 @@ type Scope struct {
 	// Admission refuses attempts locally while nearly all of the area's
 	// recent answers fail (admission.go).
 	Admission *Admission
+	// Resources keeps from the pacer the throttles that belong to one
+	// resource of the area (resources.go); nil gives the pacer every one.
+	Resources *ResourceThrottles
 }
 
 // RateLimiter is option.RateLimiter (its contract is documented there).
@@ -88,14 +91,22 @@ func rateLimitedWait(err error) error {
 }
 
 // observeRate tells the area's pacer how an attempt went; a 5xx or no
-// answer says nothing about the rate.
+// answer says nothing about the rate, nor does a throttle that belongs to
+// one resource of the area (resources.go).
 func (state *callState) observeRate(apiErr *apierrors.Error, err error) {
 	p := state.scope.Pacer
+	if p == nil {
+		return
+	}
+	throttled := err == nil && rateLimited(apiErr)
+	if r := state.scope.Resources; r != nil && r.Answered(state.op.Method, state.req.path, state.attempts == 1, throttled) {
+		return
+	}
 	switch {
-	case p == nil || err != nil:
+	case err != nil:
 	case apiErr == nil:
 		p.Admitted(state.epoch)
-	case rateLimited(apiErr):
+	case throttled:
 		p.Throttled(state.epoch, apiErr.RetryAfter)
 	case apiErr.StatusCode < http.StatusInternalServerError:
 		p.Admitted(state.epoch)

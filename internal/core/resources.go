@@ -1,0 +1,233 @@
+package core
+
+import (
+	"hash/maphash"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Throttles that belong to one resource (a hot user, a locked object): a
+// provider that limits each user, or each object, throttles the calls of
+// one of them whatever the rate of the rest. Slowing the whole area for
+// them cures nothing: the area's pacer would cut, find the throttles still
+// there, and cut again, while the resource's own calls are limited by
+// their own Retry-After anyway. So an area keeps, beside its pacer, which
+// resources its recent throttles hit, and a throttle is the resource's
+// own, kept from the pacer, while both hold:
+//
+//   - Concentrated: the resource had at least half of the area's recent
+//     throttles, and the rest of the area's calls are nearly all admitted
+//     (the other resources' recent throttles are at most 5% of the area's
+//     recent calls); recent counts weigh less as they age, by
+//     exp(-age/resourceDecay).
+//   - A minority: since the resource's first throttle, its calls are at
+//     most a third of the area's (calls counted once, at the first answer
+//     of a send; the counts halve every resourceHalving, so the share is
+//     the recent one).
+//
+// While the share is not yet known (fewer than 3 calls of the resource
+// and 6 of the area since its first throttle) its throttles are held back
+// too: a lone call's 429 engages nothing, and a hot key's first throttles
+// do not cut the area before the judgement is in. When every key of the
+// area is throttled (the provider's limit is the area's), the throttles
+// are spread over the keys, none is concentrated and the pacer acts as it
+// would without this; when one key is most of the area's calls (a batch
+// on one object) it is no minority and the pacer acts too.
+//
+// A resource is the method and the path actually requested (path
+// parameters filled and escaped; the query aside), so a client.Execute
+// call is grouped by its own path. Memory is bounded: at most
+// maxResources are tracked, the least recently throttled making room, and
+// one is forgotten resourceExpiry after its last throttle. With none
+// tracked an answer costs one atomic load.
+
+// The tracker's settings.
+const (
+	resourceDecay     = time.Second     // the time constant of the throttle counts
+	resourceHalving   = 2 * time.Second // the call counts halve this often
+	resourceExpiry    = 10 * time.Second
+	maxResources      = 64
+	minorityShare     = 1.0 / 3 // at most this share of the area's calls is a minority
+	concentratedShare = 0.5     // at least this share of the area's recent throttles is concentrated
+	minResourceCalls  = 3       // a resource this many calls in is judged on its share
+	minAreaCalls      = 6       // as is one whose area made this many since its first throttle
+	restTolerance     = 0.05    // the rest of the area's recent throttles, per recent call, that it tolerates
+)
+
+// ResourceThrottles attributes one area's throttles to the resources they
+// hit. It is safe for concurrent use; use NewResourceThrottles.
+type ResourceThrottles struct {
+	now     func() time.Time
+	seed    maphash.Seed
+	tracked atomic.Bool // some resource is tracked: calls are counted
+
+	mu        sync.Mutex
+	calls       float64 // the area's calls counted while tracking, never halved
+	recentCalls decaying
+	throttles   decaying
+	resources map[uint64]*resourceCounts
+	sweepAt   time.Time // when expired resources are next looked for
+	own       atomic.Int64
+}
+
+// resourceCounts is what the tracker keeps of one resource.
+type resourceCounts struct {
+	calls, areaCalls float64 // the resource's and the area's calls since its first throttle, halved together
+	areaMark         float64 // the area's count when areaCalls was last brought up to it
+	halved           time.Time
+	throttles        decaying
+	last             time.Time // its last throttle
+	own              bool      // its last throttle was attributed to it
+}
+
+// decaying is a count whose past counts less, by exp(-age/resourceDecay).
+type decaying struct {
+	v  float64
+	at time.Time
+}
+
+func (d *decaying) value(now time.Time) float64 {
+	return d.v * math.Exp(-max(now.Sub(d.at), 0).Seconds()/resourceDecay.Seconds())
+}
+
+func (d *decaying) add(now time.Time) {
+	d.v, d.at = d.value(now)+1, now
+}
+
+// NewResourceThrottles returns a tracker with nothing tracked.
+func NewResourceThrottles() *ResourceThrottles {
+	return &ResourceThrottles{now: time.Now, seed: maphash.MakeSeed(), resources: map[uint64]*resourceCounts{}}
+}
+
+// Own returns how many resources' throttles are currently attributed to
+// them, kept from the area's pacer.
+func (t *ResourceThrottles) Own() int { return int(t.own.Load()) }
+
+// key identifies a resource: the method and the escaped path requested.
+func (t *ResourceThrottles) key(method, path string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(t.seed)
+	h.WriteString(method)
+	h.WriteByte(' ')
+	h.WriteString(path)
+	return h.Sum64()
+}
+
+// Answered records an answer to an attempt of method and path; first says
+// it was the first attempt of its send (the call is counted), throttled
+// that the provider rate limited it. It reports whether the throttle is
+// the resource's own, to be kept from the area's pacer (false for any
+// other answer).
+func (t *ResourceThrottles) Answered(method, path string, first, throttled bool) bool {
+	if !throttled && (!first || !t.tracked.Load()) {
+		return false
+	}
+	k := t.key(method, path)
+	now := t.now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sweep(now)
+	r := t.resources[k]
+	if first {
+		t.calls++
+		t.recentCalls.add(now)
+		if r != nil {
+			r.update(t.calls, now)
+			r.calls++
+		}
+	}
+	if !throttled {
+		return false
+	}
+	t.throttles.add(now)
+	if r == nil {
+		r = t.track(k, now, first)
+	}
+	r.update(t.calls, now)
+	r.throttles.add(now)
+	r.last = now
+	own := t.judge(r, now)
+	if own != r.own {
+		r.own = own
+		if own {
+			t.own.Add(1)
+		} else {
+			t.own.Add(-1)
+		}
+	}
+	return own
+}
+
+// track starts counting a resource at its first throttle, the call that
+// got it counted as its own. The caller holds t.mu.
+func (t *ResourceThrottles) track(k uint64, now time.Time, counted bool) *resourceCounts {
+	if len(t.resources) >= maxResources {
+		var oldest uint64
+		var at time.Time
+		for key, r := range t.resources {
+			if at.IsZero() || r.last.Before(at) {
+				oldest, at = key, r.last
+			}
+		}
+		t.forget(oldest)
+	}
+	r := &resourceCounts{areaMark: t.calls, halved: now}
+	if counted {
+		r.calls, r.areaCalls = 1, 1
+	}
+	t.resources[k] = r
+	t.tracked.Store(true)
+	return r
+}
+
+// update brings r's area count up to the area's, then halves both counts
+// for every resourceHalving since they were last halved.
+func (r *resourceCounts) update(areaCalls float64, now time.Time) {
+	r.areaCalls += areaCalls - r.areaMark
+	r.areaMark = areaCalls
+	if n := now.Sub(r.halved) / resourceHalving; n > 0 {
+		f := math.Exp2(-float64(n))
+		r.calls, r.areaCalls = r.calls*f, r.areaCalls*f
+		r.halved = r.halved.Add(n * resourceHalving)
+	}
+}
+
+// judge reports whether r's throttles are its own. The caller holds t.mu.
+func (t *ResourceThrottles) judge(r *resourceCounts, now time.Time) bool {
+	mine, all := r.throttles.value(now), t.throttles.value(now)
+	if mine < concentratedShare*all || all-mine > restTolerance*t.recentCalls.value(now) {
+		return false // the area's throttles are spread: the area's limit
+	}
+	if r.calls >= minResourceCalls || r.areaCalls >= minAreaCalls {
+		return r.calls <= minorityShare*r.areaCalls
+	}
+	return true // not known yet: held back until it is
+}
+
+// sweep forgets the resources throttled last resourceExpiry ago, once a
+// second. The caller holds t.mu.
+func (t *ResourceThrottles) sweep(now time.Time) {
+	if now.Before(t.sweepAt) {
+		return
+	}
+	t.sweepAt = now.Add(time.Second)
+	for k, r := range t.resources {
+		if now.Sub(r.last) >= resourceExpiry {
+			t.forget(k)
+		}
+	}
+}
+
+// forget stops tracking the resource k. The caller holds t.mu.
+func (t *ResourceThrottles) forget(k uint64) {
+	if r := t.resources[k]; r != nil && r.own {
+		t.own.Add(-1)
+	}
+	delete(t.resources, k)
+	if len(t.resources) == 0 {
+		t.tracked.Store(false)
+		t.calls = 0
+	}
+}
