@@ -63,13 +63,13 @@ type ResourceThrottles struct {
 	seed    maphash.Seed
 	tracked atomic.Bool // some resource is tracked: calls are counted
 
-	mu        sync.Mutex
+	mu          sync.Mutex
 	calls       float64 // the area's calls counted while tracking, never halved
 	recentCalls decaying
 	throttles   decaying
-	resources map[uint64]*resourceCounts
-	sweepAt   time.Time // when expired resources are next looked for
-	own       atomic.Int64
+	resources   map[uint64]*resourceCounts
+	sweepAt     time.Time // when expired resources are next looked for
+	own         atomic.Int64
 }
 
 // resourceCounts is what the tracker keeps of one resource.
