@@ -54,6 +54,7 @@ const (
 	minResourceCalls  = 3       // a resource this many calls in is judged on its share
 	minAreaCalls      = 6       // as is one whose area made this many since its first throttle
 	restTolerance     = 0.05    // the rest of the area's recent throttles, per recent call, that it tolerates
+	retrySpacing      = 0.5     // a resource's retries are spaced by this share of the interval between its throttles
 )
 
 // ResourceThrottles attributes one area's throttles to the resources they
@@ -78,8 +79,11 @@ type resourceCounts struct {
 	areaMark         float64 // the area's count when areaCalls was last brought up to it
 	halved           time.Time
 	throttles        decaying
-	last             time.Time // its last throttle
-	own              bool      // its last throttle was attributed to it
+	last             time.Time     // its last throttle
+	own              bool          // its last throttle was attributed to it
+	judged           bool          // on its share of the calls, not while that was unknown
+	retryAfter       time.Duration // its last throttle's Retry-After, or 0
+	retryAt          time.Time     // when the last retry SpaceRetry placed goes
 }
 
 // decaying is a count whose past counts less, by exp(-age/resourceDecay).
@@ -120,7 +124,7 @@ func (t *ResourceThrottles) key(method, path string) uint64 {
 // that the provider rate limited it. It reports whether the throttle is
 // the resource's own, to be kept from the area's pacer (false for any
 // other answer).
-func (t *ResourceThrottles) Answered(method, path string, first, throttled bool) bool {
+func (t *ResourceThrottles) Answered(method, path string, first, throttled bool, retryAfter time.Duration) bool {
 	if !throttled && (!first || !t.tracked.Load()) {
 		return false
 	}
@@ -147,7 +151,7 @@ func (t *ResourceThrottles) Answered(method, path string, first, throttled bool)
 	}
 	r.update(t.calls, now)
 	r.throttles.add(now)
-	r.last = now
+	r.last, r.retryAfter = now, retryAfter
 	own := t.judge(r, now)
 	if own != r.own {
 		r.own = own
@@ -158,6 +162,35 @@ func (t *ResourceThrottles) Answered(method, path string, first, throttled bool)
 		}
 	}
 	return own
+}
+
+// SpaceRetry returns when a retry of method and path, whose throttle was
+// its resource's own, goes: after wait (the Retry-After, jittered), and at
+// least half the recent interval between the resource's throttles after
+// the retry placed before it, so that its calls throttled together come
+// back one after another, at about the pace they were throttled, rather
+// than together: a provider with a burst of 1 admits one of a bunch. A
+// retry placed after deadline (zero: none) keeps wait.
+func (t *ResourceThrottles) SpaceRetry(method, path string, wait time.Duration, deadline time.Time) time.Duration {
+	k := t.key(method, path)
+	now := t.now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := t.resources[k]
+	if r == nil || !r.own {
+		return wait
+	}
+	perSecond := r.throttles.value(now) / resourceDecay.Seconds()
+	gap := time.Duration(retrySpacing / max(perSecond, 1) * float64(time.Second))
+	slot := now.Add(wait)
+	if next := r.retryAt.Add(gap); next.After(slot) {
+		slot = next
+	}
+	if !deadline.IsZero() && slot.After(deadline) {
+		return wait
+	}
+	r.retryAt = slot
+	return slot.Sub(now)
 }
 
 // track starts counting a resource at its first throttle, the call that
@@ -194,16 +227,41 @@ func (r *resourceCounts) update(areaCalls float64, now time.Time) {
 	}
 }
 
-// judge reports whether r's throttles are its own. The caller holds t.mu.
+// judge reports whether r's throttles are its own, and notes whether that
+// was judged on its share of the calls. The caller holds t.mu.
 func (t *ResourceThrottles) judge(r *resourceCounts, now time.Time) bool {
+	r.judged = false
 	mine, all := r.throttles.value(now), t.throttles.value(now)
 	if mine < concentratedShare*all || all-mine > restTolerance*t.recentCalls.value(now) {
 		return false // the area's throttles are spread: the area's limit
 	}
 	if r.calls >= minResourceCalls || r.areaCalls >= minAreaCalls {
-		return r.calls <= minorityShare*r.areaCalls
+		r.judged = r.calls <= minorityShare*r.areaCalls
+		return r.judged
 	}
 	return true // not known yet: held back until it is
+}
+
+// Refuse reports whether a call of method and path is refused before its
+// first attempt, and how far the resource's retries reach: its throttles
+// are its own (judged on its share of the calls), and the retries placed
+// by SpaceRetry reach further than its last Retry-After (at least 1 s)
+// from now. Those retries take what the resource admits until then; the
+// call's attempt would only be throttled and its retry placed behind them.
+func (t *ResourceThrottles) Refuse(method, path string) (time.Duration, bool) {
+	if !t.tracked.Load() {
+		return 0, false
+	}
+	k := t.key(method, path)
+	now := t.now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := t.resources[k]
+	if r == nil || !r.own || !r.judged {
+		return 0, false
+	}
+	ahead := r.retryAt.Sub(now)
+	return ahead, ahead > max(r.retryAfter, time.Second)
 }
 
 // sweep forgets the resources throttled last resourceExpiry ago, once a

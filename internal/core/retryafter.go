@@ -16,7 +16,7 @@ import (
 // once (StopDeadline); the jitter only takes half of what is left after it,
 // so the retry keeps time to be answered.
 const (
-	retryAfterSpread    = 0.25
+	retryAfterSpread    = 0.4
 	maxRetryAfterJitter = 2 * time.Second
 )
 
