@@ -115,11 +115,11 @@ func TestDecideConformance(t *testing.T) {
 		{name: "max delay cap", attempt: 12, maxRetries: 20, resp: rtResp(502), wantD: Retry, wantWait: 4 * time.Second},
 		{name: "408", attempt: 1, resp: rtResp(408), wantD: Retry, wantWait: 125 * time.Millisecond},
 		{name: "504", attempt: 1, resp: rtResp(504), wantD: Retry, wantWait: 125 * time.Millisecond},
-		{name: "429 retry-after seconds", attempt: 1, resp: rtResp(429, "Retry-After", "3"), wantD: Retry, wantWait: 3375 * time.Millisecond}, // + half of a quarter (Rand 0.5): retryafter.go
-		{name: "503 retry-after http-date", attempt: 1, resp: rtResp(503, "Retry-After", now.Add(5*time.Second).Format(http.TimeFormat)), wantD: Retry, wantWait: 5625 * time.Millisecond},
+		{name: "429 retry-after seconds", attempt: 1, resp: rtResp(429, "Retry-After", "3"), wantD: Retry, wantWait: 3600 * time.Millisecond}, // + half of 40% (Rand 0.5): retryafter.go
+		{name: "503 retry-after http-date", attempt: 1, resp: rtResp(503, "Retry-After", now.Add(5*time.Second).Format(http.TimeFormat)), wantD: Retry, wantWait: 6 * time.Second},
 		{name: "503 retry-after past date", attempt: 1, resp: rtResp(503, "Retry-After", now.Add(-time.Hour).Format(http.TimeFormat)), wantD: Retry, wantWait: 0},
-		{name: "429 retry-after-ms", attempt: 1, resp: rtResp(429, "Retry-After-Ms", "1500"), wantD: Retry, wantWait: 1687500 * time.Microsecond},
-		{name: "retry-after-ms wins", attempt: 1, resp: rtResp(429, "Retry-After-Ms", "40", "Retry-After", "9"), wantD: Retry, wantWait: 45 * time.Millisecond},
+		{name: "429 retry-after-ms", attempt: 1, resp: rtResp(429, "Retry-After-Ms", "1500"), wantD: Retry, wantWait: 1800 * time.Millisecond},
+		{name: "retry-after-ms wins", attempt: 1, resp: rtResp(429, "Retry-After-Ms", "40", "Retry-After", "9"), wantD: Retry, wantWait: 48 * time.Millisecond},
 		{name: "retry-after garbage uses backoff", attempt: 1, resp: rtResp(429, "Retry-After", "soon"), wantD: Retry, wantWait: 125 * time.Millisecond},
 		{name: "retry-after ignored on 500", attempt: 1, resp: rtResp(500, "Retry-After", "7"), wantD: Retry, wantWait: 125 * time.Millisecond},
 		{name: "retry-after at cap", attempt: 1, resp: rtResp(429, "Retry-After", "20"), wantD: Retry, wantWait: 21 * time.Second}, // the jitter at most 2 s
