@@ -12,8 +12,8 @@ import (
 // provider that limits each user, or each object, throttles the calls of
 // one of them whatever the rate of the rest. Slowing the whole area for
 // them cures nothing: the area's pacer would cut, find the throttles still
-// there, and cut again, while the resource's own calls are limited by
-// their own Retry-After anyway. So an area keeps, beside its pacer, which
+// there, and cut again, while the resource's calls are limited by their
+// own Retry-After anyway. So an area keeps, beside its pacer, which
 // resources its recent throttles hit, and a throttle is the resource's
 // own, kept from the pacer, while both hold:
 //
@@ -25,23 +25,33 @@ import (
 //   - A minority: since the resource's first throttle, its calls are at
 //     most a third of the area's (calls counted once, at the first answer
 //     of a send; the counts halve every resourceHalving, so the share is
-//     the recent one).
+//     the recent one). Until that share is known (3 calls of the resource
+//     or 6 of the area since its first throttle) it is presumed a minority
+//     when the area made at least 6 calls over the second before its first
+//     throttle, so that a hot key's first throttles do not engage the
+//     pacer; otherwise the pacer is told, as before: a lone call's 429
+//     paces its area as it did.
 //
-// While the share is not yet known (fewer than 3 calls of the resource
-// and 6 of the area since its first throttle) its throttles are held back
-// too: a lone call's 429 engages nothing, and a hot key's first throttles
-// do not cut the area before the judgement is in. When every key of the
-// area is throttled (the provider's limit is the area's), the throttles
-// are spread over the keys, none is concentrated and the pacer acts as it
-// would without this; when one key is most of the area's calls (a batch
-// on one object) it is no minority and the pacer acts too.
+// When every key of the area is throttled (the provider's limit is the
+// area's) the throttles are spread over the keys, none is concentrated and
+// the pacer acts as before; so it does when one key is most of the area's
+// calls (a batch on one object): it is no minority.
+//
+// A resource whose throttles are its own is paced on its own: its retries
+// go after their Retry-After (jittered, retryafter.go), and one after
+// another, spaced by half the interval between its recent throttles
+// (SpaceRetry), so that calls throttled together do not come back
+// together; and while the retries queued so reach past its Retry-After
+// (at least 1 s), which they fill with what it admits, its new calls are
+// refused at once, unsent (Refuse), with that distance as their
+// RetryAfter.
 //
 // A resource is the method and the path actually requested (path
 // parameters filled and escaped; the query aside), so a client.Execute
 // call is grouped by its own path. Memory is bounded: at most
 // maxResources are tracked, the least recently throttled making room, and
 // one is forgotten resourceExpiry after its last throttle. With none
-// tracked an answer costs one atomic load.
+// tracked an answer costs a clock read and the area's call count.
 
 // The tracker's settings.
 const (
@@ -62,15 +72,15 @@ const (
 type ResourceThrottles struct {
 	now     func() time.Time
 	seed    maphash.Seed
-	tracked atomic.Bool // some resource is tracked: calls are counted
+	recent  callMeter   // the area's calls over the last second, always counted
+	tracked atomic.Bool // some resource is tracked: its calls are counted
 
-	mu          sync.Mutex
-	calls       float64 // the area's calls counted while tracking, never halved
-	recentCalls decaying
-	throttles   decaying
-	resources   map[uint64]*resourceCounts
-	sweepAt     time.Time // when expired resources are next looked for
-	own         atomic.Int64
+	mu        sync.Mutex
+	calls     float64 // the area's calls counted while tracking, never halved
+	throttles decaying
+	resources map[uint64]*resourceCounts
+	sweepAt   time.Time // when expired resources are next looked for
+	own       atomic.Int64
 }
 
 // resourceCounts is what the tracker keeps of one resource.
@@ -81,8 +91,8 @@ type resourceCounts struct {
 	throttles        decaying
 	last             time.Time     // its last throttle
 	own              bool          // its last throttle was attributed to it
-	judged           bool          // on its share of the calls, not while that was unknown
 	retryAfter       time.Duration // its last throttle's Retry-After, or 0
+	presumed         bool          // a minority until its share is known
 	retryAt          time.Time     // when the last retry SpaceRetry placed goes
 }
 
@@ -125,18 +135,23 @@ func (t *ResourceThrottles) key(method, path string) uint64 {
 // the resource's own, to be kept from the area's pacer (false for any
 // other answer).
 func (t *ResourceThrottles) Answered(method, path string, first, throttled bool, retryAfter time.Duration) bool {
-	if !throttled && (!first || !t.tracked.Load()) {
+	if !throttled && !first {
+		return false
+	}
+	now := t.now()
+	if first {
+		t.recent.add(now)
+	}
+	if !throttled && !t.tracked.Load() {
 		return false
 	}
 	k := t.key(method, path)
-	now := t.now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.sweep(now)
 	r := t.resources[k]
 	if first {
 		t.calls++
-		t.recentCalls.add(now)
 		if r != nil {
 			r.update(t.calls, now)
 			r.calls++
@@ -148,6 +163,9 @@ func (t *ResourceThrottles) Answered(method, path string, first, throttled bool,
 	t.throttles.add(now)
 	if r == nil {
 		r = t.track(k, now, first)
+		// The area made other calls lately: the resource is presumed a
+		// minority until its share is known.
+		r.presumed = t.recent.rate(now) >= minAreaCalls
 	}
 	r.update(t.calls, now)
 	r.throttles.add(now)
@@ -227,24 +245,21 @@ func (r *resourceCounts) update(areaCalls float64, now time.Time) {
 	}
 }
 
-// judge reports whether r's throttles are its own, and notes whether that
-// was judged on its share of the calls. The caller holds t.mu.
+// judge reports whether r's throttles are its own. The caller holds t.mu.
 func (t *ResourceThrottles) judge(r *resourceCounts, now time.Time) bool {
-	r.judged = false
 	mine, all := r.throttles.value(now), t.throttles.value(now)
-	if mine < concentratedShare*all || all-mine > restTolerance*t.recentCalls.value(now) {
+	if mine < concentratedShare*all || all-mine > restTolerance*t.recent.rate(now) {
 		return false // the area's throttles are spread: the area's limit
 	}
-	if r.calls >= minResourceCalls || r.areaCalls >= minAreaCalls {
-		r.judged = r.calls <= minorityShare*r.areaCalls
-		return r.judged
+	if r.calls < minResourceCalls && r.areaCalls < minAreaCalls {
+		return r.presumed // its share not known yet
 	}
-	return true // not known yet: held back until it is
+	return r.calls <= minorityShare*r.areaCalls
 }
 
 // Refuse reports whether a call of method and path is refused before its
 // first attempt, and how far the resource's retries reach: its throttles
-// are its own (judged on its share of the calls), and the retries placed
+// are its own, and the retries placed
 // by SpaceRetry reach further than its last Retry-After (at least 1 s)
 // from now. Those retries take what the resource admits until then; the
 // call's attempt would only be throttled and its retry placed behind them.
@@ -257,7 +272,7 @@ func (t *ResourceThrottles) Refuse(method, path string) (time.Duration, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r := t.resources[k]
-	if r == nil || !r.own || !r.judged {
+	if r == nil || !r.own {
 		return 0, false
 	}
 	ahead := r.retryAt.Sub(now)
@@ -288,4 +303,37 @@ func (t *ResourceThrottles) forget(k uint64) {
 		t.tracked.Store(false)
 		t.calls = 0
 	}
+}
+
+// callMeter counts calls lock-free in one-second buckets, as the pacer
+// counts admitted answers: bucket s%2 holds second s's low 32 bits above
+// its count.
+type callMeter struct{ buckets [2]atomic.Uint64 }
+
+func (m *callMeter) add(now time.Time) {
+	s := now.Unix()
+	b := &m.buckets[s&1]
+	tag := uint64(uint32(s)) << 32
+	for {
+		v := b.Load()
+		if v&^(1<<32-1) == tag {
+			b.Add(1)
+			return
+		}
+		if b.CompareAndSwap(v, tag|1) {
+			return
+		}
+	}
+}
+
+func (m *callMeter) count(s int64) float64 {
+	if v := m.buckets[s&1].Load(); v>>32 == uint64(uint32(s)) {
+		return float64(uint32(v))
+	}
+	return 0
+}
+
+// rate estimates the calls of the second before now.
+func (m *callMeter) rate(now time.Time) float64 {
+	return m.count(now.Unix()) + m.count(now.Unix()-1)*(1-float64(now.Nanosecond())/1e9)
 }
