@@ -39,7 +39,7 @@ import (
 //
 // A resource whose throttles are its own is paced on its own: its retries
 // go after their Retry-After (jittered, retryafter.go), and one after
-// another, spaced by half the interval between its recent throttles
+// another, spaced by a quarter of the interval between its recent throttles
 // (SpaceRetry), so that calls throttled together do not come back
 // together; and while the retries queued so reach past its Retry-After
 // (at least 1 s), which they fill with what it admits, its new calls are
@@ -64,7 +64,7 @@ const (
 	minResourceCalls  = 3       // a resource this many calls in is judged on its share
 	minAreaCalls      = 6       // as is one whose area made this many since its first throttle
 	restTolerance     = 0.05    // the rest of the area's recent throttles, per recent call, that it tolerates
-	retrySpacing      = 0.5     // a resource's retries are spaced by this share of the interval between its throttles
+	retrySpacing      = 0.25    // a resource's retries are spaced by this share of the interval between its throttles
 )
 
 // ResourceThrottles attributes one area's throttles to the resources they
@@ -184,7 +184,7 @@ func (t *ResourceThrottles) Answered(method, path string, first, throttled bool,
 
 // SpaceRetry returns when a retry of method and path, whose throttle was
 // its resource's own, goes: after wait (the Retry-After, jittered), and at
-// least half the recent interval between the resource's throttles after
+// least a quarter of the recent interval between the resource's throttles after
 // the retry placed before it, so that its calls throttled together come
 // back one after another, at about the pace they were throttled, rather
 // than together: a provider with a burst of 1 admits one of a bunch. A

@@ -183,8 +183,8 @@ func hotTracker(t *testing.T) (*ResourceThrottles, *fakeclock.Clock) {
 }
 
 // Retries of a resource throttled together are placed one after another,
-// never before their wait, at half the interval between its throttles
-// (10 a second: 50 ms); one that would go after the deadline keeps its wait.
+// never before their wait, at a quarter of the interval between its
+// throttles (10 a second: 25 ms); one that would go after the deadline keeps its wait.
 func TestRetriesOfOneResourceAreSpacedAfterTheirWait(t *testing.T) {
 	r, clk := hotTracker(t)
 	start := clk.Now()
@@ -197,8 +197,8 @@ func TestRetriesOfOneResourceAreSpacedAfterTheirWait(t *testing.T) {
 		at = append(at, start.Add(w))
 	}
 	for i := 1; i < len(at); i++ {
-		if gap := at[i].Sub(at[i-1]); gap < 45*time.Millisecond || gap > 55*time.Millisecond {
-			t.Fatalf("retries at %v apart, want about 50 ms", gap)
+		if gap := at[i].Sub(at[i-1]); gap < 22*time.Millisecond || gap > 28*time.Millisecond {
+			t.Fatalf("retries at %v apart, want about 25 ms", gap)
 		}
 	}
 	if w := r.SpaceRetry(http.MethodPut, "/users/hot", time.Second, start.Add(1100*time.Millisecond)); w != time.Second {
@@ -216,7 +216,7 @@ func TestNewCallsOfAnOwnResourceAreRefusedWhileItsRetriesQueue(t *testing.T) {
 	if _, refused := r.Refuse(http.MethodPut, "/users/hot"); refused {
 		t.Fatal("refused with no retry queued")
 	}
-	for range 30 { // 30 retries 50 ms apart: 1 s + 1.45 s
+	for range 60 { // 60 retries 25 ms apart: 1 s + 1.475 s
 		r.SpaceRetry(http.MethodPut, "/users/hot", time.Second, time.Time{})
 	}
 	ahead, refused := r.Refuse(http.MethodPut, "/users/hot")
