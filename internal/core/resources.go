@@ -44,7 +44,8 @@ import (
 // together; and while the retries queued so reach past its Retry-After
 // (at least 1 s), which they fill with what it admits, its new calls are
 // refused at once, unsent (Refuse), with that distance as their
-// RetryAfter.
+// RetryAfter; they count as its calls, so a resource whose calls become
+// most of the area's goes back to the pacer.
 //
 // A resource is the method and the path actually requested (path
 // parameters filled and escaped; the query aside), so a client.Execute
@@ -251,8 +252,8 @@ func (t *ResourceThrottles) judge(r *resourceCounts, now time.Time) bool {
 	if mine < concentratedShare*all || all-mine > restTolerance*t.recent.rate(now) {
 		return false // the area's throttles are spread: the area's limit
 	}
-	if r.calls < minResourceCalls && r.areaCalls < minAreaCalls {
-		return r.presumed // its share not known yet
+	if !r.known() {
+		return r.presumed
 	}
 	return r.calls <= minorityShare*r.areaCalls
 }
@@ -263,6 +264,8 @@ func (t *ResourceThrottles) judge(r *resourceCounts, now time.Time) bool {
 // by SpaceRetry reach further than its last Retry-After (at least 1 s)
 // from now. Those retries take what the resource admits until then; the
 // call's attempt would only be throttled and its retry placed behind them.
+// A resource only presumed a minority is not refused on, and a refused
+// call counts as one of its calls.
 func (t *ResourceThrottles) Refuse(method, path string) (time.Duration, bool) {
 	if !t.tracked.Load() {
 		return 0, false
@@ -272,11 +275,24 @@ func (t *ResourceThrottles) Refuse(method, path string) (time.Duration, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r := t.resources[k]
-	if r == nil || !r.own {
-		return 0, false
+	if r == nil || !r.own || !r.known() {
+		return 0, false // a presumption is not refused on: its calls must be counted
 	}
 	ahead := r.retryAt.Sub(now)
-	return ahead, ahead > max(r.retryAfter, time.Second)
+	if ahead <= max(r.retryAfter, time.Second) {
+		return 0, false
+	}
+	// A refused call is a call of the resource: should its calls become
+	// most of the area's, its throttles go to the pacer again.
+	t.calls++
+	r.update(t.calls, now)
+	r.calls++
+	return ahead, true
+}
+
+// known reports whether r's share of the area's calls is known.
+func (r *resourceCounts) known() bool {
+	return r.calls >= minResourceCalls || r.areaCalls >= minAreaCalls
 }
 
 // sweep forgets the resources throttled last resourceExpiry ago, once a

@@ -263,3 +263,34 @@ func TestAHotResourceLeavesTheAreaPacerDormant(t *testing.T) {
 		}
 	}
 }
+
+// One resource that is all of a busy area's calls (a strict limiter on
+// one object): its first throttle, after many admitted calls, is presumed
+// a minority's and kept from the pacer; its calls are not refused on that
+// presumption, and once 3 are counted its throttles go to the pacer.
+func TestAPresumedMinorityIsNotRefusedAndEndsWithItsCalls(t *testing.T) {
+	r, clk := newTestResources()
+	for range 50 {
+		clk.Add(10 * time.Millisecond)
+		answerCall(r, "user_1", false)
+	}
+	if !answerCall(r, "user_1", true) {
+		t.Fatal("the first throttle in a busy area went to the pacer; want it presumed a minority's")
+	}
+	for range 60 {
+		r.SpaceRetry(http.MethodPut, "/users/user_1", time.Second, time.Time{})
+	}
+	if _, refused := r.Refuse(http.MethodPut, "/users/user_1"); refused {
+		t.Fatal("a call refused on a presumption: its calls would never be counted")
+	}
+	var kept int
+	for i := range 20 {
+		clk.Add(10 * time.Millisecond)
+		if answerCall(r, "user_1", i%2 == 0) {
+			kept++
+		}
+	}
+	if kept > 1 || r.Own() != 0 {
+		t.Fatalf("%d of the next 10 throttles kept from the pacer (≤ 1, before 3 calls are counted), Own() = %d (0)", kept, r.Own())
+	}
+}
