@@ -41,8 +41,8 @@ import (
 // go after their Retry-After (jittered, retryafter.go), and one after
 // another, spaced by a quarter of the interval between its recent throttles
 // (SpaceRetry), so that calls throttled together do not come back
-// together; and while the retries queued so reach past its Retry-After
-// (at least 1 s), which they fill with what it admits, its new calls are
+// together; and while at least 4 retries are queued so and reach past its
+// Retry-After (at least 1 s), which they fill with what it admits, its new calls are
 // refused at once, unsent (Refuse), with that distance as their
 // RetryAfter; they count as its calls, so a resource whose calls become
 // most of the area's goes back to the pacer.
@@ -65,6 +65,8 @@ const (
 	minResourceCalls  = 3       // a resource this many calls in is judged on its share
 	minAreaCalls      = 6       // as is one whose area made this many since its first throttle
 	restTolerance     = 0.05    // the rest of the area's recent throttles, per recent call, that it tolerates
+	minPending        = 4       // a resource with fewer retries queued is not refused on
+	maxPending        = 256     // the retries queued a resource keeps track of
 	retrySpacing      = 0.25    // a resource's retries are spaced by this share of the interval between its throttles
 )
 
@@ -95,6 +97,7 @@ type resourceCounts struct {
 	retryAfter       time.Duration // its last throttle's Retry-After, or 0
 	presumed         bool          // a minority until its share is known
 	retryAt          time.Time     // when the last retry SpaceRetry placed goes
+	pending          []time.Time   // when the retries it placed go, in order, at most maxPending
 }
 
 // decaying is a count whose past counts less, by exp(-age/resourceDecay).
@@ -171,6 +174,12 @@ func (t *ResourceThrottles) Answered(method, path string, first, throttled bool,
 	r.update(t.calls, now)
 	r.throttles.add(now)
 	r.last, r.retryAfter = now, retryAfter
+	return t.rejudge(r, now)
+}
+
+// rejudge judges r again, noting the outcome, and returns it. The caller
+// holds t.mu.
+func (t *ResourceThrottles) rejudge(r *resourceCounts, now time.Time) bool {
 	own := t.judge(r, now)
 	if own != r.own {
 		r.own = own
@@ -196,7 +205,7 @@ func (t *ResourceThrottles) SpaceRetry(method, path string, wait time.Duration, 
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r := t.resources[k]
-	if r == nil || !r.own {
+	if r == nil || !t.rejudge(r, now) {
 		return wait
 	}
 	perSecond := r.throttles.value(now) / resourceDecay.Seconds()
@@ -209,6 +218,10 @@ func (t *ResourceThrottles) SpaceRetry(method, path string, wait time.Duration, 
 		return wait
 	}
 	r.retryAt = slot
+	r.pending = append(r.pending, slot)
+	if len(r.pending) > maxPending {
+		r.pending = r.pending[len(r.pending)-maxPending:]
+	}
 	return slot.Sub(now)
 }
 
@@ -264,8 +277,9 @@ func (t *ResourceThrottles) judge(r *resourceCounts, now time.Time) bool {
 // by SpaceRetry reach further than its last Retry-After (at least 1 s)
 // from now. Those retries take what the resource admits until then; the
 // call's attempt would only be throttled and its retry placed behind them.
-// A resource only presumed a minority is not refused on, and a refused
-// call counts as one of its calls.
+// So it needs at least minPending retries queued; a resource only presumed
+// a minority is not refused on; and a refused call counts as one of its
+// calls, the resource judged again with it.
 func (t *ResourceThrottles) Refuse(method, path string) (time.Duration, bool) {
 	if !t.tracked.Load() {
 		return 0, false
@@ -275,11 +289,16 @@ func (t *ResourceThrottles) Refuse(method, path string) (time.Duration, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r := t.resources[k]
-	if r == nil || !r.own || !r.known() {
+	if r == nil || !r.known() || !t.rejudge(r, now) {
 		return 0, false // a presumption is not refused on: its calls must be counted
 	}
+	i := 0
+	for i < len(r.pending) && !r.pending[i].After(now) {
+		i++
+	}
+	r.pending = r.pending[i:]
 	ahead := r.retryAt.Sub(now)
-	if ahead <= max(r.retryAfter, time.Second) {
+	if len(r.pending) < minPending || ahead <= max(r.retryAfter, time.Second) {
 		return 0, false
 	}
 	// A refused call is a call of the resource: should its calls become

@@ -216,17 +216,22 @@ func TestNewCallsOfAnOwnResourceAreRefusedWhileItsRetriesQueue(t *testing.T) {
 	if _, refused := r.Refuse(http.MethodPut, "/users/hot"); refused {
 		t.Fatal("refused with no retry queued")
 	}
-	for range 60 { // 60 retries 25 ms apart: 1 s + 1.475 s
+	// One retry whose jitter puts it past the Retry-After is no queue.
+	r.SpaceRetry(http.MethodPut, "/users/hot", 1300*time.Millisecond, time.Time{})
+	if _, refused := r.Refuse(http.MethodPut, "/users/hot"); refused {
+		t.Fatal("refused behind a single retry")
+	}
+	for range 59 { // 59 more, 25 ms apart: 1.3 s + 1.475 s
 		r.SpaceRetry(http.MethodPut, "/users/hot", time.Second, time.Time{})
 	}
 	ahead, refused := r.Refuse(http.MethodPut, "/users/hot")
-	if !refused || ahead < 2300*time.Millisecond || ahead > 2600*time.Millisecond {
-		t.Fatalf("Refuse = %v, %v; want refused, about 2.45-2.5 s ahead", ahead, refused)
+	if !refused || ahead < 2700*time.Millisecond || ahead > 2950*time.Millisecond {
+		t.Fatalf("Refuse = %v, %v; want refused, about 2.8 s ahead", ahead, refused)
 	}
 	if _, refused := r.Refuse(http.MethodPut, "/users/u7"); refused {
 		t.Fatal("another user's call was refused")
 	}
-	clk.Add(1700 * time.Millisecond)
+	clk.Add(1900 * time.Millisecond)
 	if _, refused := r.Refuse(http.MethodPut, "/users/hot"); refused {
 		t.Fatal("refused once the queue reaches less than the Retry-After")
 	}
