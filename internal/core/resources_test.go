@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	memberplatform "github.com/memberplatform/memberplatform-go"
 	"github.com/memberplatform/memberplatform-go/internal/fakeclock"
 	"github.com/memberplatform/memberplatform-go/internal/pacer"
+	"github.com/memberplatform/memberplatform-go/observe"
 )
 
 // The attribution of throttles to one resource (resources.go), on a fake
@@ -237,8 +239,17 @@ func TestNewCallsOfAnOwnResourceAreRefusedWhileItsRetriesQueue(t *testing.T) {
 	}
 }
 
+// stateReader keeps the State a client hands its observer.
+type stateReader struct {
+	observe.Nop
+	state *observe.State
+}
+
+func (r *stateReader) ObserveState(s *observe.State) { r.state = s }
+
 // Through the pipeline: a hot path throttled beside healthy ones leaves
-// the area's pacer dormant; without the tracker the pacer engages.
+// the area's pacer dormant, and State.ThrottledResourcesOf counts it;
+// without the tracker the pacer engages.
 func TestAHotResourceLeavesTheAreaPacerDormant(t *testing.T) {
 	for _, tracked := range []bool{true, false} {
 		srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
@@ -250,8 +261,9 @@ func TestAHotResourceLeavesTheAreaPacerDormant(t *testing.T) {
 			rtJSON(w, 200, `{}`)
 		})
 		p := pacer.New()
+		obs := &stateReader{}
 		c := rtNewClient(t, srv.URL, func(s *Settings) {
-			other(s).Pacer, s.Retry.MaxRetries = p, 0
+			other(s).Pacer, s.Retry.MaxRetries, s.Observer = p, 0, obs
 			if !tracked {
 				other(s).Resources = nil
 			}
@@ -265,6 +277,9 @@ func TestAHotResourceLeavesTheAreaPacerDormant(t *testing.T) {
 		}
 		if _, engaged := p.Rate(); engaged == tracked {
 			t.Fatalf("tracked %v: the area's pacer engaged = %v", tracked, engaged)
+		}
+		if n, ok := obs.state.ThrottledResourcesOf(memberplatform.AreaOther); ok != tracked || n != map[bool]int{true: 1}[tracked] {
+			t.Fatalf("tracked %v: ThrottledResourcesOf = %d, %v", tracked, n, ok)
 		}
 	}
 }
