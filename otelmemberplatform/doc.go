@@ -87,9 +87,9 @@
 // scraping an example service that exports the metrics through
 // go.opentelemetry.io/otel/exporters/prometheus; see
 // https://pkg.go.dev/github.com/memberplatform/memberplatform-go/otelmemberplatform/monitoring
-// for the names the metrics take in Prometheus, and the README's
-// "Alerts and a dashboard for Prometheus and Grafana"
-// (https://github.com/memberplatform/memberplatform-go#alerts-and-a-dashboard-for-prometheus-and-grafana)
+// for the names the metrics take in Prometheus, and the repository's
+// docs/observability.md, "Alerts and a dashboard for Prometheus and Grafana"
+// (https://github.com/memberplatform/memberplatform-go/blob/main/docs/observability.md#alerts-and-a-dashboard-for-prometheus-and-grafana)
 // for the alerts table and the dashboard's description.
 //
 // # error.type

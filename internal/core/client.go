@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"log/slog"
 	"runtime"
 
 	memberplatform "github.com/memberplatform/memberplatform-go"
@@ -36,6 +37,9 @@ func New(s Settings, tokens *TokenCache) (*Client, error) {
 	observeClient(c)
 	return c, nil
 }
+
+// Logger returns the client's logger, or nil.
+func (c *Client) Logger() *slog.Logger { return c.settings.Logger }
 
 // Tokens returns the client's token cache, or nil.
 func (c *Client) Tokens() *TokenCache { return c.tokens }

@@ -50,8 +50,8 @@
 // MemberplatformRetryBudgetExhausted, MemberplatformPacerEngaged,
 // MemberplatformCallsShed, MemberplatformTokenFetchesFailing,
 // MemberplatformErrorRatioHigh and MemberplatformLatencyHigh. The
-// repository's README lists them with their runbook lines and describes
-// the dashboard.
+// repository's docs/observability.md lists them with their runbook lines
+// and describes the dashboard.
 //
 // The rules load in Prometheus 2.42 and later. The module's tests run
 // promtool's checks and unit tests, and start a real Prometheus scraping
