@@ -18,13 +18,17 @@
 //	                   attempts fail; each answer counted
 //	scope.go           the area's load control: its pacer (internal/pacer)
 //	                   and rate limiter, waited on before each attempt
+//	resources.go       which resource (method and path) the area's
+//	                   throttles hit: a hot resource's kept from the pacer,
+//	                   its retries spaced, its new calls refused meanwhile
 //	transport.go       the transport under the attempts: redirects,
 //	                   credentials kept on the origin, middleware, stalls
 //	internal/redact    secrets replaced in what a response hands back
 //	internal/httpx     Retry-After and the request ID
 //	internal/jsonscan  the error body, decoded by package errors
 //	retry.go           whether to retry (RetryPolicy) and what a retry costs
-//	                   (the area's RetryBudget)
+//	                   (the area's RetryBudget); retryafter.go spreads the
+//	                   retries after a Retry-After
 //
 // attempts.go calls the other files as leaves, so a call reads top-down:
 // call.go, then attempts.go. A send's state (callState) is declared in
