@@ -165,8 +165,8 @@ type State struct {
 	ShedRatioOf func(area memberplatform.Area) (ratio float64, ok bool)
 	// ThrottledResourcesOf returns how many resources of the area (an
 	// operation and its path parameters: one user, one object) the
-	// provider throttles on their own at the moment, while the rest of the
-	// area is admitted: their throttles do not slow the area's pacer, their
+	// provider throttled on their own lately (each counts until 10 s after
+	// its last throttle), while the rest of the area was admitted: their throttles do not slow the area's pacer, their
 	// retries are spaced on their own and, while many queue, their new
 	// calls are refused at once with errors.ErrRateLimited. 0 while no
 	// throttle is concentrated on a minority of the area's calls. ok is

@@ -198,7 +198,8 @@ func (t *ResourceThrottles) rejudge(r *resourceCounts, now time.Time) bool {
 // the retry placed before it, so that its calls throttled together come
 // back one after another, at about the pace they were throttled, rather
 // than together: a provider with a burst of 1 admits one of a bunch. A
-// retry placed after deadline (zero: none) keeps wait.
+// retry that would be placed after deadline (zero: none), or more than the
+// resource's Retry-After (at least 1 s) after wait, keeps wait.
 func (t *ResourceThrottles) SpaceRetry(method, path string, wait time.Duration, deadline time.Time) time.Duration {
 	k := t.key(method, path)
 	now := t.now()
@@ -214,7 +215,7 @@ func (t *ResourceThrottles) SpaceRetry(method, path string, wait time.Duration, 
 	if next := r.retryAt.Add(gap); next.After(slot) {
 		slot = next
 	}
-	if !deadline.IsZero() && slot.After(deadline) {
+	if !deadline.IsZero() && slot.After(deadline) || slot.Sub(now) > wait+max(r.retryAfter, time.Second) {
 		return wait
 	}
 	r.retryAt = slot

@@ -223,12 +223,12 @@ func TestNewCallsOfAnOwnResourceAreRefusedWhileItsRetriesQueue(t *testing.T) {
 	if _, refused := r.Refuse(http.MethodPut, "/users/hot"); refused {
 		t.Fatal("refused behind a single retry")
 	}
-	for range 59 { // 59 more, 25 ms apart: 1.3 s + 1.475 s
+	for range 59 { // 59 more, 25 ms apart, up to 1 s + 1 s
 		r.SpaceRetry(http.MethodPut, "/users/hot", time.Second, time.Time{})
 	}
 	ahead, refused := r.Refuse(http.MethodPut, "/users/hot")
-	if !refused || ahead < 2700*time.Millisecond || ahead > 2950*time.Millisecond {
-		t.Fatalf("Refuse = %v, %v; want refused, about 2.8 s ahead", ahead, refused)
+	if !refused || ahead < 1900*time.Millisecond || ahead > 2*time.Second {
+		t.Fatalf("Refuse = %v, %v; want refused, about 2 s ahead (1 s and one more Retry-After at most)", ahead, refused)
 	}
 	if _, refused := r.Refuse(http.MethodPut, "/users/u7"); refused {
 		t.Fatal("another user's call was refused")
@@ -312,5 +312,18 @@ func TestAPresumedMinorityIsNotRefusedAndEndsWithItsCalls(t *testing.T) {
 	}
 	if kept > 1 || r.Own() != 0 {
 		t.Fatalf("%d of the next 10 throttles kept from the pacer (≤ 1, before 3 calls are counted), Own() = %d (0)", kept, r.Own())
+	}
+}
+
+// Spacing adds at most the resource's Retry-After to a retry's wait: a
+// retry behind a queue longer than that keeps its own wait.
+func TestSpacingAddsAtMostARetryAfter(t *testing.T) {
+	r, _ := hotTracker(t)
+	var longest time.Duration
+	for range 200 { // 200 retries 25 ms apart would reach 6 s
+		longest = max(longest, r.SpaceRetry(http.MethodPut, "/users/hot", time.Second, time.Time{}))
+	}
+	if longest > 2*time.Second {
+		t.Fatalf("a retry placed %v away, want at most its 1 s wait and one more Retry-After", longest)
 	}
 }
