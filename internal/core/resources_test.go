@@ -249,7 +249,8 @@ func (r *stateReader) ObserveState(s *observe.State) { r.state = s }
 
 // Through the pipeline: a hot path throttled beside healthy ones leaves
 // the area's pacer dormant, and State.ThrottledResourcesOf counts it;
-// without the tracker the pacer engages.
+// without the tracker the pacer engages. Calls are grouped by the path
+// requested, not by their Operation (client.Execute makes one per call).
 func TestAHotResourceLeavesTheAreaPacerDormant(t *testing.T) {
 	for _, tracked := range []bool{true, false} {
 		srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
@@ -269,7 +270,8 @@ func TestAHotResourceLeavesTheAreaPacerDormant(t *testing.T) {
 			}
 		})
 		for i := range 60 {
-			call := rtCall(rtPutOp, nil)
+			op := *rtPutOp // a fresh operation per call, as client.Execute's: grouped by the path requested
+			call := rtCall(&op, nil)
 			if i%10 == 9 { // after other calls: a hot key in a busy area
 				call.PathParams[0] = "hot"
 			}
