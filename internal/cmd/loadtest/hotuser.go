@@ -13,6 +13,11 @@ package main
 // other client's, and none of them fails; the hot user admitted ≥ 1.5/s;
 // every failure of its calls matches ErrRateLimited.
 //
+// Then the control: a limit of the whole area over every user (50
+// requests/s, burst 1, a bare 429 above; 1,000 users, 32 goroutines, 10 s),
+// which must still pace the area as figure 13 does one user: admitted ≥ 0.9
+// × 50/s with ≤ 10% of attempts 429s after the first 2 s.
+//
 // 0.5.1 (five runs on a quiet machine): the other users at 0.30–0.76 ×, in
 // one run 167,808 of their calls failed at once ("the next send slot is
 // 6.918s away, after the deadline"); without the adaptive limit the hot
@@ -156,9 +161,66 @@ func hotUserBesideOthers(ctx context.Context, _ bool, repeat int) bool {
 		}
 		ratio := rates[0] / max(rates[1], 1)
 		def := runs[0]
+		met = areaLimitOverEveryUser(ctx) && met
 		met = verdict(ratio >= 0.9 && def.othersFailed == 0 && hotRates[0] >= 1.5 && def.hotRateLimited == def.hotFailed,
 			"40.2 hot user: the others at %.2f × (≥ 0.9) WithoutAdaptiveRateLimit's calls/s, %d of their calls failed (0); the hot user admitted %.2f/s (≥ 1.5; %.2f/s without the limit); %d of %d hot failures match ErrRateLimited (0.5.1: 0.30–0.76 ×, once 167,808 failed; 1.0/s without the limit)",
 			ratio, def.othersFailed, hotRates[0], hotRates[1], def.hotRateLimited, def.hotFailed) && met
 	}
 	return met
+}
+
+// areaLimitOverEveryUser runs figure 40.2's control: the provider's limit
+// is the area's, 50 requests/s over every user.
+func areaLimitOverEveryUser(ctx context.Context) bool {
+	const d, settle, limit, g = 10 * time.Second, 2 * time.Second, 50.0, 32
+	bucket := rate.NewLimiter(limit, 1)
+	var mu sync.Mutex
+	var start time.Time
+	var admitted, refused int
+	srv := newServer(func(w http.ResponseWriter) bool {
+		ok := bucket.Allow()
+		mu.Lock()
+		if !start.IsZero() && time.Since(start) >= settle {
+			if ok {
+				admitted++
+			} else {
+				refused++
+			}
+		}
+		mu.Unlock()
+		if ok {
+			return ok200(w)
+		}
+		return throttle429(w)
+	})
+	defer srv.Close()
+	c := newClient(srv.URL)
+	defer c.CloseIdleConnections()
+	var n, failed atomic.Int64
+	mu.Lock()
+	start = time.Now()
+	mu.Unlock()
+	until := start.Add(d)
+	var wg sync.WaitGroup
+	for range g {
+		wg.Go(func() {
+			for ctx.Err() == nil && time.Now().Before(until) {
+				callCtx, cancel := context.WithTimeout(ctx, callTimeout)
+				_, err := c.AccessMgmt.UpdateUser(callCtx, fmt.Sprintf("user_%d", n.Add(1)%1000), accessmgmt.UpdateUserParams{FirstName: new("Ada")})
+				cancel()
+				if err != nil {
+					failed.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	el := time.Since(start) - settle
+	share := float64(admitted) / el.Seconds() / limit
+	pct := 100 * float64(refused) / float64(max(admitted+refused, 1))
+	fmt.Printf("  control: the area limited at %g requests/s over 1,000 users (bare 429), %d goroutines for %v: admitted %.2f × after %v, %.1f%% of attempts 429s, %d calls failed\n",
+		limit, g, d, share, settle, pct, failed.Load())
+	return verdict(share >= 0.9 && pct <= 10, "40.2 control, the area's limit over every user: admitted %.2f × 50/s (≥ 0.9), %.1f%% of attempts 429s (≤ 10%%); figure 13 measures one user", share, pct)
 }
