@@ -53,11 +53,14 @@ func TestCredentialsNeverReachAProxyOverPlainHTTP(t *testing.T) {
 	_, port, _ := strings.Cut(strings.TrimPrefix(api.URL, "http://"), ":")
 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestProxyChild$", "-test.v", "-test.count=1")
-	env := []string{proxyChildEnv + "=" + port, "HTTP_PROXY=" + proxy.URL}
+	// Every proxy variable a library may read points at the proxy:
+	// HTTPS_PROXY (not used for http URLs by Go) and ALL_PROXY (read by
+	// curl and golang.org/x/net/proxy, not by net/http) must change nothing.
+	env := []string{proxyChildEnv + "=" + port, "HTTP_PROXY=" + proxy.URL, "HTTPS_PROXY=" + proxy.URL, "ALL_PROXY=" + proxy.URL, "all_proxy=" + proxy.URL}
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch strings.ToUpper(name) {
-		case "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "REQUEST_METHOD", "MEMBERPLATFORM_TOKEN", "MEMBERPLATFORM_BASE_URL", "AWS_ACCESS_KEY_ID":
+		case "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "REQUEST_METHOD", "MEMBERPLATFORM_TOKEN", "MEMBERPLATFORM_BASE_URL", "AWS_ACCESS_KEY_ID":
 			continue
 		}
 		env = append(env, kv)

@@ -54,15 +54,16 @@ var (
 var readmeImports = map[string]string{
 	"context": "context", "errors": "errors", "fmt": "fmt", "log": "log", "http": "net/http", "os": "os", "time": "time",
 	"strings": "strings", "json": "encoding/json", "slog": "log/slog",
-	"accessmgmt": "github.com/memberplatform/memberplatform-go/accessmgmt",
-	"client":     "github.com/memberplatform/memberplatform-go/client",
-	"customer":   "github.com/memberplatform/memberplatform-go/customer",
-	"apierrors":  "github.com/memberplatform/memberplatform-go/errors",
-	"option":     "github.com/memberplatform/memberplatform-go/option",
-	"payments":   "github.com/memberplatform/memberplatform-go/payments",
-	"observe":    "github.com/memberplatform/memberplatform-go/observe",
-	"sdktest":    "github.com/memberplatform/memberplatform-go/sdktest",
-	"nullable":   "github.com/oapi-codegen/nullable",
+	"memberplatform": "github.com/memberplatform/memberplatform-go",
+	"accessmgmt":     "github.com/memberplatform/memberplatform-go/accessmgmt",
+	"client":         "github.com/memberplatform/memberplatform-go/client",
+	"customer":       "github.com/memberplatform/memberplatform-go/customer",
+	"apierrors":      "github.com/memberplatform/memberplatform-go/errors",
+	"option":         "github.com/memberplatform/memberplatform-go/option",
+	"payments":       "github.com/memberplatform/memberplatform-go/payments",
+	"observe":        "github.com/memberplatform/memberplatform-go/observe",
+	"sdktest":        "github.com/memberplatform/memberplatform-go/sdktest",
+	"nullable":       "github.com/oapi-codegen/nullable",
 }
 
 // docFiles are the documents whose Go blocks compile: the README and every

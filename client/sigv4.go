@@ -207,21 +207,33 @@ func (s *SigV4TokenSource) Token(ctx context.Context) (Token, error) {
 // before the source dates its signatures by the token endpoint's clock.
 const maxClockSkew = time.Minute
 
+// maxLearnedSkew bounds the offset an answer's Date can teach: a host
+// clock reset to 1970 is 56 years off; a Date further off than this tells
+// no clock.
+const maxLearnedSkew = 100 * 365 * 24 * time.Hour
+
 // learnSkew reads the token endpoint's clock from an answer's Date and
 // reports whether the offset changed from used, the one the request was
-// signed with: set when more than maxClockSkew off the host's clock,
-// cleared when within it.
+// signed with. An answer more than maxClockSkew off the offset in use sets
+// it: to the Date's offset, or 0 when that is within maxClockSkew of the
+// host's clock.
 func (s *SigV4TokenSource) learnSkew(ctx context.Context, logger *slog.Logger, date string, used int64) bool {
 	at, err := http.ParseTime(date)
 	if err != nil {
 		return false
 	}
-	measured := at.Sub(s.now()).Round(time.Second) // Date has whole seconds
+	measured := at.Sub(s.now())
+	if measured.Abs() > maxLearnedSkew {
+		return false // garbled (year 1, 9999): no clock to sign by, and the sums below would overflow
+	}
+	measured = measured.Round(time.Second) // Date has whole seconds
+	if (measured - time.Duration(used)).Abs() <= maxClockSkew {
+		// The offset in use agrees (compared before rounding to 0, so an
+		// offset near maxClockSkew does not flap with each answer).
+		return false
+	}
 	if measured.Abs() <= maxClockSkew {
 		measured = 0
-	}
-	if (measured - time.Duration(used)).Abs() <= maxClockSkew {
-		return false // the offset in use already agrees
 	}
 	s.skew.Store(int64(measured))
 	if logger != nil { // a host clock off by minutes is worth an operator's look

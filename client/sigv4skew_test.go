@@ -157,3 +157,113 @@ func TestSigV4RefusalWithoutSkewIsNotResigned(t *testing.T) {
 		}
 	}
 }
+
+// Dates an endpoint (or a proxy before it) may send that tell no usable
+// clock: garbled, or so far off that the offset does not fit a
+// time.Duration (year 1 or 9999) or more than a century off. None changes the signing time or is
+// re-signed for; a refusal is returned as it is, and a token's expiry
+// stays on the host's clock.
+func TestSigV4IgnoresDatesThatTellNoClock(t *testing.T) {
+	for _, date := range []string{
+		"yesterday",
+		"Mon, 01 Jan 0001 00:00:00 GMT",
+		"Fri, 31 Dec 9999 23:59:59 GMT",
+		"Wed, 01 Jan 1800 00:00:00 GMT",
+		"Mon, 32 Jan 2026 00:00:00 GMT",
+		strings.Repeat("9", 4096),
+	} {
+		var reqs atomic.Int64
+		var refuse atomic.Bool
+		srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+			reqs.Add(1)
+			w.Header().Set("Date", date)
+			if refuse.Load() {
+				w.WriteHeader(http.StatusForbidden)
+				return
+			}
+			writeJSON(w, `{"accessToken":"jwt","expiresIn":3600}`)
+		}, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, userJSON) })
+		src, err := NewSigV4TokenSource(SigV4Config{Credentials: testCreds(), Region: "ap-southeast-2", BaseURL: srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		refuse.Store(true)
+		if _, err := src.Token(context.Background()); !errors.Is(err, apierrors.ErrForbidden) || reqs.Load() != 1 {
+			t.Fatalf("Date %.40q, refused: %v after %d requests, want the 403 after 1", date, err, reqs.Load())
+		}
+		refuse.Store(false)
+		tok, err := src.Token(context.Background())
+		if err != nil {
+			t.Fatalf("Date %.40q: %v", date, err)
+		}
+		if left := time.Until(tok.Expiry); left < 59*time.Minute || left > 61*time.Minute {
+			t.Fatalf("Date %.40q: the token expires in %v, want about 1h", date, left)
+		}
+		if skew := src.skew.Load(); skew != 0 {
+			t.Fatalf("Date %.40q: signing offset %v, want none", date, time.Duration(skew))
+		}
+	}
+}
+
+// A token endpoint whose answers' Date swings between +20 and -20 minutes
+// (a load balancer before two nodes with different clocks) and that
+// refuses every request: each fetch sends at most two requests (one
+// re-signed), never a loop, and the Warn records hold no secret.
+func TestSigV4OscillatingSkewNeverLoops(t *testing.T) {
+	var reqs atomic.Int64
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		off := 20 * time.Minute
+		if reqs.Add(1)%2 == 0 {
+			off = -off
+		}
+		w.Header().Set("Date", time.Now().Add(off).UTC().Format(http.TimeFormat))
+		w.Header().Set("X-Echo", r.Header.Get("Authorization"))
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = fmt.Fprintf(w, `{"message":"Signature expired %s %s"}`, r.Header.Get("Authorization"), r.Header.Get("X-Amz-Security-Token"))
+	}, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, userJSON) })
+	var logs bytes.Buffer
+	c := newClientOpts(t, srv.URL, optionSigV4(), option.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	for i := 1; i <= 5; i++ {
+		err := updateUser(context.Background(), c)
+		if !errors.Is(err, apierrors.ErrForbidden) {
+			t.Fatalf("call %d: %v, want the 403", i, err)
+		}
+		assertNoSecret(t, err.Error())
+		if got := reqs.Load(); got > int64(2*i) {
+			t.Fatalf("after %d calls: %d token requests, want at most %d", i, got, 2*i)
+		}
+	}
+	assertNoSecret(t, logs.String())
+}
+
+// An endpoint about a minute off, its answers' Date a second either side
+// of the threshold (network time, rounding): the offset learned once is
+// kept, not cleared and learned again with a Warn on every answer.
+func TestSigV4SkewNearTheThresholdDoesNotFlap(t *testing.T) {
+	var reqs atomic.Int64
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		off := 62 * time.Second
+		if reqs.Add(1)%2 == 0 {
+			off = 58 * time.Second
+		}
+		w.Header().Set("Date", time.Now().Add(off).UTC().Format(http.TimeFormat))
+		writeJSON(w, `{"accessToken":"jwt","expiresIn":3600}`)
+	}, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, userJSON) })
+	var logs bytes.Buffer
+	src, err := NewSigV4TokenSource(SigV4Config{Credentials: testCreds(), Region: "ap-southeast-2", BaseURL: srv.URL,
+		Options: []option.RequestOption{option.WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 6 {
+		if _, err := src.Token(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := strings.Count(logs.String(), "level=WARN"); n != 1 {
+		t.Fatalf("%d Warn records for one skew, want 1:\n%s", n, logs.String())
+	}
+	if skew := time.Duration(src.skew.Load()); skew < 60*time.Second || skew > 63*time.Second {
+		t.Fatalf("signing offset %v, want the one learned, about 1m", skew)
+	}
+}

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -128,4 +129,60 @@ func assertNoSecret(t *testing.T, text string) {
 			t.Fatalf("%q holds a secret", text)
 		}
 	}
+}
+
+// A token endpoint's Retry-After that fits the caller's deadline is waited
+// out (one token request more, the call succeeds); one that does not, with
+// the endpoint echoing every credential it was sent in its body and
+// headers, fails at once with none of them in the error, however printed.
+func TestTokenEndpointRetryAfterFitsOrEchoesNothing(t *testing.T) {
+	t.Parallel()
+	var tokenReqs atomic.Int64
+	var retryAfter atomic.Int64
+	srv := newTestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if tokenReqs.Add(1)%2 == 1 {
+			echo := r.Header.Get("Authorization") + " " + r.Header.Get("X-Amz-Security-Token")
+			w.Header().Set("Retry-After", strconv.FormatInt(retryAfter.Load(), 10))
+			w.Header().Set("X-Request-Id", echo)
+			w.Header().Set("X-Echo", echo)
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(http.StatusTooManyRequests)
+			_, _ = w.Write([]byte(`{"title":"slow down","detail":"` + strings.ReplaceAll(echo, "/", `\/`) + `","instance":"` + r.Header.Get("X-Amz-Security-Token") + `"}`))
+			return
+		}
+		writeJSON(w, `{"accessToken":"jwt-after-wait","expiresIn":3600}`)
+	}, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, userJSON) })
+
+	retryAfter.Store(1)
+	c := newClientOpts(t, srv.URL, optionSigV4())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := updateUser(ctx, c); err != nil {
+		t.Fatalf("Retry-After 1s with 10s left: %v, want success after the wait", err)
+	}
+	if took, n := time.Since(start), tokenReqs.Load(); took < 900*time.Millisecond || n != 2 {
+		t.Fatalf("Retry-After 1s: returned after %v with %d token requests, want the wait and 2", took, n)
+	}
+
+	retryAfter.Store(3) // within the fetch's bound: it waits, for callers with time
+	c = newClientOpts(t, srv.URL, optionSigV4())
+	ctx, cancel = context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	err := updateUser(ctx, c)
+	if !errors.Is(err, apierrors.ErrRateLimited) {
+		t.Fatalf("Retry-After 3s with 1.5s left: %v, want ErrRateLimited", err)
+	}
+	if err := updateUser(context.Background(), c); err != nil { // joins the fetch, which waits and gets the token
+		t.Fatalf("a caller without deadline after it: %v", err)
+	}
+	for _, text := range []string{err.Error(), fmt.Sprintf("%v %+v %#v %s %q", err, err, err, err, err)} {
+		assertNoSecret(t, text)
+	}
+	var apiErr *apierrors.Error
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("%v: no *errors.Error inside", err)
+	}
+	assertNoSecret(t, fmt.Sprintf("%v %s %+v", apiErr.Header, apiErr.Body, apiErr.Problem))
+	assertNoSecret(t, apiErr.RequestID)
 }

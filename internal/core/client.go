@@ -16,6 +16,8 @@ type Client struct {
 	userAgent string // the User-Agent header value
 	tokens    *TokenCache
 	observed  *observe.State // the gauges' readers, kept alive with the client (observe.go)
+	// deprecations remembers the operations the logger was warned about (deprecation.go).
+	deprecations deprecationLog
 }
 
 // New returns a Client for settings s. tokens may be nil (no Authorization).
@@ -27,6 +29,9 @@ func New(s Settings, tokens *TokenCache) (*Client, error) {
 		if err := CheckBearerTransport(&s); err != nil {
 			return nil, err
 		}
+	}
+	if s.DefaultTransport == nil && s.Transport == nil && (s.HTTPClient == nil || s.HTTPClient.Transport == nil) {
+		s.DefaultTransport = NewPooledTransport() // known as the own pool (sendDirect)
 	}
 	c := &Client{
 		settings:  s,

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
+	"sync"
 
 	"github.com/memberplatform/memberplatform-go/internal/httpx"
 )
@@ -19,7 +21,11 @@ import (
 // direct to every loopback name and dials only loopback addresses for them
 // (directLoopback*); another transport is asked where it would send the
 // request, at New (checkDirectAtNew) and before every request that carries
-// a credential (checkDirect).
+// a credential (checkDirect). And whatever the transport, a request that
+// carries a credential over plain http to a loopback name is watched
+// (directWatch): a connection whose peer is not a loopback address (a
+// resolver mapping api.localhost elsewhere, a proxy the SDK cannot see) is
+// closed before the request is written.
 
 // directLoopbackProxy wraps a transport's Proxy func: loopback names go direct.
 func directLoopbackProxy(proxy func(*http.Request) (*url.URL, error)) func(*http.Request) (*url.URL, error) {
@@ -119,7 +125,7 @@ func checkDirectAtNew(s *Settings) error {
 // unless rt sends it directly to a loopback host; the pipeline never
 // retries the refusal.
 func checkDirect(rt http.RoundTripper, req *http.Request) error {
-	if req.URL.Scheme != "http" || (len(req.Header["Authorization"]) == 0 && len(req.Header["X-Amz-Security-Token"]) == 0) {
+	if req.URL.Scheme != "http" || !carriesCredential(req) {
 		return nil
 	}
 	host := req.URL.Hostname()
@@ -139,3 +145,94 @@ type directError struct{ err error }
 func (e *directError) Error() string { return e.err.Error() }
 
 func (e *directError) Unwrap() error { return e.err }
+
+// sendDirect sends req through rt; over plain http, when checkDirect
+// allows it, and watched on its way (directWatch) when it carries a
+// credential and something may send it elsewhere: a resolver (a loopback
+// name), or a dialer of the user's own (a SOCKS proxy from ALL_PROXY).
+// own is the client's own pool, which dials loopback names only to
+// loopback addresses itself: a request to an address through it, the
+// success path of the benchmarks, costs nothing more.
+func sendDirect(rt, own http.RoundTripper, req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme != "http" {
+		return rt.RoundTrip(req)
+	}
+	if err := checkDirect(rt, req); err != nil {
+		return nil, err
+	}
+	if !carriesCredential(req) || (isIPLiteral(req.URL.Hostname()) && !userDialer(rt, own)) {
+		return rt.RoundTrip(req)
+	}
+	w := &directWatch{host: req.URL.Hostname()}
+	resp, err := rt.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{GotConn: w.gotConn})))
+	if refused := w.err(); refused != nil {
+		if resp != nil {
+			_ = resp.Body.Close()
+		}
+		return nil, refused
+	}
+	return resp, err
+}
+
+// carriesCredential reports whether req carries a bearer token or SigV4 material.
+func carriesCredential(req *http.Request) bool {
+	return len(req.Header["Authorization"]) != 0 || len(req.Header["X-Amz-Security-Token"]) != 0
+}
+
+// userDialer reports whether rt is an *http.Transport other than own that
+// dials with a function of the user's.
+func userDialer(rt, own http.RoundTripper) bool {
+	t, ok := rt.(*http.Transport)
+	if !ok || rt == own {
+		return false
+	}
+	//lint:ignore SA1019 a transport may still set the deprecated Dial
+	return t.DialContext != nil || t.Dial != nil //nolint:staticcheck // as above
+}
+
+// isIPLiteral reports whether host (without brackets) is an IP address.
+func isIPLiteral(host string) bool { return net.ParseIP(host) != nil }
+
+// directWatch checks the connection net/http got for a request: GotConn
+// runs before the request is written, so closing a connection to a peer
+// that is not loopback there means the credential is never sent on it.
+type directWatch struct {
+	host    string
+	mu      sync.Mutex // a wrapping transport may run the request on a goroutine of its own
+	refused error
+}
+
+func (w *directWatch) gotConn(info httptrace.GotConnInfo) {
+	if info.Conn == nil {
+		return
+	}
+	ip := peerIP(info.Conn.RemoteAddr())
+	if ip == nil || ip.IsLoopback() {
+		return // loopback, or not an IP network (a unix socket, a pipe): on this host
+	}
+	_ = info.Conn.Close()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.refused = &directError{fmt.Errorf("memberplatform: refusing to carry a credential over plain http to %q: the connection goes to %s, not a loopback address (a resolver or proxy sends it elsewhere)", w.host, ip)}
+}
+
+func (w *directWatch) err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.refused
+}
+
+// peerIP is addr's IP address, or nil when it has none.
+func peerIP(addr net.Addr) net.IP {
+	switch a := addr.(type) {
+	case nil:
+		return nil
+	case *net.TCPAddr:
+		return a.IP
+	}
+	host, _, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return nil
+	}
+	return net.ParseIP(host)
+}

@@ -23,6 +23,7 @@ type fetchResult struct {
 // ever comes, is dropped; its goroutine lives only as long as the source's
 // own code.
 func (c *TokenCache) boundedFetch(ctx context.Context, timeout time.Duration) (v string, exp time.Time, err error) {
+	bound := ctx // the fetch's bound, whatever context the observer returns (it may drop the deadline)
 	if obs := c.observer; obs != nil {
 		ctx = orParent(obs.StartTokenFetch(ctx), ctx)
 		defer func() { obs.EndTokenFetch(ctx, err) }()
@@ -35,7 +36,7 @@ func (c *TokenCache) boundedFetch(ctx context.Context, timeout time.Duration) (v
 	select {
 	case r := <-done:
 		return r.value, r.expiry, r.err
-	case <-ctx.Done():
+	case <-bound.Done():
 	}
 	select {
 	case r := <-done: // returned as its context ended: its own answer
@@ -44,7 +45,7 @@ func (c *TokenCache) boundedFetch(ctx context.Context, timeout time.Duration) (v
 	}
 	return "", time.Time{}, &apierrors.TokenError{
 		Reason: "the token source did not return within " + timeout.String() + "; the fetch is abandoned and the next call starts a new one",
-		Err:    ctx.Err()}
+		Err:    bound.Err()}
 }
 
 // tokenWaits holds the error answer the fetch in flight is waiting out
@@ -88,11 +89,17 @@ func (w *tokenWaits) begin() uint64 {
 	return w.gen
 }
 
-// end clears the answer of generation gen, if it is still the current one.
+// end closes generation gen, if it is still the current one: its answer
+// is cleared, and a later post of it (a source that returned while a
+// retry of its own went on) is dropped, as no fetch waits it out.
 func (w *tokenWaits) end(gen uint64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.gen == gen && w.answer != nil {
+	if w.gen != gen {
+		return
+	}
+	w.gen++
+	if w.answer != nil {
 		w.setLocked(nil, time.Time{})
 	}
 }

@@ -233,9 +233,23 @@ func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken, rejecte
 		c.softUntil.Store(0)
 		return t, nil
 	})
+	return c.awaitFetch(ctx, ch)
+}
+
+// awaitFetch waits for the fetch ch delivers, or the caller's end, or an
+// answer the fetch waits out past the caller's deadline. The result is
+// looked at after the answer is: a fetch begins only once the previous
+// one delivered, so an answer of a later fetch (one the caller is no part
+// of) is read only when the caller's own result is already in ch.
+func (c *TokenCache) awaitFetch(ctx context.Context, ch <-chan singleflight.Result) (*CachedToken, error) {
 	deadline, bounded := ctx.Deadline()
 	for {
 		answer, until, changed := c.waits.watch()
+		select {
+		case r := <-ch:
+			return fetchResultOf(r)
+		default:
+		}
 		if answer != nil && bounded && until.After(deadline) {
 			// The fetch waits out a Retry-After this caller cannot: it gets
 			// the answer now, as an API call would (the fetch goes on for
@@ -244,18 +258,24 @@ func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken, rejecte
 		}
 		select {
 		case r := <-ch:
-			if r.Err == nil {
-				return r.Val.(*CachedToken), nil
-			}
-			if _, ok := stderrors.AsType[*apierrors.TokenError](r.Err); ok {
-				return nil, r.Err
-			}
-			return nil, &apierrors.TokenError{Err: r.Err}
+			return fetchResultOf(r)
 		case <-ctx.Done():
 			return nil, &apierrors.TokenError{Err: ctx.Err()}
 		case <-changed:
 		}
 	}
+}
+
+// fetchResultOf is a shared fetch's result as its callers get it: any
+// failure a TokenError.
+func fetchResultOf(r singleflight.Result) (*CachedToken, error) {
+	if r.Err == nil {
+		return r.Val.(*CachedToken), nil
+	}
+	if _, ok := stderrors.AsType[*apierrors.TokenError](r.Err); ok {
+		return nil, r.Err
+	}
+	return nil, &apierrors.TokenError{Err: r.Err}
 }
 
 // fetch calls Fetch and turns a panic into a TokenError: it runs on a

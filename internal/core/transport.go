@@ -95,21 +95,17 @@ func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	var resp *http.Response
 	var err error
-	plain := req.URL.Scheme == "http" && !state.client.settings.AllowInsecureBearer // credentials go direct to loopback only (direct.go)
+	// Credentials go over plain http directly to loopback only (direct.go),
+	// checked as sent: after the middleware, which may move a request off https.
+	guard := !state.client.settings.AllowInsecureBearer
 	switch {
+	case len(state.s.Middleware) == 0 && guard && req.URL.Scheme == "http":
+		resp, err = sendDirect(t.next, state.s.DefaultTransport, req)
 	case len(state.s.Middleware) == 0:
-		if plain {
-			if err := checkDirect(t.next, req); err != nil {
-				return nil, err
-			}
-		}
 		resp, err = t.next.RoundTrip(req) // no method value to allocate
-	case plain:
+	case guard:
 		resp, err = runMiddleware(state.s.Middleware, req, func(r *http.Request) (*http.Response, error) {
-			if err := checkDirect(t.next, r); err != nil { // as sent, after the middleware
-				return nil, err
-			}
-			return t.next.RoundTrip(r)
+			return sendDirect(t.next, state.s.DefaultTransport, r)
 		})
 	default:
 		resp, err = runMiddleware(state.s.Middleware, req, t.next.RoundTrip)

@@ -1,7 +1,7 @@
 package main
 
 // Issue 40's figure 2, printed 40.2 (go run ./internal/cmd/loadtest
-// -figure 18): one hot user beside unlimited ones.
+// -figure 19): one hot user beside unlimited ones.
 //
 // The provider limits one user to 2 requests/s (a token bucket, burst 1)
 // and answers 429 + Retry-After: 1 above it; every other user is
