@@ -37,6 +37,8 @@ type RetryPolicy struct {
 	// OnRetry, if set, is called with the retry number (1 for the first)
 	// and the wait, before the wait. It must be safe for concurrent use.
 	OnRetry func(retry int, wait time.Duration)
+
+	paced bool // the area's pacer spaces the attempts: no jitter on a Retry-After (retryafter.go)
 }
 
 // DefaultRetryPolicy returns the SDK's retry defaults.
@@ -250,7 +252,9 @@ type budgetState struct {
 // decide is the policy's decision, with a retry paid for from the budget:
 // StopBudget when it cannot pay.
 func (state *callState) decide(ctx context.Context, apiErr *apierrors.Error, err error) (Decision, time.Duration) {
-	d, wait := state.s.Retry.Decide(ctx, state.attempts, state.op.Idempotent || state.s.Idempotent, apiErr, err)
+	policy := state.s.Retry
+	policy.paced = state.scope.Pacer != nil && state.scope.Pacer.Engaged() // retryafter.go
+	d, wait := policy.Decide(ctx, state.attempts, state.op.Idempotent || state.s.Idempotent, apiErr, err)
 	if d == StopRetryAfter && apiErr.Err == nil { // a 503 says "rate limited" by asking for a wait too
 		apiErr.Err = markedError{sentinel: apierrors.ErrRateLimited, note: "not retried: the Retry-After exceeds WithMaxRetryAfter"}
 	}

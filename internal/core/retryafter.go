@@ -14,7 +14,9 @@ import (
 // retryAfterSpread of it, at most maxRetryAfterJitter. The deadline rule is
 // unchanged: a Retry-After that does not fit the deadline stops the call at
 // once (StopDeadline); the jitter only takes half of what is left after it,
-// so the retry keeps time to be answered.
+// so the retry keeps time to be answered. While the area's pacer is
+// engaged it spaces the retries itself, each waiting its slot: the jitter
+// would only delay them (a throttled batch's last calls), so there is none.
 const (
 	retryAfterSpread    = 0.4
 	maxRetryAfterJitter = 2 * time.Second
@@ -23,6 +25,9 @@ const (
 // retryAfterJitter returns the jitter a retry after a Retry-After of ra
 // waits on top of it, before the deadline rule.
 func (p *RetryPolicy) retryAfterJitter(ra time.Duration) time.Duration {
+	if p.paced {
+		return 0
+	}
 	r := p.Rand
 	if r == nil {
 		r = rand.Float64

@@ -83,3 +83,31 @@ func TestRetryAfterJitterKeepsTheDeadlineRule(t *testing.T) {
 		t.Fatalf("Retry-After 1 s ending at the deadline: Decide = %v, %v; want retry, 1s", d, wait)
 	}
 }
+
+// While the area's pacer is engaged it spaces the retries: a throttled
+// call's retry waits the Retry-After alone (a lone 429 engages it);
+// without a pacer (or with it dormant, the throttle a hot resource's own),
+// the Retry-After and its jitter.
+func TestRetryAfterJitterOnlyWhileUnpaced(t *testing.T) {
+	for _, paced := range []bool{false, true} {
+		srv := throttleThenOK(t, "Retry-After-Ms", "100")
+		var waits []time.Duration
+		c := rtNewClient(t, srv.URL, func(s *Settings) {
+			if !paced {
+				other(s).Pacer = nil
+			}
+			s.Retry.Rand = func() float64 { return 0.99 }
+			s.Retry.OnRetry = func(_ int, d time.Duration) { waits = append(waits, d) }
+		})
+		if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
+			t.Fatal(err)
+		}
+		want := 139600 * time.Microsecond // 100 ms + 0.99 × 40 ms
+		if paced {
+			want = 100 * time.Millisecond
+		}
+		if len(waits) != 1 || waits[0] != want {
+			t.Fatalf("paced %v: waits %v, want [%v]", paced, waits, want)
+		}
+	}
+}

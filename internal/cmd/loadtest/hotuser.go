@@ -38,8 +38,10 @@ import (
 
 	"golang.org/x/time/rate"
 
+	memberplatform "github.com/memberplatform/memberplatform-go"
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/observe"
 	"github.com/memberplatform/memberplatform-go/option"
 )
 
@@ -86,8 +88,15 @@ func runHotUser(ctx context.Context, opts []option.RequestOption, d time.Duratio
 	const g, deadline = 16, 5 * time.Second
 	srv := newHotUserServer()
 	defer srv.Close()
-	c := newClient(srv.URL, opts...)
+	state := &stateWatch{}
+	c := newClient(srv.URL, append(opts, option.WithObserver(state))...)
 	defer c.CloseIdleConnections()
+	stopWatch := state.watch()
+	defer func() {
+		if engaged, samples := stopWatch(); *verbose {
+			fmt.Printf("    access management's pacer engaged in %d of %d samples (every 100 ms)\n", engaged, samples)
+		}
+	}()
 	var n, others, othersFailed, hot, hotFailed, hotRateLimited atomic.Int64
 	var mu sync.Mutex
 	var r hotUserRun
@@ -223,4 +232,43 @@ func areaLimitOverEveryUser(ctx context.Context) bool {
 	fmt.Printf("  control: the area limited at %g requests/s over 1,000 users (bare 429), %d goroutines for %v: admitted %.2f × after %v, %.1f%% of attempts 429s, %d calls failed\n",
 		limit, g, d, share, settle, pct, failed.Load())
 	return verdict(share >= 0.9 && pct <= 10, "40.2 control, the area's limit over every user: admitted %.2f × 50/s (≥ 0.9), %.1f%% of attempts 429s (≤ 10%%); figure 13 measures one user", share, pct)
+}
+
+// stateWatch samples whether access management's pacer is engaged.
+type stateWatch struct {
+	observe.Nop
+	state *observe.State
+}
+
+func (w *stateWatch) ObserveState(s *observe.State) { w.state = s }
+
+// watch samples every 100 ms until the returned func is called, which
+// returns the samples with the pacer engaged and all samples.
+func (w *stateWatch) watch() func() (int, int) {
+	done := make(chan struct{})
+	var engaged, samples int
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if w.state == nil {
+					continue
+				}
+				samples++
+				if r, ok := w.state.PacerRateOf(memberplatform.AreaAccessMgmt); ok && r > 0 {
+					engaged++
+				}
+			}
+		}
+	})
+	return func() (int, int) {
+		close(done)
+		wg.Wait()
+		return engaged, samples
+	}
 }
