@@ -165,6 +165,17 @@ type State struct {
 	// admission control (option.WithoutAdmissionControl) or the area is
 	// unknown.
 	ShedRatioOf func(area memberplatform.Area) (ratio float64, ok bool)
+	// ThrottledResourcesOf returns how many resources of the area (an
+	// operation and its path parameters: one user, one object) the
+	// provider throttled on their own lately (each counts until 10 s after
+	// its last throttle), while the rest of the area was admitted: their throttles do not slow the area's pacer, their
+	// retries are spaced on their own and, while many queue, their new
+	// calls are refused at once with errors.ErrRateLimited. 0 while no
+	// throttle is concentrated on a minority of the area's calls. ok is
+	// false when the client has no adaptive rate limit
+	// (option.WithoutAdaptiveRateLimit) or the area is unknown. A State
+	// built by hand may leave it nil.
+	ThrottledResourcesOf func(area memberplatform.Area) (n int, ok bool)
 }
 
 // StateObserver is an Observer that also reads the client's State: client.New

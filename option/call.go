@@ -249,6 +249,12 @@ func WithRetryBackoff(base, max time.Duration) RequestOption {
 // the call at once with the rate-limited error, its RetryAfter the asked
 // wait. 0 allows none; for no cap, pass time.Duration(math.MaxInt64), with a deadline.
 //
+// A retry within the cap waits the asked wait plus a random 0–40% of it
+// (at most 2 s more), so that calls throttled together come back spread
+// out (not while the area's adaptive rate limit is engaged: it spaces the
+// attempts itself); never less than asked. The extra takes at most half of what the
+// deadline leaves after the asked wait.
+//
 // A wait within the cap that would end after the call's deadline (the
 // context's, or WithTimeout's) is not started either, and the call does not
 // sleep until the deadline: it returns at once with the error of the answer

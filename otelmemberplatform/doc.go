@@ -72,6 +72,10 @@
 //	                                                                   retried: retries the budget refused
 //	memberplatform.client.ratelimit.rate           gauge {request}/s   memberplatform.area: the adaptive pacer's rate;
 //	                                                                   0 while it is dormant
+//	memberplatform.client.ratelimit.throttled_resources
+//	                                               gauge {resource}    memberplatform.area: resources (an operation and its
+//	                                                                   path parameters) throttled on their own, which do
+//	                                                                   not slow the area
 //	memberplatform.client.admission.shed           counter {attempt}   memberplatform.area, memberplatform.operation,
 //	                                                                   error.type of the operation's recent failures,
 //	                                                                   memberplatform.admission.scope (operation: shed on
@@ -86,7 +90,8 @@
 //
 // The gauges are read at collection time from the clients. Clients that
 // share a MeterProvider report together, per area, the smallest retry
-// budget and the largest pacer rate and shed ratio among them (a gauge
+// budget and the largest pacer rate, shed ratio and count of resources
+// throttled on their own among them (a gauge
 // keeps one point per attribute set, and the client in the most trouble is
 // what an alert needs); a client that is no longer used stops counting
 // once it is garbage collected.

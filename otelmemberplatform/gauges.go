@@ -21,7 +21,8 @@ import (
 // registering its own callback for the same {memberplatform.area} points
 // would leave only one client's values. The clients of one meter share
 // one callback that reports, per area, the smallest retry budget and the
-// largest pacer rate and shed ratio among them: the budget and shed ratio
+// largest pacer rate, shed ratio and count of resources throttled on
+// their own among them: the budget and shed ratio
 // of the client in the most trouble, and a rate above 0 while any
 // client's pacer is engaged, which is what the alerts test.
 
@@ -89,7 +90,7 @@ func forget(meter metric.Meter, ms *meterStates) {
 
 // registerGauges registers the callback that reads the clients of ms.
 func (in *instrumentation) registerGauges(ms *meterStates) (metric.Registration, error) {
-	budget, rate, shed := in.budgetAvailable, in.pacerRate, in.shedRatio
+	budget, rate, shed, hot := in.budgetAvailable, in.pacerRate, in.shedRatio, in.hotResources
 	measures := &in.measures
 	return in.meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		ms.mu.Lock()
@@ -105,12 +106,18 @@ func (in *instrumentation) registerGauges(ms *meterStates) (metric.Registration,
 			tokens, hasBudget := math.MaxInt, false
 			perSecond, hasRate := 0.0, false
 			ratio, hasShed := 0.0, false
+			resources, hasHot := 0, false
 			for _, s := range states {
 				if t, ok := s.RetryBudgetOf(area); ok {
 					tokens, hasBudget = min(tokens, t), true
 				}
 				if r, ok := s.PacerRateOf(area); ok {
 					perSecond, hasRate = max(perSecond, r), true
+				}
+				if s.ThrottledResourcesOf != nil { // a State built by hand may lack it
+					if n, ok := s.ThrottledResourcesOf(area); ok {
+						resources, hasHot = max(resources, n), true
+					}
 				}
 				if s.ShedRatioOf == nil { // a State built without it, by hand
 					continue
@@ -128,9 +135,12 @@ func (in *instrumentation) registerGauges(ms *meterStates) (metric.Registration,
 			if hasShed {
 				o.ObserveFloat64(shed, ratio, attrs)
 			}
+			if hasHot {
+				o.ObserveInt64(hot, int64(resources), attrs)
+			}
 		}
 		return nil
-	}, budget, rate, shed)
+	}, budget, rate, shed, hot)
 }
 
 // areasOf lists the areas the states know, each once, in their order.

@@ -95,6 +95,7 @@ type instrumentation struct {
 	budgetAvailable metric.Int64ObservableGauge
 	pacerRate       metric.Float64ObservableGauge
 	shedRatio       metric.Float64ObservableGauge
+	hotResources    metric.Int64ObservableGauge
 
 	stateOnce sync.Once
 	measures  measureSets
@@ -138,6 +139,8 @@ func newInstrumentation(cfg config) *instrumentation {
 		metric.WithDescription("Rate at which the adaptive pacer lets attempts out; 0 while it is dormant.")))
 	in.shedRatio = made(in.meter.Float64ObservableGauge("memberplatform.client.admission.shed_ratio", metric.WithUnit("1"),
 		metric.WithDescription("Share of attempts admission control refused locally over the last 2 s; 0 while the area is healthy.")))
+	in.hotResources = made(in.meter.Int64ObservableGauge("memberplatform.client.ratelimit.throttled_resources", metric.WithUnit("{resource}"),
+		metric.WithDescription("Resources (an operation and its path parameters) the provider throttles on their own while the rest of the area is admitted; their throttles do not slow the area.")))
 	return in
 }
 

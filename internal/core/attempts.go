@@ -230,6 +230,9 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	state.observeRate(apiErr, err)
 	state.observeAdmission(apiErr, err)
 	d, wait := state.decide(ctx, apiErr, err)
+	if d == Retry {
+		wait = state.spaceRetry(ctx, wait)
+	}
 	state.stop = d
 	if state.s.Observer != nil {
 		state.observeAttempt(ctx, resp, apiErr, err, d, wait)

@@ -22,6 +22,9 @@
 //	                   the operation's key, Execute's route)
 //	scope.go           the area's load control: its pacer (internal/pacer)
 //	                   and rate limiter, waited on before each attempt
+//	resources.go       which resource (method and path) the area's
+//	                   throttles hit: a hot resource's kept from the pacer,
+//	                   its retries spaced, its new calls refused meanwhile
 //	transport.go       the transport under the attempts: redirects,
 //	                   credentials kept on the origin, middleware, stalls
 //	internal/redact    secrets replaced in what a response hands back
@@ -29,7 +32,8 @@
 //	internal/jsonscan  the error body, decoded by package errors
 //	retry.go           whether to retry (RetryPolicy) and what a retry costs
 //	                   (the area's RetryBudget); retrystatus.go the
-//	                   caller's statuses (option.WithRetryOn)
+//	                   caller's statuses (option.WithRetryOn); retryafter.go
+//	                   spreads the retries after a Retry-After
 //	deprecation.go     a final answer's Deprecation and Sunset (read by
 //	                   internal/httpx): the logger warned once per
 //	                   operation, a DeprecationObserver every time

@@ -353,8 +353,8 @@ func TestRetryAfterSeconds429(t *testing.T) {
 		t.Fatal(err)
 	}
 	elapsed := time.Since(start)
-	if len(waits) != 1 || waits[0] != time.Second {
-		t.Fatalf("waits = %v, want [1s] from Retry-After (not the 1ms..4ms backoff)", waits)
+	if len(waits) != 1 || waits[0] < time.Second || waits[0] > 1400*time.Millisecond {
+		t.Fatalf("waits = %v, want [1s..1.4s] from Retry-After and its jitter (not the 1ms..4ms backoff)", waits)
 	}
 	if elapsed < time.Second || srv.hits() != 2 {
 		t.Fatalf("elapsed %v, hits %d; want >= 1s, 2", elapsed, srv.hits())
@@ -381,8 +381,8 @@ func TestRetryAfterHTTPDate429(t *testing.T) {
 	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
 		t.Fatal(err)
 	}
-	if len(waits) != 1 || waits[0] != 30*time.Millisecond {
-		t.Fatalf("waits = %v, want [30ms] from the HTTP-date", waits)
+	if len(waits) != 1 || waits[0] < 30*time.Millisecond || waits[0] > 42*time.Millisecond {
+		t.Fatalf("waits = %v, want [30ms..42ms] from the HTTP-date and its jitter", waits)
 	}
 	if el := time.Since(start); el < 30*time.Millisecond || srv.hits() != 2 {
 		t.Fatalf("elapsed %v, hits %d; want >= 30ms, 2", el, srv.hits())
@@ -406,8 +406,8 @@ func TestRetryAfterMs503(t *testing.T) {
 	if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
 		t.Fatal(err)
 	}
-	if len(waits) != 1 || waits[0] != 20*time.Millisecond {
-		t.Fatalf("waits = %v, want [20ms] from Retry-After-Ms", waits)
+	if len(waits) != 1 || waits[0] < 20*time.Millisecond || waits[0] > 28*time.Millisecond {
+		t.Fatalf("waits = %v, want [20ms..28ms] from Retry-After-Ms and its jitter", waits)
 	}
 }
 

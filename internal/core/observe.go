@@ -163,6 +163,12 @@ func observeClient(c *Client) {
 		}
 		return 0, false
 	}
+	throttledResources := func(a memberplatform.Area) (int, bool) {
+		if sc, ok := known(a); ok && sc.Pacer != nil && sc.Resources != nil {
+			return sc.Resources.Own(), true
+		}
+		return 0, false
+	}
 	c.observed = &observe.State{
 		RetryBudget:   func() (int, bool) { return budget(memberplatform.AreaAccessMgmt) },
 		PacerRate:     func() (float64, bool) { return rate(memberplatform.AreaAccessMgmt) },
@@ -170,6 +176,8 @@ func observeClient(c *Client) {
 		RetryBudgetOf: budget,
 		PacerRateOf:   rate,
 		ShedRatioOf:   shed,
+
+		ThrottledResourcesOf: throttledResources,
 	}
 	so.ObserveState(c.observed)
 }

@@ -37,6 +37,8 @@ type RetryPolicy struct {
 	// OnRetry, if set, is called with the retry number (1 for the first)
 	// and the wait, before the wait. It must be safe for concurrent use.
 	OnRetry func(retry int, wait time.Duration)
+
+	paced bool // the area's pacer spaces the attempts: no jitter on a Retry-After (retryafter.go)
 }
 
 // DefaultRetryPolicy returns the SDK's retry defaults.
@@ -88,20 +90,21 @@ func (p *RetryPolicy) Decide(ctx context.Context, attempt int, idempotent bool, 
 	if attempt > p.MaxRetries {
 		return StopExhausted, 0
 	}
-	wait := p.Backoff(attempt - 1)
+	wait, jitter := p.Backoff(attempt-1), time.Duration(0)
 	if apiErr != nil && (apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusServiceUnavailable ||
 		p.Statuses.On.Has(apiErr.StatusCode)) { // a status the caller retries waits its Retry-After too
 		if ra, ok := httpx.RetryAfter(apiErr.Header, clock(p.Now)); ok {
 			if ra > p.MaxRetryAfter {
 				return StopRetryAfter, ra
 			}
-			wait = ra
+			wait, jitter = ra, p.retryAfterJitter(ra) // spread out on top of it (retryafter.go)
 		}
 	}
-	if dl, ok := ctx.Deadline(); ok && clock(p.Now).Add(wait).After(dl) {
+	now := clock(p.Now)
+	if dl, ok := ctx.Deadline(); ok && now.Add(wait).After(dl) {
 		return StopDeadline, wait
 	}
-	return Retry, wait
+	return Retry, wait + fitJitter(ctx, now, wait, jitter)
 }
 
 // givesUp reports whether d stopped a call that was worth retrying.
@@ -250,7 +253,9 @@ type budgetState struct {
 // decide is the policy's decision, with a retry paid for from the budget:
 // StopBudget when it cannot pay.
 func (state *callState) decide(ctx context.Context, apiErr *apierrors.Error, err error) (Decision, time.Duration) {
-	d, wait := state.s.Retry.Decide(ctx, state.attempts, state.op.Idempotent || state.s.Idempotent, apiErr, err)
+	policy := state.s.Retry
+	policy.paced = state.scope.Pacer != nil && state.scope.Pacer.Engaged() // retryafter.go
+	d, wait := policy.Decide(ctx, state.attempts, state.op.Idempotent || state.s.Idempotent, apiErr, err)
 	if d == StopRetryAfter && apiErr.Err == nil && (apiErr.StatusCode == http.StatusServiceUnavailable || rateLimited(apiErr)) { // a 503 says "rate limited" by asking for a wait too
 		apiErr.Err = markedError{sentinel: apierrors.ErrRateLimited, note: "not retried: the Retry-After exceeds WithMaxRetryAfter"}
 	}

@@ -22,6 +22,9 @@ type Scope struct {
 	// Admission refuses attempts locally while nearly all of the area's
 	// recent answers fail (admission.go).
 	Admission *Admission
+	// Resources keeps from the pacer the throttles that belong to one
+	// resource of the area (resources.go); nil gives the pacer every one.
+	Resources *ResourceThrottles
 }
 
 // RateLimiter is option.RateLimiter (its contract is documented there).
@@ -32,6 +35,7 @@ type RateLimiter interface {
 // paceState is what a send keeps of its pacing.
 type paceState struct {
 	epoch uint64 // the area pacer's, when the attempt was let through
+	own   bool   // the last throttle was its resource's own (resources.go)
 }
 
 // waitTurn waits on the area's adaptive pacer (never longer than
@@ -43,6 +47,11 @@ func (state *callState) waitTurn(ctx context.Context) error {
 		defer func(start time.Time) {
 			state.s.Observer.RateLimitWait(state.ctx, observe.Wait{Area: state.op.area(), Duration: time.Since(start)})
 		}(time.Now())
+	}
+	if sc.Pacer != nil && sc.Resources != nil && state.attempts == 0 {
+		if ahead, refused := sc.Resources.Refuse(state.op.Method, state.req.path); refused {
+			return rateLimitedWait(&resourceRefusal{ahead})
+		}
 	}
 	if sc.Pacer != nil {
 		epoch, err := sc.Pacer.Wait(ctx, state.s.Retry.MaxRetryAfter)
@@ -88,16 +97,56 @@ func rateLimitedWait(err error) error {
 }
 
 // observeRate tells the area's pacer how an attempt went; a 5xx or no
-// answer says nothing about the rate.
+// answer says nothing about the rate, nor does a throttle that belongs to
+// one resource of the area (resources.go).
 func (state *callState) observeRate(apiErr *apierrors.Error, err error) {
 	p := state.scope.Pacer
+	if p == nil {
+		return
+	}
+	throttled := err == nil && rateLimited(apiErr)
+	state.own = false
+	if r := state.scope.Resources; r != nil && r.Answered(state.op.Method, state.req.path, state.attempts == 1, throttled, retryAfterOf(apiErr)) {
+		state.own = true
+		return
+	}
 	switch {
-	case p == nil || err != nil:
+	case err != nil:
 	case apiErr == nil:
 		p.Admitted(state.epoch)
-	case rateLimited(apiErr):
+	case throttled:
 		p.Throttled(state.epoch, apiErr.RetryAfter)
 	case apiErr.StatusCode < http.StatusInternalServerError:
 		p.Admitted(state.epoch)
 	}
 }
+
+// spaceRetry returns when the retry after a throttle of the resource's own
+// goes, wait at the earliest (ResourceThrottles.SpaceRetry).
+func (state *callState) spaceRetry(ctx context.Context, wait time.Duration) time.Duration {
+	if !state.own {
+		return wait
+	}
+	dl, _ := ctx.Deadline()
+	return state.scope.Resources.SpaceRetry(state.op.Method, state.req.path, wait, dl)
+}
+
+// retryAfterOf is apiErr's Retry-After, 0 for none or no error response.
+func retryAfterOf(apiErr *apierrors.Error) time.Duration {
+	if apiErr == nil {
+		return 0
+	}
+	return apiErr.RetryAfter
+}
+
+// resourceRefusal is the cause of a call refused before its first attempt
+// because its resource's throttles are its own and its retries queued
+// ahead take what it admits (ResourceThrottles.Refuse).
+type resourceRefusal struct{ ahead time.Duration }
+
+func (e *resourceRefusal) Error() string {
+	return fmt.Sprintf("not sent: the provider throttles this resource (operation and path) on its own, and its calls' retries queued ahead reach %v from now", e.ahead.Round(time.Millisecond))
+}
+
+// RetryAfter returns how far the retries queued ahead reach: when to try again.
+func (e *resourceRefusal) RetryAfter() time.Duration { return e.ahead }

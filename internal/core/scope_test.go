@@ -131,7 +131,9 @@ func TestAdaptiveLimiterLearnsFromThePipeline(t *testing.T) {
 			a := pacer.New()
 			// No retry: with nothing admitted before it, a throttle
 			// engages the limiter at its floor, one attempt every 2s.
-			c := rtNewClient(t, srv.URL, func(s *Settings) { other(s).Pacer, s.Retry.MaxRetries = a, 0 })
+			// (Without the tracker of resources, which holds back a lone
+			// call's throttle: resources_test.go.)
+			c := rtNewClient(t, srv.URL, func(s *Settings) { other(s).Pacer, other(s).Resources, s.Retry.MaxRetries = a, nil, 0 })
 			_ = c.do(context.Background(), rtCall(rtPutOp, nil))
 			if _, engaged := a.Rate(); engaged != tc.engages {
 				t.Fatalf("engaged = %v, want %v", engaged, tc.engages)

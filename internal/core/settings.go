@@ -113,7 +113,8 @@ func (s *Settings) cloneMaps() {
 func DefaultSettings() Settings {
 	s := Settings{Retry: DefaultRetryPolicy(), MaxResponseBytes: DefaultMaxResponseBytes}
 	for i := range s.Scopes {
-		s.Scopes[i] = Scope{Budget: NewRetryBudget(DefaultBudgetConfig()), Pacer: pacer.New(), Admission: NewAdmission()}
+		s.Scopes[i] = Scope{Budget: NewRetryBudget(DefaultBudgetConfig()), Pacer: pacer.New(), Admission: NewAdmission(),
+			Resources: NewResourceThrottles()}
 	}
 	return s
 }

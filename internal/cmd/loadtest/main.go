@@ -84,6 +84,7 @@ func main() {
 	figures = append(figures, admissionFigures...) // admission.go: 14–16
 	figures = append(figures, connections)         // connections.go: 17
 	figures = append(figures, operationFigures...) // operations.go: 18 (issue 40's figure 5)
+	figures = append(figures, hotUserBesideOthers) // hotuser.go: 19, printed 40.2
 	if *figure < 0 || *figure > len(figures) {
 		fmt.Fprintf(os.Stderr, "loadtest: no figure %d\n", *figure)
 		os.Exit(2)
