@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,8 +15,8 @@ import (
 )
 
 // Tokens as users give them: a static token is trimmed and checked, a
-// failing source's error names the operation, and a Token never prints its
-// value.
+// failing source's error names the operation, a Token never prints its
+// value, and a call whose context is already cancelled fetches none.
 
 func TestStaticTokenIsTrimmedAndChecked(t *testing.T) {
 	t.Parallel()
@@ -86,5 +87,21 @@ func TestTokenNeverPrintsItsValue(t *testing.T) {
 				t.Errorf("String() = %q, want expiry %q", got, tc.expWant)
 			}
 		})
+	}
+}
+
+func TestCancelledContextFetchesNoToken(t *testing.T) {
+	t.Parallel()
+	var fetches atomic.Int32
+	tokens := client.TokenSourceFunc(func(context.Context) (client.Token, error) {
+		fetches.Add(1)
+		return client.Token{Value: "never-needed-token"}, nil
+	})
+	c := newClient(t, option.WithBaseURL("https://api.example.com"), option.WithTokenSource(tokens))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	err := updateFirstName(ctx, c)
+	if !errors.Is(err, apierrors.ErrTransport) || !errors.Is(err, context.Canceled) || fetches.Load() != 0 {
+		t.Fatalf("err = %v after %d token fetches, want a TransportError wrapping Canceled and none", err, fetches.Load())
 	}
 }
