@@ -37,12 +37,14 @@
 //	deprecation.go     a final answer's Deprecation and Sunset (read by
 //	                   internal/httpx): the logger warned once per
 //	                   operation, a DeprecationObserver every time
+//	callstate.go       the state of one send (callState), under the files
+//	                   above that add its methods
 //
 // attempts.go calls the other files as leaves, so a call reads top-down:
-// call.go, then attempts.go. A send's state (callState) is declared in
-// attempts.go; the parts other files change are theirs (budgetState in
-// retry.go, paceState in scope.go, admissionState in admission.go,
-// logState in log.go). With an observer
+// call.go, then attempts.go, down to callstate.go. A send's state
+// (callState) is declared in callstate.go; the parts other files change
+// are theirs (budgetState in retry.go, paceState in scope.go,
+// admissionState in admission.go, logState in log.go). With an observer
 // (observe.go) or a logger (log.go) the attempts call those too. Beside
 // the path: operation.go, settings.go, baseurl.go, nilcheck.go, client.go
 // and areas.go; query.go encodes a call's query (for call.go), and
