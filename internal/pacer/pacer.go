@@ -100,6 +100,12 @@ type Pacer struct {
 	weight           float64                  // admitted answers since the last cut, plus half those before, at most 1/tolerance
 	throttled        float64                  // throttles of the current epoch
 	refusing         bool                     // the last cut found nothing admitted for refusingAfter
+
+	// Whether the throttled share follows the rate (judge.go).
+	trial         trial     // the cuts being judged
+	baseline      float64   // the share learnt not to follow the rate, tolerated
+	baselineUntil time.Time // when it lapses
+	undone        uint64    // how many trials undid their cuts
 }
 
 // New returns a dormant pacer: unpaced until the provider throttles more
@@ -115,6 +121,7 @@ func (p *Pacer) Engage(rate float64) {
 	p.rate, p.next = max(MinRate, rate), now
 	p.plateau, p.depth, p.clock, p.slowStart, p.rampFrom = p.rate, 0, 0, false, 0
 	p.weight, p.throttled, p.refusing, p.inARow = 0, 0, false, 0
+	p.trial = trial{}
 	p.lastThrottle, p.lastAdmitted = now, now
 	p.engaged.Store(true)
 }
@@ -160,6 +167,7 @@ func (p *Pacer) update(now time.Time) {
 
 // release makes p dormant. The caller holds p.mu.
 func (p *Pacer) release() {
+	p.trial = trial{}
 	p.engaged.Store(false)
 	p.rampFrom = 0
 	p.epoch.Add(1)

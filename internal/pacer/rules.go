@@ -42,6 +42,9 @@ func (p *Pacer) Admitted(epoch uint64) {
 		// admitting attempts then, so it was not refusing everything.
 		p.refusing = false
 	}
+	if p.judge(now, epoch, false) {
+		return // the cuts before were undone
+	}
 	p.admittedSinceCut = true
 	p.recent[p.recentNext] = now
 	p.recentNext = (p.recentNext + 1) % recentAnswers
@@ -53,6 +56,9 @@ func (p *Pacer) Admitted(epoch uint64) {
 		// The first throttle may come before the rest of its burst's answers.
 		p.rise(max(p.rate+slowStartStep, p.meter.rate(now)))
 		return
+	}
+	if p.trial.epoch != 0 {
+		return // the rate holds while a trial judges the cut to it
 	}
 	// The clock runs in seconds of sending; above the plateau, at least
 	// curveAnswers to a second: at a low rate a probe every few answers
@@ -90,16 +96,31 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	admitted, refused := p.meter.rate(now), p.refused.rate(now)
 	// The share of the last second's answers the provider refused, beyond
 	// what the pacer tolerates: sporadic refusals (a hot partition, one
-	// replica) say nothing about the rate.
-	excess := refused/(admitted+refused) - tolerance
+	// replica) say nothing about the rate, nor does a share learnt not to
+	// follow it (judge.go).
+	share := refused / (admitted + refused)
+	p.keepBaseline(now, share)
+	excess := share - p.tolerated()
 	if !p.engaged.Load() {
-		if excess > 0 {
-			p.engage(now, admitted, retryAfter)
+		if excess > 0 && !p.fewAnswers(now, share) {
+			// (In the first second of answers, over the time since.)
+			measured := p.meter.rateSince(now)
+			p.engage(now, measured, retryAfter)
+			// Engaging paces at the rate admitted: a cut, as far as the
+			// throttled share can tell, undone by releasing.
+			p.startTrial(now, curve{}, share, measured/(1-min(share, 0.99)))
+			p.trial.dormant = true
 		}
 		return
 	}
-	p.lastThrottle, p.sinceThrottle = now, 0
+	if p.baseline == 0 || excess > 0 {
+		// (Throttles of the baseline's share do not hold up the release.)
+		p.lastThrottle, p.sinceThrottle = now, 0
+	}
 	p.inARow++
+	if p.judge(now, epoch, true) {
+		return // the cuts before were undone
+	}
 	if epoch != p.epoch.Load() {
 		return // let through before the last cut, which already answered it
 	}
@@ -108,7 +129,7 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	// while the rate rises on release: a throttle then is news.)
 	p.throttled++
 	if p.rampFrom == 0 {
-		excess = min(excess, p.throttled/(p.weight+p.throttled)-tolerance)
+		excess = min(excess, p.throttled/(p.weight+p.throttled)-p.tolerated())
 	}
 	if excess <= 0 {
 		return // within the tolerance: no cut, but it keeps the pacer engaged
@@ -128,6 +149,10 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	// and for a second after its end, which that second lags behind: then
 	// the last answers' when they say more. (Not always: right after a
 	// provider's burst, its last answers say nothing of its rate.)
+	// A cut while a trial judges the last one: the share rose above the
+	// one before it, with the rate; it followed.
+	p.trial = trial{}
+	was, sent := p.state(), admitted+refused
 	lately := admitted
 	if p.slowStart || now.Sub(p.slowStartEnded) < time.Second {
 		lately = p.admittedLately(now, admitted)
@@ -155,6 +180,10 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	case p.slowStart: // the rate overshot, by at most a doubling: back to where it did
 		plateau = throttledAt
 		p.slowStartEnded = now
+	case p.admittedSinceCut && throttledAt < curveAnswers:
+		// At a low rate, a strict limiter refuses the jitter of a rate on
+		// its limit: the curve flattens a least cut under it.
+		plateau = max(p.rate, (1-minCut)*min(throttledAt, lately))
 	case p.admittedSinceCut:
 		plateau = max(p.rate, min(throttledAt, lately))
 	}
@@ -168,6 +197,7 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	p.slowStart = false
 	p.setCurve(plateau)
 	p.newEpoch(now, admitted)
+	p.startTrial(now, was, share, sent)
 }
 
 // admittedLately returns the rate admitted lately: over the last second
@@ -228,7 +258,14 @@ func (p *Pacer) engage(now time.Time, measured float64, retryAfter time.Duration
 // newEpoch starts an event: attempts let through from now on carry a new
 // epoch, and the next slot is one interval away. The caller holds p.mu.
 func (p *Pacer) newEpoch(now time.Time, measured float64) {
-	p.admittedSinceCut, p.weight, p.throttled = false, p.weight/2, 0
+	w := p.weight / 2
+	if p.rate < curveAnswers {
+		// At a low rate a throttle is a large share of the few answers
+		// since the last cut: those before count in full, up to
+		// curveAnswers, so that one throttle at 1 request/s is not a 30% cut.
+		w = max(w, min(p.weight, curveAnswers))
+	}
+	p.admittedSinceCut, p.weight, p.throttled = false, w, 0
 	p.refusing = now.Sub(p.lastAdmitted) >= refusingAfter && measured == 0
 	p.lastSlot = now
 	p.next = now.Add(p.interval())

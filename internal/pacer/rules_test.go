@@ -92,13 +92,13 @@ func TestCutIsScaledToWhatWasAdmitted(t *testing.T) {
 // spell does not hide a storm for more than a few throttles.
 func TestCutWeighsTheAnswersBeforeTheLastCut(t *testing.T) {
 	_, p := newClockedPacer()
-	p.Engage(10)
+	p.Engage(30) // (above the 25/s admitted: no trial, judge.go)
 	for range 24 {
 		admit(p)
 	}
 	throttle(p) // 1 in 25: the least cut, 5%
 	throttle(p) // 1 in 12+1 since the cut, but over the last second 2 in 26
-	wantRate(t, p, 9.5*(1-(2.0/26-0.02)), true)
+	wantRate(t, p, 28.5*(1-(2.0/26-0.02)), true)
 
 	clock, q := newClockedPacer()
 	q.Engage(100)
