@@ -22,7 +22,10 @@ const (
 	// judgeThrottles how many throttles they hold at the share before it,
 	// so that a small share is judged on enough of them (500 answers for
 	// 2%, 100 for 10%).
-	judgeAnswers   = 50
+	judgeAnswers = 50
+	// engageAnswers is the fewest answers in the first second of answers
+	// whose share of throttles engages a dormant pacer (fewAnswers).
+	engageAnswers  = 20
 	judgeThrottles = 10
 	// judgeWithin is how long a trial waits for them: then it judges on
 	// what came, if at least judgeFewest answers; under that (a provider
@@ -34,7 +37,7 @@ const (
 	// not judged: the share of a hot key, a lock or jitter is smaller, and
 	// the trial would hold back the cuts a provider far over its limit needs.
 	mostAnswers = 0.5
-	trialShare  = 0.25
+	trialShare  = 0.15
 	// binding is how far above the rate sent over the last second (which
 	// lags a rise) a rate still holds the client back.
 	binding = 1.1
@@ -80,7 +83,11 @@ func (p *Pacer) state() curve {
 // first. The caller holds p.mu.
 func (p *Pacer) tolerated() float64 {
 	b := baselineMargin * p.baseline
-	if p.trial.epoch != 0 {
+	switch {
+	case p.trial.epoch == 0:
+	case p.slowStart: // the engaging's trial: a rise in the share with the rate says it at once
+		b = max(b, baselineMargin*p.trial.before)
+	default:
 		// (Twice the share before: the cut came as the share crossed
 		// the tolerance, which may be short of where it settles.)
 		b = max(b, trialMargin*p.trial.before)
@@ -103,12 +110,12 @@ func (p *Pacer) keepBaseline(now time.Time, share float64) {
 
 // fewAnswers reports whether the share throttled is of too few answers to
 // engage a dormant pacer: in the first second of answers, fewer than
-// judgeAnswers, unless most were throttled (1 in 4 answers throttled says
-// little; 1 in 10 of 50 does). The caller holds p.mu.
+// engageAnswers, unless most were throttled (1 in 4 answers throttled
+// says little; 2 in 20 more). The caller holds p.mu.
 func (p *Pacer) fewAnswers(now time.Time, share float64) bool {
 	fresh, admitted := p.meter.fresh(now)
 	_, refused := p.refused.fresh(now)
-	return fresh && share <= mostAnswers && admitted+refused < judgeAnswers
+	return fresh && share <= mostAnswers && admitted+refused < engageAnswers
 }
 
 // startTrial starts judging the cut just made from was, when the cut slows

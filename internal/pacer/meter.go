@@ -49,7 +49,7 @@ func (m *meter) rate(now time.Time) float64 {
 }
 
 // minSpan is the shortest span over which rateSince measures a rate.
-const minSpan = 50 * time.Millisecond
+const minSpan = 100 * time.Millisecond
 
 // fresh reports whether the answers began less than a second before now,
 // and how many were counted since.

@@ -153,6 +153,8 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	// one before it, with the rate; it followed.
 	p.trial = trial{}
 	was, sent := p.state(), admitted+refused
+	// (In the first second of answers, over the time since they began.)
+	admitted = p.meter.rateSince(now)
 	lately := admitted
 	if p.slowStart || now.Sub(p.slowStartEnded) < time.Second {
 		lately = p.admittedLately(now, admitted)
