@@ -21,9 +21,11 @@ import (
 // registering its own callback for the same {memberplatform.area} points
 // would leave only one client's values. The clients of one meter share
 // one callback that reports, per area, the smallest retry budget and the
-// largest pacer rate and shed ratio among them: the budget and shed ratio
-// of the client in the most trouble, and a rate above 0 while any
-// client's pacer is engaged, which is what the alerts test.
+// largest pacer rate, shed ratio and unfollowed share among them: the
+// budget and shed ratio of the client in the most trouble, a rate above 0
+// while any client's pacer is engaged, which is what the alerts test, and
+// a share above 0 while any client's pacer tolerates throttles that do not
+// follow its rate.
 
 // meterStates are the states of the clients reporting through one meter.
 type meterStates struct {
@@ -89,7 +91,7 @@ func forget(meter metric.Meter, ms *meterStates) {
 
 // registerGauges registers the callback that reads the clients of ms.
 func (in *instrumentation) registerGauges(ms *meterStates) (metric.Registration, error) {
-	budget, rate, shed := in.budgetAvailable, in.pacerRate, in.shedRatio
+	budget, rate, shed, unfollowed := in.budgetAvailable, in.pacerRate, in.shedRatio, in.unfollowed
 	measures := &in.measures
 	return in.meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		ms.mu.Lock()
@@ -105,7 +107,13 @@ func (in *instrumentation) registerGauges(ms *meterStates) (metric.Registration,
 			tokens, hasBudget := math.MaxInt, false
 			perSecond, hasRate := 0.0, false
 			ratio, hasShed := 0.0, false
+			share, hasUnfollowed := 0.0, false
 			for _, s := range states {
+				if s.UnfollowedShareOf != nil { // (nil in a State built by hand)
+					if u, ok := s.UnfollowedShareOf(area); ok {
+						share, hasUnfollowed = max(share, u), true
+					}
+				}
 				if t, ok := s.RetryBudgetOf(area); ok {
 					tokens, hasBudget = min(tokens, t), true
 				}
@@ -128,9 +136,12 @@ func (in *instrumentation) registerGauges(ms *meterStates) (metric.Registration,
 			if hasShed {
 				o.ObserveFloat64(shed, ratio, attrs)
 			}
+			if hasUnfollowed {
+				o.ObserveFloat64(unfollowed, share, attrs)
+			}
 		}
 		return nil
-	}, budget, rate, shed)
+	}, budget, rate, shed, unfollowed)
 }
 
 // areasOf lists the areas the states know, each once, in their order.

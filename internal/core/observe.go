@@ -163,6 +163,13 @@ func observeClient(c *Client) {
 		}
 		return 0, false
 	}
+	unfollowed := func(a memberplatform.Area) (float64, bool) {
+		if sc, ok := known(a); ok && sc.Pacer != nil {
+			share, _ := sc.Pacer.Unfollowed()
+			return share, true
+		}
+		return 0, false
+	}
 	c.observed = &observe.State{
 		RetryBudget:   func() (int, bool) { return budget(memberplatform.AreaAccessMgmt) },
 		PacerRate:     func() (float64, bool) { return rate(memberplatform.AreaAccessMgmt) },
@@ -170,6 +177,8 @@ func observeClient(c *Client) {
 		RetryBudgetOf: budget,
 		PacerRateOf:   rate,
 		ShedRatioOf:   shed,
+
+		UnfollowedShareOf: unfollowed,
 	}
 	so.ObserveState(c.observed)
 }
