@@ -33,6 +33,9 @@ type ProviderUser struct {
 	MobileNumber string `json:"mobileNumber,omitempty"` // E.164; "" when the user has none
 	FirstName    string `json:"firstName,omitempty"`
 	LastName     string `json:"lastName,omitempty"`
+	// Raw holds the response body the user was decoded from: RawJSON()
+	// returns it, for fields the SDK does not know yet.
+	memberplatform.Raw `json:"-"`
 }
 
 // UpdateUserParams are the fields to change. Each is optional: nil leaves
@@ -111,9 +114,9 @@ func (s *Service) UpdateUser(ctx context.Context, userID string, params UpdateUs
 	if err := core.Do(ctx, s.pipeline(), call, opts); err != nil {
 		return nil, err
 	}
-	if u.ID == "" { // an empty 2xx body: the user is what was sent
+	if u.ID == "" { // an empty 2xx body, or one without the user: the user is what was sent
 		u = ProviderUser{ID: userID, Email: deref(params.Email), MobileNumber: deref(params.MobileNumber),
-			FirstName: deref(params.FirstName), LastName: deref(params.LastName)}
+			FirstName: deref(params.FirstName), LastName: deref(params.LastName), Raw: u.Raw}
 	}
 	return &u, nil
 }

@@ -2,8 +2,10 @@ package accessmgmt_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
@@ -114,4 +116,31 @@ func ExampleUpdateUserParams_Validate() {
 	// 0 ok
 	// 1 [mobileNumber: must be an E.164 number such as +61412345678 email: must be an email address such as ada@example.com]
 	// 2 [params: at least one of mobileNumber, email, firstName or lastName must be set]
+}
+
+// A field the platform sends before the SDK knows it: decode RawJSON, the
+// body the user was decoded from, into a struct of your own.
+func ExampleProviderUser_RawJSON() {
+	srv := sdktest.Start()
+	defer srv.Close()
+	// The platform's answer carries "department", which ProviderUser has no field for.
+	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpdateUser, Status: http.StatusOK,
+		Body: `{"id":"user_1","email":"ada@example.com","firstName":"Ada","department":"R&D"}`})
+	c, err := srv.NewClient()
+	if err != nil {
+		panic(err)
+	}
+
+	u, err := c.AccessMgmt.UpdateUser(context.Background(), "user_1", accessmgmt.UpdateUserParams{FirstName: new("Ada")})
+	if err != nil {
+		panic(err)
+	}
+	var extra struct {
+		Department string `json:"department"`
+	}
+	if err := json.Unmarshal(u.RawJSON(), &extra); err != nil {
+		panic(err)
+	}
+	fmt.Println(u.FirstName, extra.Department)
+	// Output: Ada R&D
 }

@@ -11,5 +11,5 @@
 // generated client's runtime. The package's only code is Operations, the
 // rows' list both the benchmarks and their report read; run the benchmarks
 // with go test -run='^$' -bench=. or, for the budget table, go run
-// ./cmd/benchreport (see README.md).
+// ./cmd/benchreport (see README.md; the table is the SDK's docs/performance.md).
 package benchmarks

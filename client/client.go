@@ -18,8 +18,9 @@
 // default). Every failure is a typed error of package
 // github.com/memberplatform/memberplatform-go/errors.
 //
-// A bearer token never goes over plain http to a host that is not loopback
-// (unless option.WithInsecureBearerOverHTTP). Tokens, AWS secrets and
+// A bearer token or SigV4 material never goes over plain http to a host
+// that is not loopback, nor to a loopback one through a proxy (unless
+// option.WithInsecureBearerOverHTTP). Tokens, AWS secrets and
 // signatures never appear in logs or error strings; path parameters are
 // escaped, so an ID such as "a/b" or ".." cannot change the path.
 //
@@ -66,8 +67,8 @@ const (
 
 // New returns a Client configured from the environment, then opts. A missing
 // or invalid base URL or option, or a bearer token bound for plain http to a
-// host that is not loopback, fail it before any network activity with an
-// *errors.ValidationError whose field "config" says why.
+// host that is not loopback or through a proxy, fail it before any network
+// activity with an *errors.ValidationError whose field "config" says why.
 //
 // The client keeps its load control per area of the platform
 // (option.Area): an adaptive rate limit, a retry budget and admission

@@ -49,6 +49,11 @@ const MaxRequestBodyBytes = 8 << 20
 // out that is no pointer, and a failing, too long or nil-pointer reader
 // are refused before sending. Only idempotent methods (GET, HEAD, OPTIONS, PUT, DELETE,
 // TRACE) are retried, unless option.WithIdempotent.
+//
+// Admission control judges Execute calls as operations keyed by method and
+// path shape, a segment that is not a plain lower-case word standing for a
+// parameter (PUT /auth/access-management/users/{}): see
+// option.WithoutAdmissionControl.
 func (c *Client) Execute(ctx context.Context, method, path string, body, out any, opts ...option.RequestOption) error {
 	clean, pathMsg := checkRelativePath(path)
 	var invalid error // handed to core.Do, which tells the observer of the refused call

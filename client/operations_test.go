@@ -2,17 +2,20 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
 	"reflect"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jarcoal/httpmock"
 
+	memberplatform "github.com/memberplatform/memberplatform-go"
 	"github.com/memberplatform/memberplatform-go/accessmgmt"
 	"github.com/memberplatform/memberplatform-go/client"
 	"github.com/memberplatform/memberplatform-go/customer"
@@ -118,10 +121,48 @@ func (op operation) run(ctx context.Context, t *testing.T, c *client.Client, opt
 	switch {
 	case err != nil && got != nil && !reflect.ValueOf(got).IsNil():
 		t.Errorf("%s: result %+v with error %v, want none", op.name, got, err)
+	case err == nil && op.want != nil:
+		checkRawJSON(t, op.name, got, op.response)
+		if !reflect.DeepEqual(withoutRaw(got), op.want) {
+			t.Errorf("%s: result %+v, want %+v", op.name, got, op.want)
+		}
 	case err == nil && !reflect.DeepEqual(got, op.want):
 		t.Errorf("%s: result %+v, want %+v", op.name, got, op.want)
 	}
 	return err
+}
+
+// checkRawJSON: every result type keeps the body it was decoded from, by
+// embedding memberplatform.Raw, tagged so that the type's own JSON does
+// not carry it.
+func checkRawJSON(t *testing.T, name string, got any, body string) {
+	t.Helper()
+	r, ok := got.(interface{ RawJSON() []byte })
+	if !ok {
+		t.Errorf("%s: result type %T has no RawJSON method: embed memberplatform.Raw `json:\"-\"` in it (the pipeline fills it)", name, got)
+		return
+	}
+	if string(r.RawJSON()) != body {
+		t.Errorf("%s: RawJSON() = %s, want the body answered, %s", name, r.RawJSON(), body)
+	}
+	if b, err := json.Marshal(got); err != nil || strings.Contains(strings.ToLower(string(b)), `"raw"`) {
+		t.Errorf("%s: json.Marshal of the result = %s, %v: embed memberplatform.Raw with the tag `json:\"-\"`", name, b, err)
+	}
+}
+
+// withoutRaw is a copy of the result *T got with its memberplatform.Raw
+// cleared, as a row's Want is built by hand.
+func withoutRaw(got any) any {
+	v := reflect.ValueOf(got)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return got
+	}
+	cp := reflect.New(v.Elem().Type())
+	cp.Elem().Set(v.Elem())
+	if f := cp.Elem().FieldByName("Raw"); f.IsValid() && f.Type() == reflect.TypeFor[memberplatform.Raw]() {
+		f.Set(reflect.Zero(f.Type()))
+	}
+	return cp.Interface()
 }
 
 func TestEveryOperation(t *testing.T) {

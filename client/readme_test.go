@@ -14,8 +14,8 @@ import (
 	"testing"
 )
 
-// The README's Go blocks compile: each is put in a function of a scratch
-// package inside the module, beside the names the blocks take as given
+// The Go blocks of the README and of the topic documents under docs/
+// compile: each is put in a function of a scratch package inside the module, beside the names the blocks take as given
 // (readmeGivens), and the package is vetted. A block that cannot compile
 // here says so on the line before its fence:
 //
@@ -54,21 +54,32 @@ var (
 var readmeImports = map[string]string{
 	"context": "context", "errors": "errors", "fmt": "fmt", "log": "log", "http": "net/http", "os": "os", "time": "time",
 	"strings": "strings", "json": "encoding/json", "slog": "log/slog",
-	"accessmgmt": "github.com/memberplatform/memberplatform-go/accessmgmt",
-	"client":     "github.com/memberplatform/memberplatform-go/client",
-	"customer":   "github.com/memberplatform/memberplatform-go/customer",
-	"apierrors":  "github.com/memberplatform/memberplatform-go/errors",
-	"option":     "github.com/memberplatform/memberplatform-go/option",
-	"payments":   "github.com/memberplatform/memberplatform-go/payments",
-	"observe":    "github.com/memberplatform/memberplatform-go/observe",
-	"sdktest":    "github.com/memberplatform/memberplatform-go/sdktest",
-	"nullable":   "github.com/oapi-codegen/nullable",
+	"memberplatform": "github.com/memberplatform/memberplatform-go",
+	"accessmgmt":     "github.com/memberplatform/memberplatform-go/accessmgmt",
+	"client":         "github.com/memberplatform/memberplatform-go/client",
+	"customer":       "github.com/memberplatform/memberplatform-go/customer",
+	"apierrors":      "github.com/memberplatform/memberplatform-go/errors",
+	"option":         "github.com/memberplatform/memberplatform-go/option",
+	"payments":       "github.com/memberplatform/memberplatform-go/payments",
+	"observe":        "github.com/memberplatform/memberplatform-go/observe",
+	"sdktest":        "github.com/memberplatform/memberplatform-go/sdktest",
+	"nullable":       "github.com/oapi-codegen/nullable",
 }
 
-// readmeBlocks returns the README's Go blocks and, apart, the lines of
-// those marked as not compiled.
-func readmeBlocks(t *testing.T) (blocks []string, lines []int, skipped []int) {
-	readme, err := os.ReadFile("../README.md")
+// docFiles are the documents whose Go blocks compile: the README and every
+// topic document under docs/, as paths from this package's directory.
+func docFiles(t *testing.T) []string {
+	files, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]string{"../README.md"}, files...)
+}
+
+// readmeBlocks returns the Go blocks of the document at path and, apart,
+// the lines of those marked as not compiled.
+func readmeBlocks(t *testing.T, path string) (blocks []string, lines []int, skipped []int) {
+	readme, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,10 +151,6 @@ func TestREADMEGoBlocksCompile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go vet")
 	}
-	blocks, lines, skipped := readmeBlocks(t)
-	if len(blocks) < 8 {
-		t.Fatalf("found %d Go blocks in README.md (and %d marked not compiled)", len(blocks), len(skipped))
-	}
 	dir, err := os.MkdirTemp("..", "_readmecheck") // inside the module: it builds against this checkout
 	if err != nil {
 		t.Fatal(err)
@@ -152,21 +159,32 @@ func TestREADMEGoBlocksCompile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "givens.go"), []byte(readmeGivens), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for i, block := range blocks {
-		// One file per block, named by its line, so vet's errors point at it.
-		src, imports := readmeFunc(t, fmt.Sprintf("block%d", i), block)
-		file := "package readme\n\nimport (\n\t" + strings.Join(imports, "\n\t") + "\n)\n\n" + src
-		if len(imports) == 0 {
-			file = "package readme\n\n" + src
+	total, totalSkipped := 0, 0
+	for d, doc := range docFiles(t) {
+		blocks, lines, skipped := readmeBlocks(t, doc)
+		total, totalSkipped = total+len(blocks), totalSkipped+len(skipped)
+		name := strings.ToLower(strings.TrimSuffix(filepath.Base(doc), ".md"))
+		name = strings.NewReplacer("-", "_", ".", "_").Replace(name)
+		for i, block := range blocks {
+			// One file per block, named by its document and line, so vet's
+			// errors point at it.
+			src, imports := readmeFunc(t, fmt.Sprintf("block%d_%d", d, i), block)
+			file := "package readme\n\nimport (\n\t" + strings.Join(imports, "\n\t") + "\n)\n\n" + src
+			if len(imports) == 0 {
+				file = "package readme\n\n" + src
+			}
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s_line_%d.go", name, lines[i])), []byte(file), 0o600); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("readme_line_%d.go", lines[i])), []byte(file), 0o600); err != nil {
-			t.Fatal(err)
-		}
+	}
+	if total < 8 {
+		t.Fatalf("found %d Go blocks in README.md and docs/*.md (and %d marked not compiled)", total, totalSkipped)
 	}
 	cmd := exec.Command("go", "vet", "./"+filepath.Base(dir))
 	cmd.Dir = ".."
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("README.md's Go blocks do not compile (readme_line_N.go is the block starting on line N; "+
+		t.Errorf("the Go blocks of README.md and docs/*.md do not compile (DOC_line_N.go is the block starting on line N of DOC.md; "+
 			"mark one that cannot compile with <!-- not compiled: why --> on the line before its fence):\n%s", out)
 	}
 }

@@ -6,10 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -45,6 +47,17 @@ type SigV4Config struct {
 // signed with AWS Signature Version 4 last, on every attempt, with any
 // session token as X-Amz-Security-Token.
 //
+// Clock skew: a signature is valid for 5 minutes around the token
+// endpoint's clock, so a host whose clock is off (a VM after suspend, a
+// container without NTP) would be refused on every fetch. When the
+// endpoint refuses a request (400, 401 or 403) and its answer's Date is
+// more than a minute from the host's clock, the source signs again, once,
+// by the endpoint's time, and keeps dating its signatures by that offset
+// (and reading absolute expiries through it) until an answer's Date shows
+// the clocks agree again: at most one refused request per change of skew,
+// never a loop. A refusal whose Date agrees with the offset in use is
+// returned as it is.
+//
 // The contract does not show the token response. Accepted: any 2xx with a
 // JSON object holding the token in accessToken, access_token or token, and
 // its expiry in expiresIn or expires_in (seconds), or expiresAt or
@@ -61,6 +74,11 @@ type SigV4TokenSource struct {
 
 	mu       sync.Mutex
 	pipeline *core.Client // its own (with a BaseURL), or the client's once bound
+
+	// skew is the token endpoint's clock minus the host's, in nanoseconds,
+	// learned from its answers' Date (0 while they agree within
+	// maxClockSkew): signatures are dated by the endpoint's clock.
+	skew atomic.Int64
 }
 
 // DefaultTokenLifetime is assumed for a token without expiry or exp claim.
@@ -155,8 +173,18 @@ func (s *SigV4TokenSource) Token(ctx context.Context) (Token, error) {
 	var body []byte
 	var sent []string
 	status := 0
-	call := &core.Call{Op: tokenOp, Result: &body, Status: &status, Sign: s.sign, Secrets: &sent}
-	if err := core.Do(ctx, pipeline, call, []option.RequestOption(nil)); err != nil {
+	var err error
+	for resigned := false; ; resigned = true {
+		var resp *http.Response
+		call := &core.Call{Op: tokenOp, Result: &body, Status: &status, Sign: s.sign, Secrets: &sent}
+		used := s.skew.Load()
+		err = core.Do(ctx, pipeline, call, []option.RequestOption{option.WithResponseInto(&resp)})
+		changed := resp != nil && s.learnSkew(ctx, pipeline.Logger(), resp.Header.Get("Date"), used)
+		if err == nil || resigned || !changed || !refusedSignature(err) {
+			break
+		}
+	}
+	if err != nil {
 		if _, ok := errors.AsType[*apierrors.TokenError](err); ok {
 			return Token{}, err
 		}
@@ -165,15 +193,63 @@ func (s *SigV4TokenSource) Token(ctx context.Context) (Token, error) {
 		}
 		return Token{}, &apierrors.TokenError{StatusCode: status, Err: err}
 	}
-	return parseTokenResponse(status, body, s.now(), sent)
+	// Absolute expiries are by the endpoint's clock: read at its time,
+	// then moved to the host's.
+	skew := time.Duration(s.skew.Load())
+	tok, err := parseTokenResponse(status, body, s.now().Add(skew), sent)
+	if err == nil {
+		tok.Expiry = tok.Expiry.Add(-skew)
+	}
+	return tok, err
 }
 
-// sign runs last before every attempt.
+// maxClockSkew is how far an answer's Date may be from the host's clock
+// before the source dates its signatures by the token endpoint's clock.
+const maxClockSkew = time.Minute
+
+// learnSkew reads the token endpoint's clock from an answer's Date and
+// reports whether the offset changed from used, the one the request was
+// signed with: set when more than maxClockSkew off the host's clock,
+// cleared when within it.
+func (s *SigV4TokenSource) learnSkew(ctx context.Context, logger *slog.Logger, date string, used int64) bool {
+	at, err := http.ParseTime(date)
+	if err != nil {
+		return false
+	}
+	measured := at.Sub(s.now()).Round(time.Second) // Date has whole seconds
+	if measured.Abs() <= maxClockSkew {
+		measured = 0
+	}
+	if (measured - time.Duration(used)).Abs() <= maxClockSkew {
+		return false // the offset in use already agrees
+	}
+	s.skew.Store(int64(measured))
+	if logger != nil { // a host clock off by minutes is worth an operator's look
+		msg := "memberplatform: the token endpoint's clock and this host's agree again; SigV4 signatures are dated by the host's clock"
+		if measured != 0 {
+			msg = "memberplatform: the token endpoint's clock is off from this host's (by its answers' Date); SigV4 signatures are dated by the endpoint's clock"
+		}
+		logger.LogAttrs(ctx, slog.LevelWarn, msg, slog.String("operation", tokenOp.Name), slog.Duration("endpoint_ahead_by", measured))
+	}
+	return true
+}
+
+// refusedSignature reports whether err is the token endpoint refusing the
+// request (400, 401 or 403): what a signature dated too far from its
+// clock gets.
+func refusedSignature(err error) bool {
+	ae, ok := errors.AsType[*apierrors.Error](err)
+	return ok && (ae.StatusCode == http.StatusBadRequest || ae.StatusCode == http.StatusUnauthorized || ae.StatusCode == http.StatusForbidden)
+}
+
+// sign runs last before every attempt, dating the signature by the token
+// endpoint's clock as far as its answers told it.
 func (s *SigV4TokenSource) sign(req *http.Request, body []byte) error {
 	creds, err := s.creds.Retrieve(req.Context())
 	if err != nil {
 		return err
 	}
 	sum := sha256.Sum256(body)
-	return s.signer.SignHTTP(req.Context(), creds, req, hex.EncodeToString(sum[:]), s.service, s.region, s.now())
+	at := s.now().Add(time.Duration(s.skew.Load()))
+	return s.signer.SignHTTP(req.Context(), creds, req, hex.EncodeToString(sum[:]), s.service, s.region, at)
 }

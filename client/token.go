@@ -17,6 +17,14 @@ type Token = memberplatform.Token
 // TokenSource supplies bearer tokens, safe for concurrent use. The client
 // caches each and calls it again, one call at a time, only when the token
 // nears its expiry or is rejected. Pass one to option.WithTokenSource.
+//
+// A call's context bounds only its own wait: the fetch goes on, detached,
+// for 30 s at most, then is abandoned (its result, if it ever comes, is
+// dropped) and the next call starts another, so a source that hangs once
+// cannot wedge the client. A call whose deadline comes before the end of a
+// Retry-After the token endpoint asked for returns that answer at once,
+// as an *errors.TokenError wrapping the *errors.Error (ErrRateLimited or
+// ErrServiceUnavailable, errors.RetryAfterOf).
 type TokenSource = memberplatform.TokenSource
 
 // TokenSourceFunc adapts a function to a TokenSource.

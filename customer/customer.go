@@ -46,6 +46,9 @@ type MemberAddress struct {
 	// parse them.
 	CreatedDate      *string `json:"createdDate"`
 	LastModifiedDate *string `json:"lastModifiedDate"`
+	// Raw holds the response body the address was decoded from: RawJSON()
+	// returns it, for fields the SDK does not know yet.
+	memberplatform.Raw `json:"-"`
 }
 
 // Created parses CreatedDate (RFC 3339, with or without zone or fractional
@@ -128,8 +131,8 @@ func (s *Service) UpsertMemberAddress(ctx context.Context, memberID string, para
 	if err := core.Do(ctx, s.pipeline(), call, opts); err != nil {
 		return nil, err
 	}
-	if a == (MemberAddress{}) { // empty (or null) 2xx body
-		a = MemberAddress{
+	if a == (MemberAddress{Raw: a.Raw}) { // empty (or null) 2xx body, or one without the address
+		a = MemberAddress{Raw: a.Raw,
 			AddressLineOne: new(params.AddressLineOne), State: new(params.State), Suburb: new(params.Suburb),
 			Postcode: new(params.Postcode), Country: new(params.Country),
 		}

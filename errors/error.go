@@ -10,10 +10,10 @@ import (
 // Error is returned when the platform answers with a non-2xx status, or
 // with a 2xx body the SDK could not decode (then Err holds the decoding
 // failure). One whose Err matches ErrLoadShed is the client's own refusal
-// of a call to an area whose 5xx answers made its admission control refuse
-// it: nothing was sent by that attempt, StatusCode is the area's last 5xx's,
-// no Header or body, and RetryAfterOf(err), not the RetryAfter field, says
-// when to come back.
+// of a call whose operation's (or area's) 5xx answers made its admission
+// control refuse it: nothing was sent by that attempt, StatusCode is the
+// operation's last 5xx's, no Header or body, and RetryAfterOf(err), not
+// the RetryAfter field, says when to come back.
 type Error struct {
 	Operation  string      // the SDK call, such as "accessmgmt.UpdateUser"
 	Method     string      // the request's HTTP method

@@ -44,25 +44,26 @@ var ErrRetryBudgetExhausted = stderrors.New("memberplatform: retry budget exhaus
 
 // ErrLoadShed matches a call of which the client's admission control
 // (option.WithoutAdmissionControl turns it off) refused an attempt
-// locally, without sending it, because nearly all of the area's recent
-// attempts had failed. The error also matches what those failures matched,
-// so a handler of outages needs no change:
+// locally, without sending it, because nearly all of its operation's
+// recent attempts had failed (or, when the whole area is down, the
+// area's). The error also matches what those failures matched, so a
+// handler of outages needs no change:
 //
 //   - Refused at its first attempt, the call sent nothing: its error is an
 //     *Error (the client's own, as a proxy's local reply would be; no
 //     Header, no body, Attempts as before this send: 0 unless a 401 was
-//     resent) of the status of the area's last 5xx
+//     resent) of the status of the operation's last 5xx
 //     answer, matching its kind (a 503 ErrServiceUnavailable, a 500
 //     ErrInternal), or a *TransportError when the failures were attempts
-//     without an answer.
+//     without an answer (its Timeout reports true when they timed out).
 //   - Refused at a retry, the call returns its last attempt's error,
 //     unchanged but for this cause beside it (as ErrRetryBudgetExhausted).
 //
-// RetryAfterOf reads when the area's next probe goes out: at most 100 ms,
-// after which a call's first attempt may be sent (or refused again, while
-// the area keeps failing); or the Retry-After of the area's last 5xx when
-// that is later.
-var ErrLoadShed = stderrors.New("memberplatform: refused locally: the area is failing (admission control)")
+// RetryAfterOf reads when the operation's next probe goes out: at most
+// 100 ms, after which a call's first attempt may be sent (or refused
+// again, while the operation keeps failing); or the Retry-After of its
+// last 5xx when that is later.
+var ErrLoadShed = stderrors.New("memberplatform: refused locally: the operation is failing (admission control)")
 
 var statusKinds = map[int]error{
 	http.StatusBadRequest: ErrBadRequest, http.StatusUnauthorized: ErrUnauthorized, http.StatusForbidden: ErrForbidden,

@@ -7,7 +7,7 @@ const Redacted = "[REDACTED]"
 
 // Redact replaces each secret with Redacted in all the error holds from the
 // response (Body, headers, request ID, every decoded text and key), in any
-// spelling the README lists (raw, JSON escapes, HTML character references,
+// spelling docs/errors.md lists (raw, JSON escapes, HTML character references,
 // percent-encoding, base64 of either alphabet at any alignment), mixed or
 // nested. The SDK calls it with each request's credentials; call it with
 // your own (an API key set with option.WithHeader, say) before logging. It

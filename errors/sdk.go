@@ -72,8 +72,9 @@ func (e *TokenError) Is(target error) bool { return target == ErrTokenUnavailabl
 // or reset connection, attempt timeout, cancelled or expired context), or a
 // rate limiter refused to wait: the adaptive one's refusal matches
 // ErrRateLimited, and context.DeadlineExceeded when the deadline was why.
-// Admission control's refusal of a call to an area whose attempts got no
-// answer is one too, matching ErrLoadShed.
+// Admission control's refusal of a call whose operation's attempts got no
+// answer is one too, matching ErrLoadShed (and a timeout, Timeout() true,
+// when they timed out).
 type TransportError struct {
 	Operation  string        // as on *Error
 	Method     string        // as on *Error

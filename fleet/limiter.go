@@ -58,8 +58,8 @@ type Limiter struct {
 // Redis timeout, to record the replica and learn how many share the key.
 // Each Wait costs one Redis round trip (a GCRA decision by
 // go-redis/redis_rate's Lua script), and about once a second one more, which
-// records the replica as active. The README's "Many replicas" section has
-// the latency measured on loopback.
+// records the replica as active. The repository's docs/load-control.md,
+// "Many replicas", has the latency measured on loopback.
 //
 // Invalid arguments (a nil rdb, including a nil *redis.Client or other
 // nil pointer in the interface, an empty key, perSecond or burst below 1 or

@@ -3,7 +3,8 @@
 // every operation call, every HTTP attempt, every token fetch, each retry
 // decision, each wait for a rate limiter, each retry the retry budget
 // refused and, through the optional ShedObserver, each attempt admission
-// control refused locally. It can also read the client's load-control
+// control refused locally, and through the optional DeprecationObserver,
+// each answer that says its operation is deprecated. It can also read the client's load-control
 // state for gauges (StateObserver).
 //
 // The OpenTelemetry adapter, module
@@ -26,6 +27,8 @@
 //	                                      admission control refused it unsent
 //	  Retry | BudgetRefused               after an attempt the policy would retry
 //	  ... more waits and attempts ...
+//	  Deprecated                          (DeprecationObserver) when the final
+//	                                      answer says the operation is deprecated
 //	EndCall
 //
 // A call the SDK refuses before sending anything (invalid input, an

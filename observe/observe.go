@@ -157,9 +157,11 @@ type State struct {
 	PacerRateOf func(area memberplatform.Area) (perSecond float64, ok bool)
 	// ShedRatioOf returns the share, from 0 to 1, of the area's attempts
 	// that admission control refused locally over the last 2 s (the
-	// window it judges by), because nearly all of the area's recent
-	// answers were failures (5xx, or no answer): 0 while the area is
-	// healthy or quiet, and again as soon as an answered probe reopens it. ok is false when the client has no
+	// window it judges by), because nearly all of their operation's, or
+	// the area's, recent answers were failures (5xx, or no answer): 0
+	// while the area is healthy or quiet, and again as soon as an
+	// answered probe reopens it. An operation shed on its own beside
+	// healthy ones counts here too; Shed events tell them apart. ok is false when the client has no
 	// admission control (option.WithoutAdmissionControl) or the area is
 	// unknown.
 	ShedRatioOf func(area memberplatform.Area) (ratio float64, ok bool)
@@ -188,18 +190,41 @@ type StateObserver interface {
 }
 
 // Shed is an attempt that the client's admission control refused locally,
-// without sending it, because nearly all of its area's recent answers were
-// failures. The call then fails with an error that matches what the area's
-// last failure matched (its 5xx's kind, such as errors.ErrServiceUnavailable
-// or errors.ErrInternal, or errors.ErrTransport) and errors.ErrLoadShed.
+// without sending it, because nearly all of its operation's recent answers
+// (or, when the area is down, its area's) were failures. The call then
+// fails with an error that matches what the operation's last failure
+// matched (its 5xx's kind, such as errors.ErrServiceUnavailable or
+// errors.ErrInternal, or errors.ErrTransport) and errors.ErrLoadShed.
 type Shed struct {
 	// Area is the area whose admission control refused the attempt.
 	Area memberplatform.Area
-	// Reason is the ErrorType of the area's last failure: ErrorTransport
-	// (no answer), or its 5xx's (ErrorServiceUnavailable, ErrorInternal,
-	// "5xx"), which the call's error matches too.
+	// Reason is the ErrorType of the operation's last failure:
+	// ErrorTransport (no answer), ErrorTimeout (no answer within the
+	// attempt timeout), or its 5xx's (ErrorServiceUnavailable,
+	// ErrorInternal, "5xx"), which the call's error matches too.
 	Reason string
+	// Operation is the name of the operation whose attempt was refused,
+	// as in Call.Operation: "accessmgmt.ReplaceRolePermissions", or
+	// "client.Execute" (whose calls are judged by method and path shape;
+	// see option.WithoutAdmissionControl).
+	Operation string
+	// Scope says what was judged to be failing: ShedOperation when the
+	// operation was shed on its own while other operations of its area
+	// were served, ShedArea when the whole area is down (no operation of
+	// it served for a quarter of a second). A bounded value, fit for a
+	// metric attribute.
+	Scope string
 }
+
+// The values of Shed.Scope.
+const (
+	// ShedOperation: the operation's own recent answers were nearly all
+	// failures; other operations of its area are still sent and served.
+	ShedOperation = "operation"
+	// ShedArea: every operation of the area is failing (the backend is
+	// down); the area's attempts are shed together.
+	ShedArea = "area"
+)
 
 // ShedObserver is an Observer that is also told of every attempt admission
 // control refused locally (Shed). The SDK calls Shed on the call's

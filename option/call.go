@@ -1,10 +1,12 @@
 package option
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -118,6 +120,33 @@ func WithResponseInto(dst **http.Response) RequestOption {
 	return o
 }
 
+// WithJSONSet sets the top-level member key of the call's JSON request body
+// to value, encoded with encoding/json, adding it or replacing the member
+// the SDK would send: for a field the platform accepts before the SDK knows
+// it, such as WithJSONSet("department", "R&D"). Several apply in order (the
+// last for a key wins). The operation's own checks of its typed params still
+// run first, so a call must still set what they require. An operation
+// without a JSON object body (one that sends none, or client.Execute with a
+// body that is no object), an empty key, or a value encoding/json refuses,
+// fails the call with an *errors.ValidationError before anything is sent.
+//
+// Scope: call. Default: none.
+func WithJSONSet(key string, value any) RequestOption {
+	o := requestOption{apply: func(s *core.Settings) error {
+		if key == "" {
+			return errors.New("memberplatform: WithJSONSet: empty key")
+		}
+		b, err := json.Marshal(value)
+		if err != nil {
+			return fmt.Errorf("memberplatform: WithJSONSet(%q): %w", key, err)
+		}
+		s.AddJSONMember(key, b)
+		return nil
+	}}
+	o.callOnly = "option.WithJSONSet applies to a single call, not to client.New"
+	return o
+}
+
 // WithIdempotent marks a call safe to repeat, so that it is retried
 // whatever its method: only for requests the platform applies at most once,
 // such as a POST through client.Client.Execute with an idempotency key.
@@ -126,6 +155,50 @@ func WithResponseInto(dst **http.Response) RequestOption {
 // idempotent; for Execute, its method's).
 func WithIdempotent() RequestOption {
 	return set(func(s *core.Settings) { s.Idempotent = true })
+}
+
+// WithRetryOn adds HTTP error statuses (400 to 599) to those the client
+// retries, such as 409 for a version conflict that clears by itself.
+// Everything else of retrying stays: only an idempotent operation, or a call
+// with WithIdempotent, is resent after an answered status (a POST through
+// client.Client.Execute without it never is); the backoff, the retry
+// budget, the adaptive rate limit and admission control apply, and a 429
+// or 503 still waits its Retry-After. A status outside 400 to 599 is
+// refused. The last of WithRetryOn and WithoutRetryOn for a status wins.
+//
+// Scope: both (a call's apply over the client's). Default: 408, 429, 500,
+// 502, 503 and 504 are retried (errors.Error.Temporary).
+func WithRetryOn(statuses ...int) RequestOption {
+	return retryStatuses("WithRetryOn", statuses, (*core.RetryStatuses).Retry)
+}
+
+// WithoutRetryOn removes HTTP error statuses (400 to 599) from those the
+// client retries, such as 503 for a caller that fails over to another
+// region rather than wait: such an answer fails the call at once. A status
+// outside 400 to 599 is refused. The last of WithRetryOn and WithoutRetryOn
+// for a status wins.
+//
+// Scope: both (a call's apply over the client's). Default: 408, 429, 500,
+// 502, 503 and 504 are retried (errors.Error.Temporary).
+func WithoutRetryOn(statuses ...int) RequestOption {
+	return retryStatuses("WithoutRetryOn", statuses, (*core.RetryStatuses).DontRetry)
+}
+
+// retryStatuses is WithRetryOn's and WithoutRetryOn's option: each status
+// checked, then put.
+func retryStatuses(name string, statuses []int, put func(*core.RetryStatuses, int)) RequestOption {
+	statuses = slices.Clone(statuses) // the caller's slice may change before the option applies
+	return requestOption{apply: func(s *core.Settings) error {
+		for _, st := range statuses {
+			if err := core.CheckErrorStatus(name, st); err != nil {
+				return err
+			}
+		}
+		for _, st := range statuses {
+			put(&s.Retry.Statuses, st)
+		}
+		return nil
+	}}
 }
 
 // WithTimeout bounds a whole call, retries and backoff included, as the context's deadline does.

@@ -102,16 +102,27 @@ func WithMaxConnsPerHost(n int) RequestOption {
 }
 
 // WithInsecureBearerOverHTTP allows the bearer token over plain http:// to
-// a host that is not loopback, where anyone on the path could read it.
+// a host that is not loopback, or to a loopback one through a proxy, where
+// anyone on the path could read it.
 //
-// Scope: client. Default: refused by client.New (loopback is allowed).
+// Scope: client. Default: refused by client.New. Loopback is allowed when
+// the request goes there directly: the client's own pool never sends a
+// loopback name (LOCALHOST, api.localhost, localhost.) through
+// HTTP_PROXY, and dials only loopback addresses for it; a transport of
+// your own (WithTransport, WithHTTPClient) that would use a proxy for the
+// base URL (its Proxy func; for a transport other than *http.Transport,
+// the environment's HTTP_PROXY and NO_PROXY) is refused, at New and
+// before each request that carries a credential.
 func WithInsecureBearerOverHTTP() RequestOption {
 	return set(func(s *core.Settings) { s.AllowInsecureBearer = true })
 }
 
 // WithTokenSource sends "Authorization: Bearer <token>" from ts (such as
 // client.StaticToken or a *client.SigV4TokenSource) on every call;
-// WithTokenSource(nil) sends none (local development).
+// WithTokenSource(nil) sends none (local development). A fetch from ts is
+// bounded by 30 s: one that has not returned by then (a source ignoring
+// its context) is abandoned, its callers fail with an
+// *errors.TokenError, and the next call starts a new fetch.
 //
 // Scope: client. Default: chosen from the environment (see client.New).
 func WithTokenSource(ts memberplatform.TokenSource) RequestOption {
@@ -129,6 +140,14 @@ func WithTokenSource(ts memberplatform.TokenSource) RequestOption {
 // each client built with it gets its own source. A nil creds, or an
 // aws.CredentialsCache around one, is refused: the AWS SDK would panic in a
 // goroutine of its own.
+//
+// Clock skew: a signature is valid only within 5 minutes of the token
+// endpoint's clock. When the endpoint refuses a request (400, 401, 403)
+// and its answer's Date is more than a minute from the host's clock, the
+// source signs again, once, by the endpoint's time, and keeps that offset
+// for later signatures until an answer shows the clocks agree again (a
+// Warn record through WithLogger at each change). So a host 15 minutes
+// off costs one refused token request per change of skew, never a loop.
 //
 // Scope: client. Default: chosen from the environment (see client.New).
 func WithSigV4(creds aws.CredentialsProvider, region string) RequestOption {

@@ -3,8 +3,10 @@ package option_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"log"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -102,4 +104,50 @@ func ExampleWithMiddleware() {
 	// POST /auth/token 200 retry="" bearer=false
 	// PUT /auth/access-management/users/user_1 503 retry="" bearer=true
 	// PUT /auth/access-management/users/user_1 200 retry="1" bearer=true
+}
+
+// A request field the platform accepts before the SDK knows it: the
+// platform receives it beside the typed fields. (sdktest, like a platform
+// that does not know a field, answers 400 to a member it does not know:
+// this platform is one that does.)
+func ExampleWithJSONSet() {
+	platform := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		fmt.Println("the platform receives:", string(body))
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"user_1","email":"ada@example.com","firstName":"Ada"}`)
+	}))
+	defer platform.Close()
+	c, err := client.New(option.WithBaseURL(platform.URL), option.WithTokenSource(nil))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	_, err = c.AccessMgmt.UpdateUser(context.Background(), "user_1", accessmgmt.UpdateUserParams{FirstName: new("Ada")},
+		option.WithJSONSet("department", "Research"), option.WithJSONSet("groups", []string{"finance", "ops"}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Output: the platform receives: {"firstName":"Ada","department":"Research","groups":["finance","ops"]}
+}
+
+// A conflict that clears by itself (a version race): retried like a 503,
+// for this call only.
+func ExampleWithRetryOn() {
+	srv := sdktest.Start()
+	defer srv.Close()
+	srv.AddUser(sdktest.User{ID: "user_1", Email: "ada@example.com"})
+	srv.FailNext(1, sdktest.Fault{Operation: sdktest.OpUpdateUser, Status: http.StatusConflict})
+	c, err := srv.NewClient()
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	u, err := c.AccessMgmt.UpdateUser(context.Background(), "user_1", accessmgmt.UpdateUserParams{FirstName: new("Ada")},
+		option.WithRetryOn(http.StatusConflict))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(u.FirstName, srv.Requests()[len(srv.Requests())-1].Status)
+	// Output: Ada 200
 }

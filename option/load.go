@@ -34,7 +34,7 @@ const (
 type RetryBudget struct {
 	Capacity      int  // the budget of each area when full, and at the start; default 500
 	ThrottleCost  int  // after a rate-limited answer; default 0 with the adaptive rate limit on, else 5; set, it applies to both
-	ErrorCost     int  // after a 408, 500, 502, 503 or 504; default 10
+	ErrorCost     int  // after a 408, 500, 502, 503, 504 or a status of WithRetryOn; default 10
 	TimeoutCost   int  // after a connection failure or timeout; default 15
 	SuccessRefill int  // put back by a call healthy at its first attempt (a healthy retry gets its cost back); default 1
 	Disabled      bool // off: each call retries on its own, up to WithMaxRetries

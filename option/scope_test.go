@@ -37,6 +37,7 @@ func TestOptionScope(t *testing.T) {
 		{"WithTokenSource", option.WithTokenSource(nil), true, "WithTokenSource and WithSigV4 apply to client.New, not to a single call"},
 		{"WithSigV4", option.WithSigV4(creds, "eu-west-1"), true, "WithTokenSource and WithSigV4 apply to client.New, not to a single call"},
 		{"WithResponseInto", option.WithResponseInto(new(*http.Response)), false, "option.WithResponseInto applies to a single call, not to client.New"},
+		{"WithJSONSet", option.WithJSONSet("department", "R&D"), false, "option.WithJSONSet applies to a single call, not to client.New"},
 	} {
 		s := core.DefaultSettings()
 		before := s
@@ -45,7 +46,7 @@ func TestOptionScope(t *testing.T) {
 			t.Errorf("%s (per call %v): err = %v, want %q", tt.name, tt.perCall, err, tt.want)
 		}
 		if s.Scopes != before.Scopes || s.Observer != nil ||
-			s.SigV4 != nil || s.ResponseInto != nil {
+			s.SigV4 != nil || s.ResponseInto != nil || s.JSONSet != nil {
 			t.Errorf("%s: a refused option changed the settings", tt.name)
 		}
 	}
@@ -54,6 +55,11 @@ func TestOptionScope(t *testing.T) {
 		s := core.DefaultSettings()
 		if err := core.Apply(&s, perCall, []option.RequestOption{option.WithMaxRetries(7), nil}); err != nil || s.Retry.MaxRetries != 7 {
 			t.Errorf("WithMaxRetries (per call %v): err = %v, MaxRetries %d", perCall, err, s.Retry.MaxRetries)
+		}
+		s = core.DefaultSettings()
+		if err := core.Apply(&s, perCall, []option.RequestOption{option.WithRetryOn(409), option.WithoutRetryOn(503)}); err != nil ||
+			!s.Retry.Statuses.On.Has(409) || !s.Retry.Statuses.Off.Has(503) {
+			t.Errorf("WithRetryOn, WithoutRetryOn (per call %v): err = %v, statuses %+v", perCall, err, s.Retry.Statuses)
 		}
 	}
 }

@@ -11,7 +11,9 @@ import (
 // zero leaves its attribute out.
 type measureKey struct {
 	operation, area, errorType      string
+	sunset                          string
 	method, urlTemplate, serverHost string
+	shedScope                       string
 	serverPort, statusCode          int
 }
 
@@ -46,6 +48,8 @@ func (m *measureSets) get(k measureKey) metric.MeasurementOption {
 	str(AttrOperation, k.operation)
 	str(AttrArea, k.area)
 	str(keyErrorType, k.errorType)
+	str(AttrSunset, k.sunset)
+	str(AttrShedScope, k.shedScope)
 	str(keyMethod, k.method)
 	str(keyURLTemplate, k.urlTemplate)
 	str(keyServer, k.serverHost)

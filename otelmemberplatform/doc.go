@@ -42,8 +42,14 @@
 //     memberplatform.ratelimit.wait (memberplatform.ratelimit.wait.duration
 //     in seconds), memberplatform.retry_budget.refused
 //     (memberplatform.retry.attempt, memberplatform.retry.reason) and
-//     memberplatform.admission.shed (memberplatform.area, error.type: an
-//     attempt admission control refused locally, never sent).
+//     memberplatform.admission.shed (memberplatform.area, error.type and
+//     memberplatform.admission.scope: an attempt admission control refused
+//     locally, never sent; scope "operation" when the call's operation was
+//     shed on its own while others of its area were served, "area" when the
+//     whole area is down) and memberplatform.deprecated
+//     (memberplatform.operation, memberplatform.sunset,
+//     memberplatform.deprecation.link: the final answer said the operation
+//     is deprecated).
 //
 // # Metrics
 //
@@ -66,10 +72,17 @@
 //	                                                                   retried: retries the budget refused
 //	memberplatform.client.ratelimit.rate           gauge {request}/s   memberplatform.area: the adaptive pacer's rate;
 //	                                                                   0 while it is dormant
-//	memberplatform.client.admission.shed           counter {attempt}   memberplatform.area, error.type of the area's recent
-//	                                                                   failures: attempts admission control refused, unsent
+//	memberplatform.client.admission.shed           counter {attempt}   memberplatform.area, memberplatform.operation,
+//	                                                                   error.type of the operation's recent failures,
+//	                                                                   memberplatform.admission.scope (operation: shed on
+//	                                                                   its own; area: the area is down): attempts
+//	                                                                   admission control refused, unsent
 //	memberplatform.client.admission.shed_ratio     gauge 1             memberplatform.area: the share of attempts admission
 //	                                                                   control refused over the last 2 s; 0 while healthy
+//	memberplatform.client.deprecated_answers       counter {answer}    memberplatform.area, memberplatform.operation,
+//	                                                                   memberplatform.sunset (a date such as 2026-07-01,
+//	                                                                   when given): calls whose final answer carried
+//	                                                                   Deprecation or Sunset headers
 //
 // The gauges are read at collection time from the clients. Clients that
 // share a MeterProvider report together, per area, the smallest retry
@@ -87,9 +100,9 @@
 // scraping an example service that exports the metrics through
 // go.opentelemetry.io/otel/exporters/prometheus; see
 // https://pkg.go.dev/github.com/memberplatform/memberplatform-go/otelmemberplatform/monitoring
-// for the names the metrics take in Prometheus, and the README's
-// "Alerts and a dashboard for Prometheus and Grafana"
-// (https://github.com/memberplatform/memberplatform-go#alerts-and-a-dashboard-for-prometheus-and-grafana)
+// for the names the metrics take in Prometheus, and the repository's
+// docs/observability.md, "Alerts and a dashboard for Prometheus and Grafana"
+// (https://github.com/memberplatform/memberplatform-go/blob/main/docs/observability.md#alerts-and-a-dashboard-for-prometheus-and-grafana)
 // for the alerts table and the dashboard's description.
 //
 // # error.type

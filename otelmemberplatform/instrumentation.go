@@ -29,6 +29,17 @@ const (
 	AttrRetryReason  = attribute.Key("memberplatform.retry.reason")
 	AttrRetryDelay   = attribute.Key("memberplatform.retry.delay")             // seconds
 	AttrWaitDuration = attribute.Key("memberplatform.ratelimit.wait.duration") // seconds
+	// AttrShedScope says what admission control judged to be failing when
+	// it shed an attempt: "operation" (the operation alone; others of its
+	// area were served) or "area" (every operation of it: the backend is
+	// down). The values of observe.Shed.Scope.
+	AttrShedScope = attribute.Key("memberplatform.admission.scope")
+	// AttrSunset is the date an operation's deprecated answers gave for its
+	// sunset, such as "2026-07-01" (UTC); absent when they gave none.
+	AttrSunset = attribute.Key("memberplatform.sunset")
+	// AttrDeprecationLink is the platform's link about a deprecation, on
+	// the call span's EventDeprecated.
+	AttrDeprecationLink = attribute.Key("memberplatform.deprecation.link")
 )
 
 // Span event names.
@@ -37,6 +48,7 @@ const (
 	EventRateLimitWait = "memberplatform.ratelimit.wait"
 	EventBudgetRefused = "memberplatform.retry_budget.refused"
 	EventShed          = "memberplatform.admission.shed"
+	EventDeprecated    = "memberplatform.deprecated"
 )
 
 // TokenFetchSpanName names the span of a token fetch.
@@ -59,8 +71,9 @@ var durationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5,
 
 // The SDK tells an instrumentation of shed attempts and hands it its state.
 var (
-	_ observe.ShedObserver  = (*instrumentation)(nil)
-	_ observe.StateObserver = (*instrumentation)(nil)
+	_ observe.ShedObserver        = (*instrumentation)(nil)
+	_ observe.StateObserver       = (*instrumentation)(nil)
+	_ observe.DeprecationObserver = (*instrumentation)(nil)
 )
 
 // instrumentation is the observe.Observer the options build: it turns the
@@ -78,6 +91,7 @@ type instrumentation struct {
 	waitDuration    metric.Float64Histogram
 	budgetRefused   metric.Int64Counter
 	shed            metric.Int64Counter
+	deprecated      metric.Int64Counter
 	budgetAvailable metric.Int64ObservableGauge
 	pacerRate       metric.Float64ObservableGauge
 	shedRatio       metric.Float64ObservableGauge
@@ -116,7 +130,9 @@ func newInstrumentation(cfg config) *instrumentation {
 	in.budgetRefused = made(in.meter.Int64Counter("memberplatform.client.retry_budget.refused", metric.WithUnit("{retry}"),
 		metric.WithDescription("Retries the retry budget refused, by error.type of the attempt not retried.")))
 	in.shed = made(in.meter.Int64Counter("memberplatform.client.admission.shed", metric.WithUnit("{attempt}"),
-		metric.WithDescription("Attempts admission control refused locally, unsent, by error.type of the area's recent failures.")))
+		metric.WithDescription("Attempts admission control refused locally, unsent, by operation, error.type of its recent failures and scope (operation or area).")))
+	in.deprecated = made(in.meter.Int64Counter("memberplatform.client.deprecated_answers", metric.WithUnit("{answer}"),
+		metric.WithDescription("Calls whose final answer said their operation is deprecated or has a sunset date (Deprecation, Sunset headers), by operation and sunset date.")))
 	in.budgetAvailable = made(in.meter.Int64ObservableGauge("memberplatform.client.retry_budget.available", metric.WithUnit("{token}"),
 		metric.WithDescription("Tokens left in the area's retry budget.")))
 	in.pacerRate = made(in.meter.Float64ObservableGauge("memberplatform.client.ratelimit.rate", metric.WithUnit("{request}/s"),
@@ -346,10 +362,37 @@ func (in *instrumentation) BudgetRefused(ctx context.Context, refusal observe.Re
 
 // Shed counts an attempt admission control refused locally and adds an
 // event to the call's span.
+// The counter carries the operation and the scope (operation or area) when
+// the SDK names them, so an operation shed on its own shows apart from an
+// area that is down.
 func (in *instrumentation) Shed(ctx context.Context, shed observe.Shed) {
-	in.shed.Add(ctx, 1, in.measures.get(measureKey{area: string(shed.Area), errorType: shed.Reason}))
+	in.shed.Add(ctx, 1, in.measures.get(measureKey{area: string(shed.Area), errorType: shed.Reason, operation: shed.Operation, shedScope: shed.Scope}))
 	if call, ok := ctx.Value(callKey{}).(*callScope); ok {
-		call.span.AddEvent(EventShed, trace.WithAttributes(AttrArea.String(string(shed.Area)), keyErrorType.String(shed.Reason)))
+		attrs := []attribute.KeyValue{AttrArea.String(string(shed.Area)), keyErrorType.String(shed.Reason)}
+		if shed.Scope != "" {
+			attrs = append(attrs, AttrShedScope.String(shed.Scope))
+		}
+		call.span.AddEvent(EventShed, trace.WithAttributes(attrs...))
+	}
+}
+
+// Deprecated counts a call whose answer said its operation is deprecated,
+// by operation, area and sunset date, and adds an event to the call's span.
+func (in *instrumentation) Deprecated(ctx context.Context, d observe.Deprecation) {
+	var sunset string
+	if !d.Sunset.IsZero() {
+		sunset = d.Sunset.UTC().Format(time.DateOnly)
+	}
+	in.deprecated.Add(ctx, 1, in.measures.get(measureKey{operation: d.Operation, area: string(d.Area), sunset: sunset}))
+	if call, ok := ctx.Value(callKey{}).(*callScope); ok {
+		attrs := []attribute.KeyValue{AttrOperation.String(d.Operation)}
+		if sunset != "" {
+			attrs = append(attrs, AttrSunset.String(sunset))
+		}
+		if d.Link != "" {
+			attrs = append(attrs, AttrDeprecationLink.String(d.Link))
+		}
+		call.span.AddEvent(EventDeprecated, trace.WithAttributes(attrs...))
 	}
 }
 

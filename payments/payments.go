@@ -39,6 +39,9 @@ type PaymentMethod struct {
 	Primary          bool      `json:"primary"`
 	CreatedAt        time.Time `json:"createdAt"`
 	UpdatedAt        time.Time `json:"updatedAt"`
+	// Raw holds the response body the payment method was decoded from:
+	// RawJSON() returns it, for fields the SDK does not know yet.
+	memberplatform.Raw `json:"-"`
 }
 
 // UnmarshalJSON decodes a payment method, reading createdAt and updatedAt
@@ -73,11 +76,13 @@ type paymentMethodJSON struct {
 	Primary          bool          `json:"primary"`
 	CreatedAt        flextime.Time `json:"createdAt"`
 	UpdatedAt        flextime.Time `json:"updatedAt"`
+
+	memberplatform.Raw `json:"-"` // the body, set by the pipeline, handed to PaymentMethod
 }
 
 func (w *paymentMethodJSON) paymentMethod() *PaymentMethod {
 	return &PaymentMethod{ID: w.ID, BillingAccountID: w.BillingAccountID, LastFourDigits: w.LastFourDigits, CardBrand: w.CardBrand,
-		ExpDate: w.ExpDate, Primary: w.Primary, CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time}
+		ExpDate: w.ExpDate, Primary: w.Primary, CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time, Raw: w.Raw}
 }
 
 // UpdatePaymentMethodParams are the fields to change; nil leaves a field as

@@ -75,14 +75,17 @@
 // # Assumptions
 //
 // The contract does not show numeric status codes, the token operation's
-// shape, or most error conditions. The fake's choices are documented on
-// each operation handler's section of the package (see Server) and in
-// api/openapi.yaml: 200 for updates, 201/200 for the address upsert
-// (created/updated), 400 for malformed bodies, 422 for rule violations in
-// access management, 401 for a missing or invalid bearer token, 404 for
-// unknown users, roles and members, 409 for an email already used by
-// another user, 429 for rate limiting, 501 "Not implemented" for unknown
-// payment methods and 503 for the provider-not-configured mode.
+// shape, or most error conditions. The fake's choices: 200 for updates,
+// 201/200 for the address upsert (created/updated), 400 for malformed
+// bodies, 422 for rule violations in access management, 401 for a missing
+// or invalid bearer token, 404 for unknown users, roles and members, 409 for
+// an email already used by another user, 429 for rate limiting, 501 "Not
+// implemented" for unknown payment methods and 503 for the
+// provider-not-configured mode. api/openapi.yaml states them response by
+// response, and the README's table of operations
+// (https://github.com/memberplatform/memberplatform-go#operations) gives
+// each operation's HTTP method, path and error format, which an httpmock
+// responder needs.
 //
 // The request format of a payment method's expDate is not shown either (the
 // SDK sends it exactly as given), while the resource reports MM/YYYY. The

@@ -67,6 +67,7 @@ func TestInspectionReturnsWhatTheSDKReturns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	u.Raw = "" // the stored user was not decoded from an answer
 	if stored, ok := srv.User(seeded.ID); !ok || stored != *u {
 		t.Errorf("stored %+v, returned %+v", stored, *u)
 	}
@@ -74,6 +75,7 @@ func TestInspectionReturnsWhatTheSDKReturns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	got.Raw = ""
 	if stored, ok := srv.PaymentMethod(pm.ID); !ok || !reflect.DeepEqual(stored, *got) {
 		t.Errorf("stored %+v, returned %+v", stored, *got)
 	}

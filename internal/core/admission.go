@@ -1,62 +1,77 @@
 package core
 
 import (
-	"cmp"
 	"math/rand/v2"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	memberplatform "github.com/memberplatform/memberplatform-go"
-	apierrors "github.com/memberplatform/memberplatform-go/errors"
-	"github.com/memberplatform/memberplatform-go/observe"
 )
 
 // Admission control (option.WithoutAdmissionControl turns it off): when
-// nearly all of an area's recent answers are failures, the client refuses
-// a share of the area's attempts locally, at once, without sending them,
-// so a backend that is down is not sent the whole demand and callers are
-// not held up by it. It follows Google SRE's client-side adaptive
-// throttling (Envoy's admission-control filter is the same idea):
+// nearly all of an operation's recent answers are failures, the client
+// refuses a share of that operation's attempts locally, at once, without
+// sending them, so a backend that is down is not sent the whole demand
+// and callers are not held up by it. It follows Google SRE's client-side
+// adaptive throttling (Envoy's admission-control filter is the same idea),
+// judged per operation as Hystrix judges each command:
 //
-//   - It judges by the last AdmissionWindow of the area's attempts: their
-//     requests (attempts the area's calls wanted to make, refused ones
-//     included), accepts (attempts answered with anything but a failure:
-//     a 2xx, any 4xx, a 429 or a rate-limited problem, which the pacer
-//     owns) and failures (5xx but 501 and the provider-not-configured
-//     problem, or no answer). A caller's own cancellation counts as
-//     nothing.
+//   - Each operation of an area is judged by the last AdmissionWindow of
+//     its own attempts: their requests (attempts its calls wanted to make,
+//     refused ones included), accepts (attempts answered with anything but
+//     a failure: a 2xx, any 4xx, a 429 or a rate-limited problem, which
+//     the pacer owns) and failures (5xx but 501 and the
+//     provider-not-configured problem, or no answer). A caller's own
+//     cancellation counts as nothing. So one operation failing whole (a
+//     poison input, a broken sub-service) is shed on its own while its
+//     siblings in the area keep being sent.
 //   - It refuses an attempt with probability
 //     max(0, (requests − K·accepts) / (requests + 1)), K = 5: nothing
 //     while at least a fifth of the answers are accepts (a backend failing
 //     1 in 10, or 7 in 10, loses no attempt: it is failing, not down),
 //     nearly all once accepts stop. SRE's K = 2 would start at half, and,
 //     refused attempts counting as requests, drift to refusing nearly all
-//     of an area that still serves 30-40 %: stricter than the provider.
-//   - A refused call matches what the area's last failure matched: its
-//     status (a 500 stays ErrInternal, a 503 ErrServiceUnavailable) or no
-//     answer (ErrTransport), and its Retry-After, when later than the next
-//     probe, is the refusal's.
+//     of an operation that still serves 30-40 %: stricter than the provider.
+//   - The area is judged too, by all its operations' attempts together.
+//     When that judgement refuses and no operation of the area has had an
+//     answer accepted for admissionDownAfter, the area is down: its
+//     operations are shed by the area's judgement as well as their own,
+//     so one too rare to have failed on its own is shed with the rest;
+//     but not one whose last answer was accepted, however long ago (a
+//     rare sibling of an operation failing whole): it is judged on its
+//     own. An operation that is served keeps the area up.
+//   - A refused call matches what its operation's last failure matched
+//     (the area's, for an operation that has none of its own): its status
+//     (a 500 stays ErrInternal, a 503 ErrServiceUnavailable), no answer
+//     (ErrTransport), or an attempt timeout (ErrTransport, Timeout() true);
+//     and its Retry-After, when later than the next probe, is the refusal's.
 //   - Nothing is refused while the window holds fewer than
-//     AdmissionMinFailures failures: a quiet area, a lone call's retries,
-//     or failures older than the window.
+//     AdmissionMinFailures failures: a quiet operation, a lone call's
+//     retries, or failures older than the window.
 //   - While it refuses, one call's first attempt per
-//     AdmissionProbeInterval goes out anyway (a probe; its retries do
-//     not), and an accepted answer while it refuses reopens
-//     the area: its history is forgotten and every attempt is sent again. So a backend
+//     AdmissionProbeInterval goes out anyway, per operation (a probe; its
+//     retries do not), and an accepted answer while it refuses reopens the
+//     operation (and the area, if it was down or refused with it): its
+//     history is forgotten and every attempt is sent again. So a backend
 //     that heals is seen within a probe interval and served at once.
 //
+// client.Execute calls are operations keyed by method and path shape
+// (executeKey): at most AdmissionMaxOperations operations per area are
+// judged on their own; beyond that, the others are judged together.
+//
 // A healthy area costs each attempt two atomic loads (and two clock reads
-// once it has failed at some time): answers are counted, under a lock,
-// only from a failure until AdmissionWindow after the last one.
+// once it has failed at some time): answers are counted, under the area's
+// lock, only from a failure until AdmissionWindow after the last one.
 
 // Admission control's settings.
 const (
 	AdmissionWindow        = 2 * time.Second        // how far back the answers count
 	AdmissionK             = 5                      // accepts count K times against requests
 	AdmissionMinFailures   = 10                     // fewer failures in the window refuse nothing
-	AdmissionProbeInterval = 100 * time.Millisecond // one attempt this often goes out while refusing
+	AdmissionProbeInterval = 100 * time.Millisecond // one attempt this often goes out per operation while refusing
+	// AdmissionMaxOperations bounds the operations of an area judged on
+	// their own; client.Execute's arbitrary paths cannot grow it further.
+	AdmissionMaxOperations = 64
+	admissionDownAfter     = 250 * time.Millisecond // no answer accepted this long while refusing: the area is down
 	admissionBuckets       = 20                     // the window's resolution: 100 ms
 	admissionBucketWidth   = int64(AdmissionWindow) / admissionBuckets
 )
@@ -66,17 +81,28 @@ const (
 type Admission struct {
 	now  func() time.Time // the clock; time.Now in NewAdmission
 	rand func() float64   // a float in [0,1); rand.Float64 in NewAdmission
-	// watchUntil is when the last failure leaves the window (unix nanos):
-	// before it, answers are counted; after it, nothing is and every
-	// attempt is admitted without taking the lock.
+	// watchUntil is when the area's last failure leaves the window (unix
+	// nanos): before it, answers are counted; after it, nothing is and
+	// every attempt is admitted without taking the lock.
 	watchUntil atomic.Int64
 
-	mu        sync.Mutex
-	buckets   [admissionBuckets]admissionBucket
-	nextProbe int64         // unix nanos from which a refused attempt goes out as a probe
-	reason    failureReason // the last failure's
-	status    int           // the last 5xx's status (reason failedUnavailable)
-	notBefore int64         // unix nanos the last failure's Retry-After asked to wait until, or 0
+	mu         sync.Mutex
+	area       judge             // all the area's attempts
+	ops        map[string]*judge // each operation's, at most AdmissionMaxOperations
+	overflow   judge             // the operations beyond AdmissionMaxOperations
+	lastAccept int64             // unix nanos of the last accepted answer while watching (or of the first failure)
+	firstProbe int64             // unix nanos before which a new operation sends no probe: 0 but in tests
+}
+
+// judge judges one operation, or the whole area, by its window.
+type judge struct {
+	buckets    [admissionBuckets]admissionBucket
+	nextProbe  int64         // unix nanos from which a refused attempt goes out as a probe
+	reason     failureReason // the last failure's; accepted while it has none
+	status     int           // the last 5xx's status (reason failedUnavailable)
+	notBefore  int64         // unix nanos the last failure's Retry-After asked to wait until, or 0
+	watchUntil int64         // unix nanos when its last failure leaves the window, or 0
+	servedLast bool          // its last answer counted was accepted
 }
 
 // admissionBucket counts one bucket of the window; slot is its start in
@@ -86,13 +112,14 @@ type admissionBucket struct {
 	requests, accepts, failures, refused int
 }
 
-// failureReason is what an answer says of the area's health.
+// failureReason is what an answer says of the operation's health.
 type failureReason uint8
 
 const (
 	accepted          failureReason = iota // the backend answered (2xx, 4xx, 429...)
 	failedUnavailable                      // a 5xx: the backend answered that it could not serve
-	failedTransport                        // no answer: refused or reset connection, attempt timeout
+	failedTransport                        // no answer: refused or reset connection
+	failedTimeout                          // no answer within the attempt's timeout
 	uncounted                              // nothing known: the caller gave up
 )
 
@@ -100,11 +127,12 @@ const (
 // until the area fails.
 func NewAdmission() *Admission { return &Admission{now: time.Now, rand: rand.Float64} }
 
-// admit decides whether an attempt may be sent now: a call's first
-// attempt, which may go out as a probe, or a retry, which never does (a
-// probe's retry would hold its call in a backoff while the area heals).
-// A refusal says why and when the next probe goes out.
-func (a *Admission) admit(first bool) (refusal admissionRefusal, refused bool) {
+// admitOp decides whether an attempt of the operation keyed op may be
+// sent now: a call's first attempt, which may go out as a probe, or a
+// retry, which never does (a probe's retry would hold its call in a
+// backoff while the operation heals). A refusal says why and when the
+// operation's next probe goes out.
+func (a *Admission) admitOp(op string, first bool) (refusal admissionRefusal, refused bool) {
 	until := a.watchUntil.Load()
 	if until == 0 { // never failed: no clock read
 		return admissionRefusal{}, false
@@ -115,29 +143,54 @@ func (a *Admission) admit(first bool) (refusal admissionRefusal, refused bool) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	p := a.window(ns).refusalProbability()
+	j := a.judgeOf(op, ns, false)
+	own := j != nil && j.watchUntil > ns
+	p := 0.0
+	if own {
+		p = j.window(ns).refusalProbability()
+	}
+	down := a.down(ns)
+	if down && (j == nil || !j.servedLast) {
+		// An operation whose last answer was accepted is judged on its
+		// own, however long ago that was (its own failures shed it
+		// soon enough if the backend is down); any other is shed with
+		// its area.
+		p = max(p, a.area.window(ns).refusalProbability())
+	}
 	if p == 0 || a.rand() >= p {
 		return admissionRefusal{}, false
 	}
-	if first && ns >= a.nextProbe {
-		a.nextProbe = ns + int64(AdmissionProbeInterval)
+	if j == nil {
+		j = a.judgeOf(op, ns, true)
+	}
+	if first && ns >= j.nextProbe {
+		j.nextProbe = ns + int64(AdmissionProbeInterval)
 		return admissionRefusal{}, false
 	}
-	b := a.bucket(ns)
-	b.requests++
-	b.refused++
-	wait := max(time.Duration(a.nextProbe-ns), time.Duration(a.notBefore-ns), time.Millisecond)
-	return admissionRefusal{reason: a.reason, status: a.status, wait: wait}, true
+	for _, x := range [...]*judge{j, &a.area} {
+		b := x.bucket(ns)
+		b.requests++
+		b.refused++
+	}
+	why := j
+	if j.reason == accepted { // no failure of its own: the area's
+		why = &a.area
+	}
+	wait := max(time.Duration(j.nextProbe-ns), time.Duration(why.notBefore-ns), time.Millisecond)
+	return admissionRefusal{reason: why.reason, status: why.status, wait: wait, area: down}, true
 }
 
-// answered counts the answer to an admitted attempt, as answeredWith does
-// a failure of no status (no answer) or an accept.
-func (a *Admission) answered(r failureReason) { a.answeredWith(r, 0, 0) }
+// down reports whether the area is down: its judgement refuses, and no
+// operation of it has had an answer accepted for admissionDownAfter. The
+// caller holds a.mu.
+func (a *Admission) down(ns int64) bool {
+	return ns-a.lastAccept >= int64(admissionDownAfter) && a.area.window(ns).refusalProbability() > 0
+}
 
-// answeredWith counts the answer to an admitted attempt: r, and for a 5xx
-// (failedUnavailable) its status and Retry-After, which refusals report
-// until the next failure replaces them.
-func (a *Admission) answeredWith(r failureReason, status int, retryAfter time.Duration) {
+// answeredOp counts the answer to an admitted attempt of the operation
+// keyed op: r, and for a 5xx (failedUnavailable) its status and
+// Retry-After, which refusals report until the next failure replaces them.
+func (a *Admission) answeredOp(op string, r failureReason, status int, retryAfter time.Duration) {
 	if r == uncounted || r == accepted && a.watchUntil.Load() == 0 {
 		return
 	}
@@ -148,28 +201,78 @@ func (a *Admission) answeredWith(r failureReason, status int, retryAfter time.Du
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if r == accepted {
-		if a.window(ns).refusalProbability() > 0 {
-			// It reopens: the backend answers again. Healthy answers are
-			// no longer counted, so the calls it now serves in full pay
-			// nothing for it, until the next failure.
-			a.buckets = [admissionBuckets]admissionBucket{}
-			a.status, a.notBefore = 0, 0
-			a.watchUntil.Store(0)
-			return
+		// The operation reopens if it refused, and the area if it was
+		// down or refused with it: the backend answers again. Their
+		// history is forgotten. An area whose other operations are
+		// served keeps counting, so its shed ratio still shows an
+		// operation shed on its own.
+		down := a.down(ns)
+		a.lastAccept = ns
+		reopened := a.judgeOf(op, ns, true).accept(ns)
+		if down || reopened && a.area.window(ns).refusalProbability() > 0 {
+			a.area = judge{nextProbe: a.area.nextProbe}
+			reopened = true
+		} else {
+			a.area.count(ns)
 		}
-		b := a.bucket(ns)
-		b.requests++
-		b.accepts++
+		if reopened {
+			a.rewatch(ns)
+		}
 		return
 	}
-	b := a.bucket(ns)
-	b.requests++
-	b.failures++
-	a.reason, a.status, a.notBefore = r, status, 0
-	if retryAfter > 0 {
-		a.notBefore = ns + int64(retryAfter)
+	if a.watchUntil.Load() <= ns {
+		a.lastAccept = ns // the area was healthy until this failure
 	}
+	a.judgeOf(op, ns, true).fail(ns, r, status, retryAfter)
+	a.area.fail(ns, r, status, retryAfter)
 	a.watchUntil.Store(ns + int64(AdmissionWindow))
+}
+
+// rewatch sets watchUntil to the latest watchUntil of the area's judges,
+// or 0 when none watches any more: healthy answers are no longer counted,
+// so the calls it now serves in full pay nothing for it, until the next
+// failure. The caller holds a.mu.
+func (a *Admission) rewatch(ns int64) {
+	until := max(a.area.watchUntil, a.overflow.watchUntil)
+	for _, j := range a.ops {
+		until = max(until, j.watchUntil)
+	}
+	if until <= ns {
+		until = 0
+	}
+	a.watchUntil.Store(until)
+}
+
+// judgeOf returns the judge of the operation keyed op, made if create is
+// set (nil otherwise, when it has none). Beyond AdmissionMaxOperations
+// operations, those idle for a window are forgotten; if none is, a new
+// operation shares the overflow judge. The caller holds a.mu.
+func (a *Admission) judgeOf(op string, ns int64, create bool) *judge {
+	if j, ok := a.ops[op]; ok {
+		return j
+	}
+	if !create {
+		if len(a.ops) >= AdmissionMaxOperations {
+			return &a.overflow
+		}
+		return nil
+	}
+	if a.ops == nil {
+		a.ops = make(map[string]*judge)
+	}
+	if len(a.ops) >= AdmissionMaxOperations {
+		for k, j := range a.ops {
+			if j.watchUntil <= ns && j.window(ns).requests == 0 {
+				delete(a.ops, k)
+			}
+		}
+		if len(a.ops) >= AdmissionMaxOperations {
+			return &a.overflow
+		}
+	}
+	j := &judge{nextProbe: a.firstProbe}
+	a.ops[op] = j
+	return j
 }
 
 // ShedRatio returns the share of the area's attempts refused over the
@@ -180,30 +283,57 @@ func (a *Admission) ShedRatio() float64 {
 		return 0
 	}
 	a.mu.Lock()
-	w := a.window(a.now().UnixNano())
+	w := a.area.window(a.now().UnixNano())
 	a.mu.Unlock()
-	if w.requests == 0 {
-		return 0
+	return w.refusedShare()
+}
+
+// accept counts an accepted answer, or, if the judge refused, reopens it:
+// it forgets its history, and reports so.
+func (j *judge) accept(ns int64) (reopened bool) {
+	if j.window(ns).refusalProbability() > 0 {
+		*j = judge{nextProbe: j.nextProbe, servedLast: true}
+		return true
 	}
-	return float64(w.refused) / float64(w.requests)
+	j.count(ns)
+	return false
+}
+
+// count counts an accepted answer.
+func (j *judge) count(ns int64) {
+	b := j.bucket(ns)
+	b.requests++
+	b.accepts++
+	j.servedLast = true
+}
+
+// fail counts a failure, which refusals report until the next one.
+func (j *judge) fail(ns int64, r failureReason, status int, retryAfter time.Duration) {
+	b := j.bucket(ns)
+	b.requests++
+	b.failures++
+	j.reason, j.status, j.notBefore, j.servedLast = r, status, 0, false
+	if retryAfter > 0 {
+		j.notBefore = ns + int64(retryAfter)
+	}
+	j.watchUntil = ns + int64(AdmissionWindow)
 }
 
 // bucket returns the bucket of time ns, emptied if it held an older one.
-// The caller holds a.mu.
-func (a *Admission) bucket(ns int64) *admissionBucket {
+func (j *judge) bucket(ns int64) *admissionBucket {
 	slot := ns / admissionBucketWidth
-	b := &a.buckets[slot%admissionBuckets]
+	b := &j.buckets[slot%admissionBuckets]
 	if b.slot != slot {
 		*b = admissionBucket{slot: slot}
 	}
 	return b
 }
 
-// window sums the buckets of the window ending at ns. The caller holds a.mu.
-func (a *Admission) window(ns int64) admissionBucket {
+// window sums the buckets of the window ending at ns.
+func (j *judge) window(ns int64) admissionBucket {
 	slot := ns / admissionBucketWidth
 	var w admissionBucket
-	for _, b := range a.buckets {
+	for _, b := range j.buckets {
 		if b.slot > slot-admissionBuckets && b.slot <= slot {
 			w.requests += b.requests
 			w.accepts += b.accepts
@@ -223,137 +353,10 @@ func (w admissionBucket) refusalProbability() float64 {
 	return max(0, float64(w.requests-AdmissionK*w.accepts)/float64(w.requests+1))
 }
 
-// admissionRefusal is why an attempt was refused (the last failure's kind
-// and, for a 5xx, status) and how long to wait: until the next probe, or
-// the last 5xx's Retry-After if later.
-type admissionRefusal struct {
-	reason failureReason
-	status int
-	wait   time.Duration
-}
-
-// answerHealth classifies an attempt's answer for admission control: a 5xx
-// says the backend failed, but 501 and the provider-not-configured problem
-// (answers of a working backend) and the rate-limited problem (the
-// pacer's); no answer is a failure unless the call's context ended.
-func (state *callState) answerHealth(apiErr *apierrors.Error, err error) failureReason {
-	switch {
-	case err != nil && state.ctx.Err() != nil:
-		return uncounted
-	case err != nil:
-		return failedTransport
-	case apiErr == nil || apiErr.StatusCode < http.StatusInternalServerError || apiErr.StatusCode == http.StatusNotImplemented ||
-		rateLimited(apiErr) || apiErr.Kind() == apierrors.ErrProviderNotConfigured:
-		return accepted
+// refusedShare is the share of the window's requests that were refused.
+func (w admissionBucket) refusedShare() float64 {
+	if w.requests == 0 {
+		return 0
 	}
-	return failedUnavailable
+	return float64(w.refused) / float64(w.requests)
 }
-
-// observeAdmission tells the area's admission control how an attempt went.
-func (state *callState) observeAdmission(apiErr *apierrors.Error, err error) {
-	if a := state.scope.Admission; a != nil {
-		health := state.answerHealth(apiErr, err)
-		if health == failedUnavailable {
-			a.answeredWith(health, apiErr.StatusCode, apiErr.RetryAfter)
-			return
-		}
-		a.answered(health)
-	}
-}
-
-// admissionState is what a send keeps of admission control: the refusal
-// of its retry, if any.
-type admissionState struct {
-	refusal admissionRefusal
-}
-
-// admitFirst asks the area's admission control for the send's first
-// attempt; a refusal is the call's error, typed as the area's failures.
-func (state *callState) admitFirst() error {
-	a := state.scope.Admission
-	if a == nil {
-		return nil
-	}
-	r, refused := a.admit(true)
-	if !refused {
-		return nil
-	}
-	state.observeShed(r)
-	cause := state.shedCause(r, nil)
-	if r.reason == failedTransport {
-		return &apierrors.TransportError{Operation: state.op.Name, Method: state.op.Method, Path: state.req.path, Attempts: state.prior, Err: cause}
-	}
-	return &apierrors.Error{Operation: state.op.Name, Method: state.op.Method, Path: state.req.path,
-		StatusCode: cmp.Or(r.status, http.StatusServiceUnavailable), Attempts: state.prior, Err: cause}
-}
-
-// admitRetry asks the area's admission control for a retry the policy
-// decided; refused, the call ends with the attempt's error.
-func (state *callState) admitRetry() bool {
-	a := state.scope.Admission
-	if a == nil {
-		return true
-	}
-	r, refused := a.admit(false)
-	state.refusal = r
-	return !refused
-}
-
-// shedCause is the cause of a call ended by a refusal, wrapping the last
-// attempt's transport failure, if any.
-func (state *callState) shedCause(r admissionRefusal, cause error) *loadShedError {
-	return &loadShedError{Area: state.op.area(), Reason: r.errorType(), Wait: r.wait, Retry: state.attempts > 0, Err: cause}
-}
-
-// observeShed tells a ShedObserver of a refused attempt.
-func (state *callState) observeShed(r admissionRefusal) {
-	if obs, ok := state.s.Observer.(observe.ShedObserver); ok {
-		obs.Shed(state.ctx, observe.Shed{Area: state.op.area(), Reason: r.errorType()})
-	}
-}
-
-// errorType is the observe.ErrorType value of the failure r stands for:
-// transport, or the last 5xx's (service_unavailable, internal, 5xx).
-func (r admissionRefusal) errorType() string {
-	if r.reason == failedTransport {
-		return observe.ErrorTransport
-	}
-	return observe.ErrorType(&apierrors.Error{StatusCode: cmp.Or(r.status, http.StatusServiceUnavailable)})
-}
-
-// loadShedError is the cause of a call whose attempt admission control
-// refused: it matches errors.ErrLoadShed, and errors.RetryAfterOf reads
-// when the area's next probe goes out.
-type loadShedError struct {
-	Area   memberplatform.Area
-	Reason string        // the ErrorType of the area's last failure: transport, service_unavailable, internal...
-	Wait   time.Duration // until the area's next probe
-	Retry  bool          // a retry was refused, not the call's first attempt
-	Err    error         // the last attempt's transport failure, if any
-}
-
-func (e *loadShedError) Error() string {
-	what := "5xx"
-	if e.Reason == observe.ErrorTransport {
-		what = "without an answer"
-	}
-	s := "refused locally by admission control"
-	if e.Retry {
-		s = "not retried: admission control refused the retry"
-	}
-	s += ": nearly all recent attempts of area " + string(e.Area) + " failed (" + what +
-		"); retry after " + e.Wait.Round(time.Millisecond).String()
-	if e.Err != nil {
-		return e.Err.Error() + " (" + s + ")"
-	}
-	return s
-}
-
-// Is matches errors.ErrLoadShed.
-func (e *loadShedError) Is(target error) bool { return target == apierrors.ErrLoadShed }
-
-// RetryAfter is the wait until the area's next probe.
-func (e *loadShedError) RetryAfter() time.Duration { return e.Wait }
-
-// Unwrap returns the last attempt's failure, if any.
-func (e *loadShedError) Unwrap() error { return e.Err }

@@ -25,18 +25,39 @@ func testAdmission(clk *fakeclock.Clock, draw *float64) *Admission {
 // away, for tests of its refusals alone.
 func testAdmissionWithoutProbes(clk *fakeclock.Clock, draw *float64) *Admission {
 	a := testAdmission(clk, draw)
-	a.nextProbe = clk.Now().Add(time.Hour).UnixNano()
+	a.firstProbe = clk.Now().Add(time.Hour).UnixNano()
 	return a
 }
 
-// feed counts failures failed answers and accepts accepted ones, interleaved.
-func feed(a *Admission, failures, accepts int) {
+// admit, answered and answeredWith are admitOp and answeredOp of one
+// operation, keyed "": an area of one operation.
+func (a *Admission) admit(first bool) (admissionRefusal, bool) { return a.admitOp("", first) }
+
+func (a *Admission) answered(r failureReason) { a.answeredOp("", r, 0, 0) }
+
+func (a *Admission) answeredWith(r failureReason, status int, retryAfter time.Duration) {
+	a.answeredOp("", r, status, retryAfter)
+}
+
+// probeAt sets when the next probe of the operation keyed op goes out.
+func (a *Admission) probeAt(op string, ns int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.judgeOf(op, ns, true).nextProbe = ns
+}
+
+// feed counts failures failed answers and accepts accepted ones,
+// interleaved, for the operation keyed "".
+func feed(a *Admission, failures, accepts int) { feedOp(a, "", failures, accepts) }
+
+// feedOp is feed for the operation keyed op.
+func feedOp(a *Admission, op string, failures, accepts int) {
 	for i := 0; i < failures || i < accepts; i++ {
 		if i < failures {
-			a.answered(failedUnavailable)
+			a.answeredOp(op, failedUnavailable, 0, 0)
 		}
 		if i < accepts {
-			a.answered(accepted)
+			a.answeredOp(op, accepted, 0, 0)
 		}
 	}
 }
@@ -54,7 +75,7 @@ func TestAdmissionRefusalProbability(t *testing.T) {
 	feed(a, 17, 0)
 	want := float64(20-AdmissionK*2) / 21
 	a.mu.Lock()
-	got := a.window(clk.Now().UnixNano()).refusalProbability()
+	got := a.ops[""].window(clk.Now().UnixNano()).refusalProbability()
 	a.mu.Unlock()
 	if got != want {
 		t.Fatalf("refusal probability %v, want (20 − 5·2)/21 = %v", got, want)
@@ -73,7 +94,7 @@ func TestAdmissionRefusalProbability(t *testing.T) {
 	}
 	// The refusal counts as a request that was not accepted: p rises.
 	a.mu.Lock()
-	after := a.window(clk.Now().UnixNano()).refusalProbability()
+	after := a.ops[""].window(clk.Now().UnixNano()).refusalProbability()
 	a.mu.Unlock()
 	if want := float64(21-AdmissionK*2) / 22; after != want {
 		t.Fatalf("after one refusal p = %v, want %v", after, want)
@@ -298,7 +319,7 @@ func TestAdmissionRefusesCallsOfAFailingArea(t *testing.T) {
 	rec.mu.Lock()
 	sheds, last := rec.sheds, rec.ends[len(rec.ends)-1]
 	rec.mu.Unlock()
-	if len(sheds) == 0 || sheds[len(sheds)-1] != (observe.Shed{Area: memberplatform.AreaOther, Reason: observe.ErrorServiceUnavailable}) || last != err {
+	if len(sheds) == 0 || sheds[len(sheds)-1] != (observe.Shed{Area: memberplatform.AreaOther, Reason: observe.ErrorServiceUnavailable, Operation: rtPutOp.Name, Scope: observe.ShedOperation}) || last != err {
 		t.Fatalf("observer saw sheds %v and the call end with %v; want a shed of area other for service_unavailable and the call's error", sheds, last)
 	}
 	if ratio, ok := rec.state.ShedRatioOf(memberplatform.AreaOther); !ok || ratio <= 0 {
@@ -354,11 +375,12 @@ func TestAdmissionRefusalMatchesTheAreasFailures(t *testing.T) {
 	}
 
 	status.Store(http.StatusServiceUnavailable)
-	other(&c.settings).Admission.nextProbe = 0 // the next call goes out and meets a 503
+	adm := other(&c.settings).Admission
+	adm.probeAt(rtPutOp.Name, 0) // the next call goes out and meets a 503
 	for range 3 {
 		_ = Do[any](context.Background(), c, rtCall(rtPutOp, nil), nil)
 	}
-	other(&c.settings).Admission.nextProbe = clk.Now().Add(50 * time.Millisecond).UnixNano() // the clock stands: no probe
+	adm.probeAt(rtPutOp.Name, clk.Now().Add(50*time.Millisecond).UnixNano()) // the clock stands: no probe
 	err = shed()
 	if wait, ok := apierrors.RetryAfterOf(err); !stderrors.Is(err, apierrors.ErrServiceUnavailable) || !ok || wait != 10*time.Second {
 		t.Fatalf("err = %v, RetryAfterOf %v %v: want a 503 refusal waiting the 10 s the area's 503s asked for", err, wait, ok)
@@ -373,10 +395,8 @@ func TestAdmissionRefusedRetryEndsTheCall(t *testing.T) {
 	draw := 0.0
 	c := rtNewClient(t, srv.URL, func(s *Settings) { other(s).Admission = testAdmission(clk, &draw) })
 	adm := other(&c.settings).Admission
-	feed(adm, 20, 0)
-	adm.mu.Lock()
-	adm.nextProbe = 0 // the call's first attempt goes out as the probe
-	adm.mu.Unlock()
+	feedOp(adm, rtPutOp.Name, 20, 0)
+	adm.probeAt(rtPutOp.Name, 0) // the call's first attempt goes out as the probe
 	tokens := other(&c.settings).Budget.Tokens()
 	err := c.do(context.Background(), rtCall(rtPutOp, nil))
 	ae := rtWantAPIError(t, err, http.StatusBadGateway, 1)

@@ -238,6 +238,9 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		return false, bodyErr // non-nil: the library calls the ErrorHandler
 	}
 	state.wait = wait
+	if state.op.Credential {
+		noteTokenWait(ctx, apiErr, wait) // a caller whose deadline comes first returns the answer now
+	}
 	if state.s.Retry.OnRetry != nil {
 		state.s.Retry.OnRetry(state.attempts, wait)
 	}

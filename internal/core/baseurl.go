@@ -30,13 +30,13 @@ func ParseBaseURL(rawURL string) (*url.URL, error) {
 }
 
 // CheckBearerTransport refuses a base URL over which a bearer token would
-// travel in clear text (plain http to a non-loopback host), unless
-// AllowInsecureBearer is set.
+// travel in clear text (plain http to a non-loopback host, or to a
+// loopback one through a proxy), unless AllowInsecureBearer is set.
 func CheckBearerTransport(s *Settings) error {
 	if u := s.BaseURL; u != nil && u.Scheme == "http" && !s.AllowInsecureBearer && !httpx.IsLoopbackHost(u.Hostname()) {
 		return fmt.Errorf("memberplatform: refusing to carry a bearer token over plain http to or from non-loopback host %q; use https, or option.WithInsecureBearerOverHTTP() if you really mean it", u.Hostname())
 	}
-	return nil
+	return checkDirectAtNew(s)
 }
 
 // redactURL returns u without user credentials or query, for errors.

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-querystring/query"
 
 	apierrors "github.com/memberplatform/memberplatform-go/errors"
+	"github.com/memberplatform/memberplatform-go/internal/rawjson"
 	"github.com/memberplatform/memberplatform-go/internal/redact"
 )
 
@@ -80,6 +81,11 @@ func doCall[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 			return err
 		}
 	}
+	if len(s.JSONSet) > 0 {
+		if req.body, err = setMembers(call, req.body, s.JSONSet); err != nil {
+			return err
+		}
+	}
 	if s.ResponseInto != nil {
 		*s.ResponseInto = nil
 	}
@@ -87,6 +93,7 @@ func doCall[O any](ctx context.Context, c *Client, call *Call, opts []O) error {
 	if err != nil {
 		return err
 	}
+	c.reportDeprecation(ctx, s, call.Op, out.resp)
 	if s.ResponseInto != nil {
 		*s.ResponseInto = redactedResponse(out.resp, redact.New(secretsSent(out.resp)...))
 	}
@@ -314,12 +321,14 @@ func withOperation(err error, op string) error {
 
 // decodeResult decodes a 2xx body into call.Result. An empty body is a
 // success, unless the operation requires a result; data after the first
-// JSON value is accepted, as json.Decoder does.
+// JSON value is accepted, as json.Decoder does. A result that embeds
+// memberplatform.Raw keeps the body it was decoded from, uncopied.
 func (out *callState) decodeResult() error {
 	if out.refused != nil {
 		return out.undecodable(out.refused)
 	}
-	if out.op.ResultRequired && (len(bytes.TrimSpace(out.body)) == 0 || string(bytes.TrimSpace(out.body)) == "null") {
+	trimmed := bytes.TrimSpace(out.body)
+	if out.op.ResultRequired && (len(trimmed) == 0 || string(trimmed) == "null") {
 		return out.undecodable(errNoResult)
 	}
 	switch result := out.result.(type) {
@@ -327,7 +336,7 @@ func (out *callState) decodeResult() error {
 	case *[]byte:
 		*result = out.body
 	default:
-		if len(bytes.TrimSpace(out.body)) == 0 {
+		if len(trimmed) == 0 {
 			return nil
 		}
 		if err := json.Unmarshal(out.body, result); err != nil {
@@ -338,6 +347,9 @@ func (out *callState) decodeResult() error {
 			if err != nil {
 				return out.undecodable(err)
 			}
+		}
+		if string(trimmed) != "null" { // a null body is none: the result is built by hand
+			rawjson.Keep(result, out.body) // its memberplatform.Raw, if it embeds one; never written again
 		}
 	}
 	return nil

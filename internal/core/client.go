@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"log/slog"
 	"runtime"
 
 	memberplatform "github.com/memberplatform/memberplatform-go"
@@ -15,6 +16,8 @@ type Client struct {
 	userAgent string // the User-Agent header value
 	tokens    *TokenCache
 	observed  *observe.State // the gauges' readers, kept alive with the client (observe.go)
+	// deprecations remembers the operations the logger was warned about (deprecation.go).
+	deprecations deprecationLog
 }
 
 // New returns a Client for settings s. tokens may be nil (no Authorization).
@@ -36,6 +39,9 @@ func New(s Settings, tokens *TokenCache) (*Client, error) {
 	observeClient(c)
 	return c, nil
 }
+
+// Logger returns the client's logger, or nil.
+func (c *Client) Logger() *slog.Logger { return c.settings.Logger }
 
 // Tokens returns the client's token cache, or nil.
 func (c *Client) Tokens() *TokenCache { return c.tokens }

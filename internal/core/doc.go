@@ -7,15 +7,19 @@
 //	internal/validate  the area checks the parameters (Call.Invalid: Do
 //	                   refuses the call, observed, before anything is sent)
 //	call.go            Do: the call's settings, URL, query and JSON body; the
-//	                   401 resend; the 2xx result
+//	                   401 resend; the 2xx result (kept in the result's
+//	                   memberplatform.Raw through internal/rawjson)
+//	jsonset.go         option.WithJSONSet's members set in the JSON body
 //	tokens.go          the bearer token, from the token cache
 //	attempts.go        the boundary with go-retryablehttp (its hook order is
 //	                   documented there) and the state of one send: headers,
 //	                   authorizing and signing each attempt, reading each
 //	                   body, the typed error
 //	admission.go       the area's admission control: an attempt refused
-//	                   locally while nearly all of the area's recent
-//	                   attempts fail; each answer counted
+//	                   locally while nearly all of its operation's (or the
+//	                   area's) recent attempts fail; each answer counted
+//	                   (admission_call.go: the call's side; admission_key.go:
+//	                   the operation's key, Execute's route)
 //	scope.go           the area's load control: its pacer (internal/pacer)
 //	                   and rate limiter, waited on before each attempt
 //	transport.go       the transport under the attempts: redirects,
@@ -24,7 +28,11 @@
 //	internal/httpx     Retry-After and the request ID
 //	internal/jsonscan  the error body, decoded by package errors
 //	retry.go           whether to retry (RetryPolicy) and what a retry costs
-//	                   (the area's RetryBudget)
+//	                   (the area's RetryBudget); retrystatus.go the
+//	                   caller's statuses (option.WithRetryOn)
+//	deprecation.go     a final answer's Deprecation and Sunset (read by
+//	                   internal/httpx): the logger warned once per
+//	                   operation, a DeprecationObserver every time
 //
 // attempts.go calls the other files as leaves, so a call reads top-down:
 // call.go, then attempts.go. A send's state (callState) is declared in

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// The guard for the README's "a cached token costs no allocation per call":
+// The guard for docs/performance.md's "a cached token costs no allocation per call":
 // a call that attaches the cached bearer token, in a header slice of its
 // own, allocates exactly what the same call without a token allocates.
 func TestCachedTokenAddsNoAllocationPerCall(t *testing.T) {

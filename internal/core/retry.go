@@ -28,6 +28,7 @@ type RetryPolicy struct {
 	// What option.WithMaxRetries, WithRetryBackoff and WithMaxRetryAfter set.
 	MaxRetries                         int
 	BaseDelay, MaxDelay, MaxRetryAfter time.Duration
+	Statuses                           RetryStatuses // option.WithRetryOn and WithoutRetryOn (retrystatus.go)
 	// Rand returns a float in [0,1) for jitter; nil uses math/rand/v2.
 	Rand func() float64
 	// Now resolves an HTTP-date Retry-After and compares the end of a wait
@@ -81,7 +82,7 @@ const (
 // Decide applies the policy to attempt number attempt (1-based), which
 // ended with the error response apiErr or the transport error err.
 func (p *RetryPolicy) Decide(ctx context.Context, attempt int, idempotent bool, apiErr *apierrors.Error, err error) (Decision, time.Duration) {
-	if ctx.Err() != nil || !Retriable(idempotent, apiErr, err) {
+	if ctx.Err() != nil || !p.retriable(idempotent, apiErr, err) {
 		return Done, 0
 	}
 	if attempt > p.MaxRetries {

@@ -33,8 +33,9 @@ type Settings struct {
 	Idempotent          bool            // the call is safe to repeat whatever its method
 	Retry               RetryPolicy
 	Logger              *slog.Logger
-	AppInfo             string // appended to the User-Agent
-	AllowInsecureBearer bool   // a bearer token may go over plain http to a non-loopback host
+	AppInfo             string       // appended to the User-Agent
+	AllowInsecureBearer bool         // a bearer token may go over plain http to a non-loopback host
+	JSONSet             []JSONMember // top-level members set in the JSON request body (a call's only)
 
 	// Client-wide only: the token source (SigV4 asks client.New to build
 	// one), the load control of each area (scope.go) and the observer,

@@ -107,7 +107,10 @@ const (
 // window one caller refreshes while the others use the current token (a
 // failed refresh backs off, 5s doubling to 1m); in the hard window, or
 // expired or empty, all wait for one fetch, detached from their contexts
-// and bounded by FetchTimeout. Now is the clock (time.Now when nil).
+// and bounded by FetchTimeout: a fetch past it is abandoned, so a source
+// that ignores its context cannot wedge the client. A caller whose
+// deadline comes before the end of a Retry-After the fetch waits out
+// returns that answer at once. Now is the clock (time.Now when nil).
 type TokenCache struct {
 	Fetch        TokenFetcher
 	Now          func() time.Time
@@ -127,6 +130,7 @@ type TokenCache struct {
 
 	expiredWarned atomic.Bool
 	observer      observe.Observer
+	waits         tokenWaits // the answer the fetch in flight waits out (tokenfetch.go)
 }
 
 // NewTokenCache returns a cache around fetch with the default windows.
@@ -210,7 +214,9 @@ func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken, rejecte
 		}
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
-		v, exp, err := c.fetch(fctx)
+		gen := c.waits.begin()
+		defer c.waits.end(gen)
+		v, exp, err := c.boundedFetch(context.WithValue(fctx, tokenWaitKey{}, tokenWaitPost{&c.waits, gen}), timeout)
 		if err != nil {
 			return nil, err
 		}
@@ -227,31 +233,37 @@ func (c *TokenCache) fetchShared(ctx context.Context, seen *CachedToken, rejecte
 		c.softUntil.Store(0)
 		return t, nil
 	})
-	select {
-	case r := <-ch:
-		if r.Err == nil {
-			return r.Val.(*CachedToken), nil
+	deadline, bounded := ctx.Deadline()
+	for {
+		answer, until, changed := c.waits.watch()
+		if answer != nil && bounded && until.After(deadline) {
+			// The fetch waits out a Retry-After this caller cannot: it gets
+			// the answer now, as an API call would (the fetch goes on for
+			// callers with more time).
+			return nil, &apierrors.TokenError{StatusCode: answer.StatusCode, Err: answer}
 		}
-		if _, ok := stderrors.AsType[*apierrors.TokenError](r.Err); ok {
-			return nil, r.Err
+		select {
+		case r := <-ch:
+			if r.Err == nil {
+				return r.Val.(*CachedToken), nil
+			}
+			if _, ok := stderrors.AsType[*apierrors.TokenError](r.Err); ok {
+				return nil, r.Err
+			}
+			return nil, &apierrors.TokenError{Err: r.Err}
+		case <-ctx.Done():
+			return nil, &apierrors.TokenError{Err: ctx.Err()}
+		case <-changed:
 		}
-		return nil, &apierrors.TokenError{Err: r.Err}
-	case <-ctx.Done():
-		return nil, &apierrors.TokenError{Err: ctx.Err()}
 	}
 }
 
-// fetch calls Fetch between the observer's StartTokenFetch and
-// EndTokenFetch, and turns a panic into a TokenError: it runs on
-// singleflight's goroutine, where a panic would end the process. Any
-// failure is a TokenError, as the call will report it: a token source's
-// own error, untyped, would read to an observer as an HTTP attempt's
-// transport failure (observe.ErrorType), and no HTTP happened.
+// fetch calls Fetch and turns a panic into a TokenError: it runs on a
+// goroutine of its own (boundedFetch), where a panic would end the
+// process. Any failure is a TokenError, as the call will report it: a
+// token source's own error, untyped, would read to an observer as an HTTP
+// attempt's transport failure (observe.ErrorType), and no HTTP happened.
 func (c *TokenCache) fetch(ctx context.Context) (v string, exp time.Time, err error) {
-	if obs := c.observer; obs != nil {
-		ctx = orParent(obs.StartTokenFetch(ctx), ctx)
-		defer func() { obs.EndTokenFetch(ctx, err) }()
-	}
 	defer func() {
 		if p := recover(); p != nil {
 			err = &apierrors.TokenError{Reason: "the token source panicked", Err: fmt.Errorf("panic: %v", p)}

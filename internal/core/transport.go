@@ -95,9 +95,23 @@ func (t attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	var resp *http.Response
 	var err error
-	if len(state.s.Middleware) == 0 {
+	plain := req.URL.Scheme == "http" && !state.client.settings.AllowInsecureBearer // credentials go direct to loopback only (direct.go)
+	switch {
+	case len(state.s.Middleware) == 0:
+		if plain {
+			if err := checkDirect(t.next, req); err != nil {
+				return nil, err
+			}
+		}
 		resp, err = t.next.RoundTrip(req) // no method value to allocate
-	} else {
+	case plain:
+		resp, err = runMiddleware(state.s.Middleware, req, func(r *http.Request) (*http.Response, error) {
+			if err := checkDirect(t.next, r); err != nil { // as sent, after the middleware
+				return nil, err
+			}
+			return t.next.RoundTrip(r)
+		})
+	default:
 		resp, err = runMiddleware(state.s.Middleware, req, t.next.RoundTrip)
 	}
 	if resp == nil && err == nil { // net/http would name the SDK's internal type
@@ -141,10 +155,12 @@ func newPooledTransport(idle time.Duration) *http.Transport {
 	t := cleanhttp.DefaultPooledTransport()
 	t.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
 	t.MaxIdleConns = 2 * DefaultMaxIdleConnsPerHost // the API's host and a token endpoint's own
+	t.Proxy = directLoopbackProxy(t.Proxy)          // credentials over plain http never pass a proxy (direct.go)
 	dial := t.DialContext
 	if dial == nil {
 		dial = (&net.Dialer{}).DialContext
 	}
+	dial = directLoopbackDial(dial)
 	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		conn, err := dial(ctx, network, addr)
 		if err != nil {

@@ -89,3 +89,11 @@ func TestIsLoopbackHost(t *testing.T) {
 		}
 	}
 }
+
+func TestIsLoopbackHostAllocatesNothing(t *testing.T) {
+	for _, host := range []string{"127.0.0.1", "[::1]", "localhost", "api.localhost", "example.com"} {
+		if n := testing.AllocsPerRun(100, func() { IsLoopbackHost(host) }); n != 0 {
+			t.Errorf("IsLoopbackHost(%q): %v allocations, want 0", host, n)
+		}
+	}
+}

@@ -49,9 +49,16 @@
 // the thresholds: MemberplatformProviderThrottling,
 // MemberplatformRetryBudgetExhausted, MemberplatformPacerEngaged,
 // MemberplatformCallsShed, MemberplatformTokenFetchesFailing,
-// MemberplatformErrorRatioHigh and MemberplatformLatencyHigh. The
-// repository's README lists them with their runbook lines and describes
-// the dashboard.
+// MemberplatformErrorRatioHigh and MemberplatformLatencyHigh. Group
+// memberplatform-go.admission-operations records the attempts of each
+// operation shed on its own (memberplatform_admission_scope="operation":
+// one operation failing while the rest of its area is served) and alerts
+// on them: MemberplatformOperationShed. Group
+// memberplatform-go.deprecations counts the answers that said an operation
+// is deprecated over the last hour, by operation and sunset date, and
+// alerts on them: MemberplatformOperationDeprecated. The repository's
+// docs/observability.md lists the alerts with their runbook lines and
+// describes the dashboard.
 //
 // The rules load in Prometheus 2.42 and later. The module's tests run
 // promtool's checks and unit tests, and start a real Prometheus scraping

@@ -1,10 +1,10 @@
 // Command benchreport runs the benchmarks of this module and prints a
-// Markdown table, ready to paste into the SDK's README, of each row's median
+// Markdown table, ready to paste into the SDK's docs/performance.md, of each row's median
 // time per call through the three contenders (sdk, raw net/http +
 // encoding/json into plain structs, and the oapi-codegen client), the ratios
 // SDK/raw and SDK/generated, allocations per call of all three, and a
 // PASS/FAIL verdict against the performance budget, then the sentence
-// that states the table's figures in the README (summary.go):
+// that states the table's figures in docs/performance.md (summary.go):
 //
 //   - loopback, serial and parallel: SDK/raw ≤ 1.10× per operation
 //   - in memory: SDK/raw ≤ 1.15× per operation
@@ -22,8 +22,8 @@
 //
 // Usage, from the benchmarks module (the directory holding its go.mod):
 //
-//	go run ./cmd/benchreport [-count 10] [-benchtime 200ms] [-bench regexp] [-strict] [-v]
-//	go run ./cmd/benchreport -input saved.txt
+//	go run ./cmd/benchreport [-count 10] [-benchtime 200ms] [-bench regexp] [-strict] [-v] [-save run.txt] [-write doc.md]
+//	go run ./cmd/benchreport -input run.txt [-write doc.md | -check doc.md]
 //
 // It builds the benchmark test binary once and runs it -count times, one
 // sample of every row per run. Within a row the contenders take turns call
@@ -34,6 +34,13 @@
 // with one line per contender and ns/op. The report is informational: it
 // exits 0 whatever the verdicts, unless -strict is given (then 1 on any
 // FAIL); it exits 2 when the benchmarks could not run.
+//
+// -save writes the run's output, under a line naming the release it
+// measured, to a file that -input reads back; -write replaces the figures
+// between the markers of a document (docs/performance.md) with the report;
+// -check, with -input, exits 1 unless the document states the report of
+// that saved run of this release (release.go: the release owns the
+// figures).
 package main
 
 import (
@@ -214,7 +221,17 @@ func main() {
 	strict := flag.Bool("strict", false, "exit 1 when a budget fails")
 	verbose := flag.Bool("v", false, "also print the benchmarks' output")
 	input := flag.String("input", "", "parse this saved go test -bench output instead of running the benchmarks")
+	save := flag.String("save", "", "write the run's output, under a line naming the release, to this file (for -input)")
+	write := flag.String("write", "", "replace the figures between the markers of this document with the report")
+	check := flag.String("check", "", "with -input: exit 1 unless this document states the report of that saved run of this release")
 	flag.Parse()
+	if *check != "" {
+		if *input == "" {
+			fail(fmt.Errorf("-check needs -input, the saved run"))
+		}
+		checkMain(*check, *input)
+		return
+	}
 
 	start := time.Now()
 	var out []byte
@@ -224,6 +241,7 @@ func main() {
 		if out, err = os.ReadFile(*input); err != nil {
 			fail(err)
 		}
+		runInfo = runInfoOf(out)
 	} else {
 		if *count < 1 {
 			fail(fmt.Errorf("-count must be at least 1"))
@@ -233,15 +251,24 @@ func main() {
 			fail(err)
 		}
 		v, _ := exec.Command("go", "env", "GOVERSION").Output()
-		runInfo = fmt.Sprintf("%d interleaved runs, -benchtime %s, %s", *count, *benchtime, strings.TrimSpace(string(v)))
+		runInfo = newRunInfo(*count, *benchtime, strings.TrimSpace(string(v)))
+		if *save != "" {
+			if err := os.WriteFile(*save, append([]byte(runHeader+runInfo+"\n"), out...), 0o644); err != nil {
+				fail(err)
+			}
+		}
 	}
 	st := parse(bytes.NewReader(out))
 	if len(st.samples) == 0 {
 		fail(fmt.Errorf("no benchmark results"))
 	}
-	var table bytes.Buffer
-	fails := report(io.MultiWriter(os.Stdout, &table), st, runInfo)
-	fmt.Printf("\n%s\n", summary(parseTable(table.String())))
+	block, fails := render(st, runInfo)
+	fmt.Print(block)
+	if *write != "" {
+		if err := writeBlock(*write, block); err != nil {
+			fail(err)
+		}
+	}
 	fmt.Fprintf(os.Stderr, "benchreport: %d budget(s) failed; done in %s\n", fails, time.Since(start).Round(time.Second))
 	if *strict && fails > 0 {
 		os.Exit(1)
@@ -318,7 +345,7 @@ func report(w io.Writer, st stats, runInfo string) (fails int) {
 	for _, xs := range st.samples {
 		n = max(n, len(xs))
 	}
-	p("#### SDK vs plain net/http + encoding/json (raw) vs oapi-codegen client (generated)\n\n")
+	p("### SDK vs plain net/http + encoding/json (raw) vs oapi-codegen client (generated)\n\n")
 	env := strings.TrimSpace(st.env["goos"] + "/" + st.env["goarch"] + ", " + st.env["cpu"])
 	if runInfo != "" {
 		env = runInfo + ", " + env
@@ -348,7 +375,7 @@ func report(w io.Writer, st stats, runInfo string) (fails int) {
 		r, okR := st.median(prefix + "/raw")
 		g, okG := st.median(prefix + "/generated")
 		if !okS || !okR || (withGen && !okG) {
-			p("| %s | not run | | | | | | %s | |\n", label, budget)
+			p("| %s | "+notMeasured+" | | | | | | %s | |\n", label, budget)
 			return
 		}
 		genTime, genRatio, genAllocs := "—", "—", "—"
@@ -395,7 +422,7 @@ func report(w io.Writer, st stats, runInfo string) (fails int) {
 		p("| 422 problem, allocs per serviceError (100 → 1,000) | | | | | | %.1f / %.1f / — | %s | %s |\n",
 			sdkSlope, rawSlope, slopeBudget, verdict(failed, true))
 	} else {
-		p("| 422 problem, allocs per serviceError (100 → 1,000) | not run | | | | | | %s | |\n", slopeBudget)
+		p("| 422 problem, allocs per serviceError (100 → 1,000) | "+notMeasured+" | | | | | | %s | |\n", slopeBudget)
 	}
 	row("400 code/message, 100 field errors", "BenchmarkErrors/fieldErrors=100", false, maxErrorRatio, errBudget)
 
@@ -409,7 +436,7 @@ func report(w io.Writer, st stats, runInfo string) (fails int) {
 		s, okS := st.median("BenchmarkConcurrent/" + scheme + "/sdk")
 		r, okR := st.median("BenchmarkConcurrent/" + scheme + "/raw")
 		if !okS || !okR {
-			p("| %s | not run | | | | | | %s | |\n", label, connBudget)
+			p("| %s | "+notMeasured+" | | | | | | %s | |\n", label, connBudget)
 			continue
 		}
 		ratio := s.ns / r.ns

@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// The README states the figures of its table in one sentence, which
-// summary writes from the table itself: benchreport prints it under the
-// table, and a test recomputes it from the table pasted into the README,
+// docs/performance.md states the figures of its table in one sentence,
+// which summary writes from the table itself: benchreport prints it under
+// the table, and a test recomputes it from the table pasted there,
 // so neither can go stale alone.
 
 // tableRow is what the summary reads of a row of the table: its label, its

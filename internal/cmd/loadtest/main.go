@@ -83,7 +83,8 @@ func main() {
 		sporadicThrottles, providerAtItsRate} // 12–13: provider.go
 	figures = append(figures, admissionFigures...) // admission.go: 14–16
 	figures = append(figures, connections)         // connections.go: 17
-	figures = append(figures, throttlesWhateverTheRate, strictLimiters, lowStrictLimits, replicasShareALimit) // issue 40's 1, 3, 4, 6 as 18–21: unsteady.go, strictlimit.go, lowlimit.go, replicas.go
+	figures = append(figures, operationFigures...) // operations.go: 18 (issue 40's figure 5)
+	figures = append(figures, throttlesWhateverTheRate, strictLimiters, lowStrictLimits, replicasShareALimit) // issue 40's 1, 3, 4, 6 as 19–22: unsteady.go, strictlimit.go, lowlimit.go, replicas.go
 	if *figure < 0 || *figure > len(figures) {
 		fmt.Fprintf(os.Stderr, "loadtest: no figure %d\n", *figure)
 		os.Exit(2)

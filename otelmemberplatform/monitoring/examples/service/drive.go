@@ -17,9 +17,15 @@ const (
 	userID          = "user_01HEXAMPLE"
 	paymentMethodID = "5a1e7c3d-9b2f-4d6a-8e1c-7f3b5d9a1c2e"
 	memberID        = "2e4c6a8b-1d3f-4a5c-9e7b-0d2f4a6c8e1a"
+	orgID           = "org_01HEXAMPLE"
+	roleSlug        = "org-admin"
 	// statusPath is an endpoint the SDK does not wrap, called with
-	// client.Execute: its calls are area "other".
+	// client.Execute: its calls are area "other". The fake answers it as
+	// a deprecated endpoint (Deprecation, Sunset and Link headers), so
+	// that the deprecation rule and alert have data.
 	statusPath = "/status"
+	// statusSunset is the sunset date of statusPath.
+	statusSunset = "Fri, 01 Jan 2027 00:00:00 GMT"
 )
 
 // Phases are how long each phase of the drive lasts. A cycle is healthy,
@@ -27,15 +33,19 @@ const (
 type Phases struct {
 	Healthy  time.Duration // every answer a success
 	Throttle time.Duration // the platform admits 20 requests a second and answers the rest 429
-	Outage   time.Duration // payments answers 503, customer resets connections, token fetches fail
+	Outage   time.Duration // payments answers 503, customer resets connections, token fetches fail, ReplaceRolePermissions answers 500
 }
 
 func seed(platform *sdktest.Server) {
 	platform.AddUser(sdktest.User{ID: userID, Email: "ada@example.com"})
 	platform.AddPaymentMethod(sdktest.PaymentMethod{ID: paymentMethodID})
 	platform.AddMember(memberID)
+	platform.AddRole(orgID, roleSlug, "users:read")
 	platform.HandleFunc("GET "+statusPath, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Deprecation", "@1767225600")
+		w.Header().Set("Sunset", statusSunset)
+		w.Header().Set("Link", `<https://example.com/deprecations/status>; rel="deprecation"`)
 		_, _ = w.Write([]byte(`{"status":"ok"}`))
 	})
 }
@@ -84,11 +94,14 @@ func (s *service) throttle(ctx context.Context) {
 	s.platform.SetRateLimit(0, 0)
 }
 
-// outage has payments answer 503 and customer reset its connections, and
-// every second drops the client's token (a 401) and fails the token
-// fetch that follows, until ctx is done.
+// outage has payments answer 503 and customer reset its connections,
+// ReplaceRolePermissions alone of access management answer 500 (shed on
+// its own while UpdateUser is served), and every second drops the
+// client's token (a 401) and fails the token fetch that follows, until ctx
+// is done.
 func (s *service) outage(ctx context.Context) {
 	const forever = 1 << 30
+	s.platform.FailNext(forever, sdktest.Fault{Operation: sdktest.OpReplaceRolePermissions, Status: http.StatusInternalServerError})
 	s.platform.FailNext(forever, sdktest.Fault{Operation: sdktest.OpUpdatePaymentMethod, Status: http.StatusServiceUnavailable})
 	s.platform.FailNext(forever, sdktest.Fault{Operation: sdktest.OpUpsertMemberAddress, Reset: true})
 	tick := time.NewTicker(time.Second)
@@ -113,6 +126,9 @@ func (s *service) work(ctx context.Context) {
 			func(ctx context.Context) error {
 				_, err := s.client.AccessMgmt.UpdateUser(ctx, userID, accessmgmt.UpdateUserParams{FirstName: new("Ada")})
 				return err
+			},
+			func(ctx context.Context) error {
+				return s.client.AccessMgmt.ReplaceRolePermissions(ctx, orgID, roleSlug, []string{"users:read"})
 			},
 			func(ctx context.Context) error {
 				_, err := s.client.Payments.UpdatePaymentMethod(ctx, paymentMethodID, payments.UpdatePaymentMethodParams{SetAsPrimary: new(true)})

@@ -87,6 +87,21 @@ func TestPrometheusEndToEnd(t *testing.T) {
 	if t.Failed() {
 		return
 	}
+	// The deprecation alert fires for the deprecated endpoint, once its
+	// for (30 s) has passed.
+	firing := `ALERTS{alertname="MemberplatformOperationDeprecated",alertstate="firing",memberplatform_operation="client.Execute",memberplatform_sunset="2027-01-01"}`
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(time.Second) {
+		s, err := prom.Query(t.Context(), firing)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the deprecated status endpoint's answers did not fire %s", firing)
+		}
+	}
 
 	// The check catches a rule that names a series as the translation
 	// does not spell it (units dropped, no _total).
@@ -217,19 +232,25 @@ func check(ctx context.Context, prom *promtest.Server, rules promtest.RuleFile, 
 
 	// What the phases drove shows where it should.
 	for q, what := range map[string]string{
-		`memberplatform_area:http_client_request_throttled:ratio_rate5m{memberplatform_area="accessmgmt"}`:                                               "the throttle's 429s",
-		`memberplatform_area:memberplatform_client_ratelimit_rate_per_second:max{memberplatform_area="accessmgmt"}`:                                      "the pacer engaged by the throttle",
-		`memberplatform_area:memberplatform_client_ratelimit_waits:rate5m{memberplatform_area="accessmgmt"}`:                                             "waits for the pacer",
-		`memberplatform_area_error_type:memberplatform_client_call_errors:ratio_rate5m{memberplatform_area="payments",error_type="service_unavailable"}`: "the outage's 503s",
-		`memberplatform_area_error_type:memberplatform_client_call_errors:ratio_rate5m{memberplatform_area="customer",error_type="transport"}`:           "the outage's reset connections",
-		`memberplatform_area:memberplatform_client_token_fetch_failures:ratio_rate5m{memberplatform_area="token"}`:                                       "the outage's failed token fetches",
-		`memberplatform_area:memberplatform_client_retry_budget_refused:rate5m{memberplatform_area="payments"}`:                                          "the retries the budget refused in the outage",
-		`memberplatform_area:memberplatform_client_admission_shed:rate5m{memberplatform_area="payments"}`:                                                "the attempts admission control shed in the outage",
-		`memberplatform_area:memberplatform_client_admission_shed_ratio:max{memberplatform_area="payments"}`:                                             "admission control refusing a share in the outage",
+		`memberplatform_area:http_client_request_throttled:ratio_rate5m{memberplatform_area="accessmgmt"}`:                                                                                                   "the throttle's 429s",
+		`memberplatform_area:memberplatform_client_ratelimit_rate_per_second:max{memberplatform_area="accessmgmt"}`:                                                                                          "the pacer engaged by the throttle",
+		`memberplatform_area:memberplatform_client_ratelimit_waits:rate5m{memberplatform_area="accessmgmt"}`:                                                                                                 "waits for the pacer",
+		`memberplatform_area_error_type:memberplatform_client_call_errors:ratio_rate5m{memberplatform_area="payments",error_type="service_unavailable"}`:                                                     "the outage's 503s",
+		`memberplatform_area_error_type:memberplatform_client_call_errors:ratio_rate5m{memberplatform_area="customer",error_type="transport"}`:                                                               "the outage's reset connections",
+		`memberplatform_area:memberplatform_client_token_fetch_failures:ratio_rate5m{memberplatform_area="token"}`:                                                                                           "the outage's failed token fetches",
+		`memberplatform_area:memberplatform_client_retry_budget_refused:rate5m{memberplatform_area="payments"}`:                                                                                              "the retries the budget refused in the outage",
+		`memberplatform_area:memberplatform_client_admission_shed:rate5m{memberplatform_area="payments"}`:                                                                                                    "the attempts admission control shed in the outage",
+		`memberplatform_area:memberplatform_client_admission_shed_ratio:max{memberplatform_area="payments"}`:                                                                                                 "admission control refusing a share in the outage",
+		`memberplatform_area_operation_sunset:memberplatform_client_deprecated_answers:increase1h{memberplatform_area="other",memberplatform_operation="client.Execute",memberplatform_sunset="2027-01-01"}`: "the deprecated status endpoint's answers",
 	} {
 		if s := query("max_over_time(" + q + "[2m]) > 0"); len(s) == 0 {
 			fail("no sign of %s: %s was never above 0", what, q)
 		}
+	}
+	// One operation of access management shed on its own (issue 40).
+	q := `memberplatform_area_operation:memberplatform_client_admission_shed_operation:rate5m{memberplatform_area="accessmgmt",memberplatform_operation="accessmgmt.ReplaceRolePermissions"}`
+	if s := query("max_over_time(" + q + "[2m]) > 0"); len(s) == 0 {
+		fail("no sign of ReplaceRolePermissions shed on its own in the outage: %s was never above 0", q)
 	}
 	return problems
 }

@@ -6,8 +6,9 @@
 //
 // It needs no platform: it starts sdktest, an in-process fake, and drives
 // it in turn through healthy traffic, a throttle (429s) and an outage (503s,
-// reset connections, failing token fetches), so that every rule and every
-// dashboard panel has data:
+// reset connections, failing token fetches, one access-management operation
+// failing on its own), and answers one endpoint as deprecated, so that every
+// rule and every dashboard panel has data:
 //
 //	go run github.com/memberplatform/memberplatform-go/otelmemberplatform/monitoring/examples/service@latest -listen 127.0.0.1:9464
 //
