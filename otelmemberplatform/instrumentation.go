@@ -139,7 +139,7 @@ func newInstrumentation(cfg config) *instrumentation {
 		metric.WithDescription("Rate at which the adaptive pacer lets attempts out; 0 while it is dormant.")))
 	in.shedRatio = made(in.meter.Float64ObservableGauge("memberplatform.client.admission.shed_ratio", metric.WithUnit("1"),
 		metric.WithDescription("Share of attempts admission control refused locally over the last 2 s; 0 while the area is healthy.")))
-	in.unfollowed = made(in.meter.Float64ObservableGauge("memberplatform.client.ratelimit.unfollowed_share", metric.WithUnit("1"),
+	in.unfollowed = made(in.meter.Float64ObservableGauge("memberplatform.client.ratelimit.unfollowed_ratio", metric.WithUnit("1"),
 		metric.WithDescription("Share of answers the adaptive pacer found throttled whatever rate it sends, which it does not slow down for; 0 while it found none.")))
 	return in
 }

@@ -34,7 +34,7 @@ func TestUnfollowedShareGauge(t *testing.T) {
 		UnfollowedShareOf: func(memberplatform.Area) (float64, bool) { return 0, true },
 	}
 	in.ObserveState(other)
-	unit, got := points(t, reader, "memberplatform.client.ratelimit.unfollowed_share")
+	unit, got := points(t, reader, "memberplatform.client.ratelimit.unfollowed_ratio")
 	if unit != "1" {
 		t.Errorf("unit %q, want 1", unit)
 	}
@@ -43,7 +43,7 @@ func TestUnfollowedShareGauge(t *testing.T) {
 		t.Errorf("points %v, want accessmgmt 0.05 only (the larger of two clients; token has no pacer)", got)
 	}
 	share = 0
-	if _, got = points(t, reader, "memberplatform.client.ratelimit.unfollowed_share"); got[access] != 0 {
+	if _, got = points(t, reader, "memberplatform.client.ratelimit.unfollowed_ratio"); got[access] != 0 {
 		t.Errorf("after the share lapsed: points %v, want accessmgmt 0", got)
 	}
 
@@ -53,7 +53,7 @@ func TestUnfollowedShareGauge(t *testing.T) {
 		RetryBudgetOf: func(memberplatform.Area) (int, bool) { return 7, true },
 		PacerRateOf:   none,
 	})
-	if _, got := points(t, reader2, "memberplatform.client.ratelimit.unfollowed_share"); len(got) != 0 {
+	if _, got := points(t, reader2, "memberplatform.client.ratelimit.unfollowed_ratio"); len(got) != 0 {
 		t.Errorf("a State without UnfollowedShareOf: points %v, want none", got)
 	}
 }
