@@ -178,3 +178,26 @@ func TestFirstAnswersEngageOnEnoughOfThem(t *testing.T) {
 		t.Fatal("a first answer throttled did not engage: most were")
 	}
 }
+
+// Under curveAnswers attempts/s, a throttle weighs the answers before the
+// last cut in full (up to curveAnswers): at 2 requests/s one throttle a
+// few answers after a cut is a small cut, not β.
+func TestLowRateThrottleWeighsTheAnswersBeforeTheLastCut(t *testing.T) {
+	clock, p := newClockedPacer()
+	p.Engage(2)
+	for range 10 { // 5 s at 2/s
+		clock.Add(500 * time.Millisecond)
+		admit(p)
+	}
+	throttle(p)
+	first, _ := p.Rate()
+	for range 3 {
+		clock.Add(500 * time.Millisecond)
+		admit(p)
+	}
+	throttle(p) // 1 throttle in 10 + 3 + 1 answers since and before the cut
+	second, _ := p.Rate()
+	if second < first*(1-(1.0/14-tolerance))-1e-9 || second >= first {
+		t.Fatalf("rate %v after a throttle 3 answers after a cut to %v, want a cut of about 1/14 less the tolerance, not the %v of 1 in 4", second, first, first*beta)
+	}
+}
