@@ -201,3 +201,20 @@ func TestLowRateThrottleWeighsTheAnswersBeforeTheLastCut(t *testing.T) {
 		t.Fatalf("rate %v after a throttle 3 answers after a cut to %v, want a cut of about 1/14 less the tolerance, not the %v of 1 in 4", second, first, first*beta)
 	}
 }
+
+// At a low rate well over the spacing of the last admitted answers (a
+// strict limiter of 1 request/s behind a rate of 2), a cut starts from that
+// spacing, not from the rate: one cut lands under the limit.
+func TestLowRateCutStartsFromTheAdmittedSpacing(t *testing.T) {
+	clock, p := newClockedPacer()
+	p.Engage(2)
+	for range 8 { // admitted a second apart: the limit
+		clock.Add(time.Second)
+		admit(p)
+	}
+	clock.Add(500 * time.Millisecond)
+	throttle(p)
+	if r, _ := p.Rate(); r > 1 {
+		t.Fatalf("rate %v after a throttle at 2/s with answers admitted 1 s apart, want at most 1", r)
+	}
+}

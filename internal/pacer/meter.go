@@ -48,8 +48,13 @@ func (m *meter) rate(now time.Time) float64 {
 	return m.count(now.Unix()) + m.count(now.Unix()-1)*(1-float64(now.Nanosecond())/1e9)
 }
 
-// minSpan is the shortest span over which rateSince measures a rate.
-const minSpan = 100 * time.Millisecond
+// minSpan is the shortest span over which rateSince measures a rate, and
+// freshAnswers the fewest answers it measures it from: 1 answer in 100 ms
+// says little of a provider admitting 1 request/s.
+const (
+	minSpan      = 100 * time.Millisecond
+	freshAnswers = 10
+)
 
 // fresh reports whether the answers began less than a second before now,
 // and how many were counted since.
@@ -63,7 +68,7 @@ func (m *meter) fresh(now time.Time) (bool, float64) {
 // they began over that time, at least minSpan. A client starting to send
 // at 1,000 requests/s measures about that, not the few it counted so far.
 func (m *meter) rateSince(now time.Time) float64 {
-	if fresh, n := m.fresh(now); fresh {
+	if fresh, n := m.fresh(now); fresh && n >= freshAnswers {
 		span := now.Sub(time.Unix(0, m.begun.Load()))
 		return max(m.rate(now), n/max(span, minSpan).Seconds())
 	}

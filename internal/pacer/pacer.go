@@ -41,6 +41,9 @@ const (
 	// are a storm that the first admitted answer ends: a pacer just under
 	// a limit of 1 request/s sees at most one between admitted answers.
 	stormThrottles = 3
+	// overshot is how far over the spacing of the last admitted answers a
+	// low rate is sure to be over the provider's.
+	overshot = 1.25
 	// rampDoubling is how fast the rate rises once released.
 	rampDoubling = 250 * time.Millisecond
 	// rampAfter is how many admitted answers since the last throttle the

@@ -164,6 +164,13 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	if admitted > 0 {
 		throttledAt = min(throttledAt, cutCap*max(lately, MinRate))
 	}
+	if r, ok := p.recentSpacing(); ok && throttledAt < curveAnswers && throttledAt > overshot*r && !p.slowStart && now.Sub(p.slowStartEnded) >= time.Second {
+		// At a low rate the last second holds an answer or two: the
+		// spacing of the last admitted answers says the provider's rate
+		// when the rate is well over it (not around slow start, when they
+		// say the rate it rose from).
+		throttledAt = max(r, minAdmittedRate)
+	}
 	// One cut per event, taking away the share refused beyond the
 	// tolerance, at most to β: sending at r to a provider that admits c,
 	// the next rate is about c.
@@ -222,6 +229,27 @@ func (p *Pacer) admittedLately(now time.Time, admitted float64) float64 {
 		return max(admitted, float64(recentAnswers-i)/now.Sub(oldest).Seconds())
 	}
 	return admitted
+}
+
+// recentSpacing returns the rate of the last admitted answers from their
+// spacing (at least 4 since the pacer engaged). The caller holds p.mu.
+func (p *Pacer) recentSpacing() (float64, bool) {
+	var n int
+	var oldest, newest time.Time
+	for _, t := range p.recent {
+		if t.IsZero() {
+			continue
+		}
+		n++
+		if oldest.IsZero() || t.Before(oldest) {
+			oldest = t
+		}
+		newest = later(newest, t)
+	}
+	if n < 4 || !newest.After(oldest) {
+		return 0, false
+	}
+	return float64(n-1) / newest.Sub(oldest).Seconds(), true
 }
 
 // setCurve starts CUBIC's curve from the current rate towards plateau,
