@@ -159,7 +159,8 @@ func (p *Pacer) judge(now time.Time, epoch uint64, throttled bool) bool {
 	followed := max(0, 1-(1-t.before)/(1-cut))
 	share := t.throttled / n
 	if share <= (t.before+followed)/2 {
-		return false // it followed: the cut stays
+		p.baseline = 0 // it followed: the cut stays, and the throttles are the rate's
+		return false
 	}
 	// It did not: undo the cuts, and tolerate that share from now on.
 	p.baseline, p.baselineUntil = share, now.Add(baselineMemory)

@@ -218,3 +218,30 @@ func TestLowRateCutStartsFromTheAdmittedSpacing(t *testing.T) {
 		t.Fatalf("rate %v after a throttle at 2/s with answers admitted 1 s apart, want at most 1", r)
 	}
 }
+
+// A trial that finds the share followed the cut forgets a baseline learnt
+// before: the throttles are the rate's now (an opening burst may have
+// passed for a hot key).
+func TestFollowedTrialForgetsTheBaseline(t *testing.T) {
+	clock, p := newClockedPacer()
+	for range 1000 { // a second at 1,000/s
+		clock.Add(time.Millisecond)
+		admit(p)
+	}
+	p.Engage(1150) // flat, over the limit by about 13%: over the baseline's 8.25%
+	p.mu.Lock()
+	p.baseline, p.baselineUntil = 0.05, clock.Now().Add(time.Hour) // (not to lapse meanwhile)
+	p.mu.Unlock()
+	const limit = 1000.0
+	var last time.Time
+	unsteady(t, clock, p, 1500, 3*time.Second, func(int) bool {
+		if clock.Now().Sub(last) >= time.Duration(float64(time.Second)/limit) {
+			last = clock.Now()
+			return false
+		}
+		return true
+	})
+	if share, _ := p.Unfollowed(); share != 0 {
+		t.Fatalf("baseline %v after throttles that follow the rate, want it forgotten", share)
+	}
+}

@@ -171,6 +171,11 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 		// say the rate it rose from).
 		throttledAt = max(r, minAdmittedRate)
 	}
+	if p.baseline > 0 {
+		// Over a baseline, the share rose with the rate: a cut starts
+		// from what was sent, so that the first one slows the client.
+		throttledAt = min(throttledAt, max(sent, lately))
+	}
 	// One cut per event, taking away the share refused beyond the
 	// tolerance, at most to β: sending at r to a provider that admits c,
 	// the next rate is about c.
