@@ -27,8 +27,10 @@
 //     replica or the arrival jitter at a strict limiter throttle whatever
 //     the rate, and cut after cut would take it to almost nothing (TCP
 //     Westwood and Veno tell random loss from congestion so). A share well
-//     above the baseline cuts again, as does one of most answers (which
-//     forgets it); it lapses 10 s after throttles of its share stop. While
+//     above the baseline cuts again, from the rate sent, as does one of
+//     most answers (which forgets it); a trial that finds the share
+//     followed forgets it too, and it lapses 10 s after throttles of its
+//     share stop. While
 //     a trial runs, the rate holds and the share must rise above twice the
 //     share before to cut again; over 15% throttled, or under 15 answers/s,
 //     a cut is not judged.
@@ -45,7 +47,9 @@
 //     a strict limiter refuses the jitter of a rate on its limit), and a
 //     cut starts from at most 4 times that rate. Under 10 attempts/s a cut
 //     also counts the answers before the last cut in full, up to 10, so
-//     that one throttle is not a 30% cut. The rate admitted lately is the last second's, except in slow
+//     that one throttle is not a 30% cut, and starts from the spacing of
+//     the last 4–8 admitted answers when the rate is 1.25 times that or
+//     more: the last second holds an answer or two. The rate admitted lately is the last second's, except in slow
 //     start and for a second after it, which that second lags behind:
 //     then the last 8 admitted answers' when they say more, and at a low
 //     rate the curve flattens no lower than halfway to the rate
