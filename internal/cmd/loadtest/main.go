@@ -84,10 +84,12 @@ func main() {
 	figures := []func(context.Context, bool, int) bool{outage, throttledBatch, otherThrottles, loneCall, outageThenThrottle, throttledForever,
 		throttledProviderBesideOthers, outageBesideTransientFailures, burstAfterQuiet, recoveryAfterStorm, limiterForOneArea,
 		sporadicThrottles, providerAtItsRate} // 12–13: provider.go
-	figures = append(figures, admissionFigures...)                                                            // admission.go: 14–16
-	figures = append(figures, connections)                                                                    // connections.go: 17
-	figures = append(figures, operationFigures...)                                                            // operations.go: 18 (issue 40's figure 5)
-	figures = append(figures, throttlesWhateverTheRate, strictLimiters, lowStrictLimits, replicasShareALimit) // issue 40's 1, 3, 4, 6 as 19–22: unsteady.go, strictlimit.go, lowlimit.go, replicas.go
+	figures = append(figures, admissionFigures...) // admission.go: 14–16
+	figures = append(figures, connections)         // connections.go: 17
+	figures = append(figures, operationFigures...) // operations.go: 18 (issue 40's figure 5)
+
+	// Issue 40's 1, 3, 4, 6 as 19–22: unsteady.go, strictlimit.go, lowlimit.go, replicas.go.
+	figures = append(figures, throttlesWhateverTheRate, strictLimiters, lowStrictLimits, replicasShareALimit)
 	if *figure < 0 || *figure > len(figures) {
 		fmt.Fprintf(os.Stderr, "loadtest: no figure %d\n", *figure)
 		os.Exit(2)
