@@ -158,8 +158,6 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	lately := admitted
 	if p.slowStart || now.Sub(p.slowStartEnded) < time.Second {
 		lately = p.admittedLately(now, admitted)
-		// What was sent lately, too: the last second lags the rise.
-		sent = max(sent, lately/(1-min(share, 0.5)))
 	}
 	// (Not under a meter of whole seconds, which says little under MinRate.)
 	throttledAt := p.rate
