@@ -176,6 +176,17 @@ type State struct {
 	// (option.WithoutAdaptiveRateLimit) or the area is unknown. A State
 	// built by hand may leave it nil.
 	ThrottledResourcesOf func(area memberplatform.Area) (n int, ok bool)
+	// UnfollowedShareOf returns the share, from 0 to 1, of the area's
+	// answers that its adaptive pacer found throttled whatever rate it
+	// sends (a hot key, a lock, one bad replica behind a balancer, arrival
+	// jitter at a strict limiter): a cut did not lower it, so the pacer
+	// undid the cut and tolerates throttles up to about that share; those
+	// calls are retried on their own backoff and Retry-After. 0 while it
+	// found none (throttles over 2% of answers slow it down), and again
+	// 10 s after throttles of that share stop or once throttles cover most
+	// answers. ok is false when the client has no pacer or the area is
+	// unknown.
+	UnfollowedShareOf func(area memberplatform.Area) (share float64, ok bool)
 }
 
 // StateObserver is an Observer that also reads the client's State: client.New

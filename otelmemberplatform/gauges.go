@@ -21,10 +21,11 @@ import (
 // registering its own callback for the same {memberplatform.area} points
 // would leave only one client's values. The clients of one meter share
 // one callback that reports, per area, the smallest retry budget and the
-// largest pacer rate, shed ratio and count of resources throttled on
-// their own among them: the budget and shed ratio
-// of the client in the most trouble, and a rate above 0 while any
-// client's pacer is engaged, which is what the alerts test.
+// largest pacer rate, shed ratio, count of resources throttled on their
+// own and unfollowed share among them: the budget and shed ratio of the
+// client in the most trouble, a rate above 0 while any client's pacer is
+// engaged, which is what the alerts test, and a share above 0 while any
+// client's pacer tolerates throttles that do not follow its rate.
 
 // meterStates are the states of the clients reporting through one meter.
 type meterStates struct {
@@ -90,7 +91,7 @@ func forget(meter metric.Meter, ms *meterStates) {
 
 // registerGauges registers the callback that reads the clients of ms.
 func (in *instrumentation) registerGauges(ms *meterStates) (metric.Registration, error) {
-	budget, rate, shed, hot := in.budgetAvailable, in.pacerRate, in.shedRatio, in.hotResources
+	budget, rate, shed, hot, unfollowed := in.budgetAvailable, in.pacerRate, in.shedRatio, in.hotResources, in.unfollowed
 	measures := &in.measures
 	return in.meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		ms.mu.Lock()
@@ -107,7 +108,13 @@ func (in *instrumentation) registerGauges(ms *meterStates) (metric.Registration,
 			perSecond, hasRate := 0.0, false
 			ratio, hasShed := 0.0, false
 			resources, hasHot := 0, false
+			share, hasUnfollowed := 0.0, false
 			for _, s := range states {
+				if s.UnfollowedShareOf != nil { // (nil in a State built by hand)
+					if u, ok := s.UnfollowedShareOf(area); ok {
+						share, hasUnfollowed = max(share, u), true
+					}
+				}
 				if t, ok := s.RetryBudgetOf(area); ok {
 					tokens, hasBudget = min(tokens, t), true
 				}
@@ -138,9 +145,12 @@ func (in *instrumentation) registerGauges(ms *meterStates) (metric.Registration,
 			if hasHot {
 				o.ObserveInt64(hot, int64(resources), attrs)
 			}
+			if hasUnfollowed {
+				o.ObserveFloat64(unfollowed, share, attrs)
+			}
 		}
 		return nil
-	}, budget, rate, shed, hot)
+	}, budget, rate, shed, hot, unfollowed)
 }
 
 // areasOf lists the areas the states know, each once, in their order.

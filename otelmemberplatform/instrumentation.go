@@ -96,6 +96,7 @@ type instrumentation struct {
 	pacerRate       metric.Float64ObservableGauge
 	shedRatio       metric.Float64ObservableGauge
 	hotResources    metric.Int64ObservableGauge
+	unfollowed      metric.Float64ObservableGauge
 
 	stateOnce sync.Once
 	measures  measureSets
@@ -141,6 +142,8 @@ func newInstrumentation(cfg config) *instrumentation {
 		metric.WithDescription("Share of attempts admission control refused locally over the last 2 s; 0 while the area is healthy.")))
 	in.hotResources = made(in.meter.Int64ObservableGauge("memberplatform.client.ratelimit.throttled_resources", metric.WithUnit("{resource}"),
 		metric.WithDescription("Resources (an operation and its path parameters) the provider throttles on their own while the rest of the area is admitted; their throttles do not slow the area.")))
+	in.unfollowed = made(in.meter.Float64ObservableGauge("memberplatform.client.ratelimit.unfollowed_ratio", metric.WithUnit("1"),
+		metric.WithDescription("Share of answers the adaptive pacer found throttled whatever rate it sends, which it does not slow down for; 0 while it found none.")))
 	return in
 }
 

@@ -317,7 +317,10 @@ func TestBudgetRefusal(t *testing.T) {
 func TestThrottledCallWaitsOnPacer(t *testing.T) {
 	tel := newTelemetry(t)
 	srv, c := newServer(t, tel, option.WithAdaptiveRateLimit())
-	for range 3 { // the pacer starts from the rate the provider admitted
+	// The pacer starts from the rate the provider admitted; in the first
+	// second of answers, a throttle engages it after 20 answers (or when
+	// most are throttled): 1 in 4 says little.
+	for range 19 {
 		if err := updateUser(t, c); err != nil {
 			t.Fatal(err)
 		}

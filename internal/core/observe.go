@@ -169,6 +169,13 @@ func observeClient(c *Client) {
 		}
 		return 0, false
 	}
+	unfollowed := func(a memberplatform.Area) (float64, bool) {
+		if sc, ok := known(a); ok && sc.Pacer != nil {
+			share, _ := sc.Pacer.Unfollowed()
+			return share, true
+		}
+		return 0, false
+	}
 	c.observed = &observe.State{
 		RetryBudget:   func() (int, bool) { return budget(memberplatform.AreaAccessMgmt) },
 		PacerRate:     func() (float64, bool) { return rate(memberplatform.AreaAccessMgmt) },
@@ -178,6 +185,7 @@ func observeClient(c *Client) {
 		ShedRatioOf:   shed,
 
 		ThrottledResourcesOf: throttledResources,
+		UnfollowedShareOf:    unfollowed,
 	}
 	so.ObserveState(c.observed)
 }

@@ -11,10 +11,29 @@
 //
 //   - Dormant, it counts admitted answers lock-free; an attempt costs two
 //     atomic loads, so it can be on by default. A throttle engages it only
-//     when throttles are more than 2% of the last second's answers.
+//     when throttles are more than 2% of the last second's answers (in the
+//     first second of answers, of at least 20 of them, unless most were
+//     throttled: 1 in 4 says little).
 //   - The first rate is the one admitted over the last second (AWS's
-//     measured rate is near zero early on), at least one attempt per
-//     Retry-After; a slow start then doubles it every 150 ms.
+//     measured rate is near zero early on), or over the time since the
+//     answers began when that is less than a second, at least one attempt
+//     per Retry-After; a slow start then doubles it every 150 ms.
+//   - It cuts only what a cut cures (judge.go). The cut that first slows
+//     what the client sends, and the engaging, start a trial: a few hundred
+//     answers (or 2 s) later, if the throttled share fell less than halfway
+//     to what a throttle following the rate would leave, the cuts are undone
+//     (the pacer dormant again, if it was) and that share becomes a
+//     baseline, tolerated on top of the 2%: a hot key, a lock, one bad
+//     replica or the arrival jitter at a strict limiter throttle whatever
+//     the rate, and cut after cut would take it to almost nothing (TCP
+//     Westwood and Veno tell random loss from congestion so). A share well
+//     above the baseline cuts again, from the rate sent, as does one of
+//     most answers (which forgets it); a trial that finds the share
+//     followed forgets it too, and it lapses 10 s after throttles of its
+//     share stop. While
+//     a trial runs, the rate holds and the share must rise above twice the
+//     share before to cut again; over 15% throttled, or under 15 answers/s,
+//     a cut is not judged.
 //   - One cut per event: a throttle of an attempt let through before the
 //     last cut does not cut again.
 //   - A cut is scaled to what was admitted: it takes away the share of
@@ -24,8 +43,13 @@
 //     cut at all.
 //   - The cut that ends slow start flattens the curve where the rate was
 //     throttled (it overshot by at most a doubling); later ones at the
-//     rate admitted lately, and a cut starts from at most 4 times that
-//     rate. The rate admitted lately is the last second's, except in slow
+//     rate admitted lately (under 10 attempts/s, a least cut under it, as
+//     a strict limiter refuses the jitter of a rate on its limit), and a
+//     cut starts from at most 4 times that rate. Under 10 attempts/s a cut
+//     also counts the answers before the last cut in full, up to 10, so
+//     that one throttle is not a 30% cut, and starts from the spacing of
+//     the last 4–8 admitted answers when the rate is 1.25 times that or
+//     more: the last second holds an answer or two. The rate admitted lately is the last second's, except in slow
 //     start and for a second after it, which that second lags behind:
 //     then the last 8 admitted answers' when they say more, and at a low
 //     rate the curve flattens no lower than halfway to the rate

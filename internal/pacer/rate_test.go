@@ -10,8 +10,25 @@ import (
 	"github.com/memberplatform/memberplatform-go/internal/fakeclock"
 )
 
-// newClockedPacer returns a Pacer on a fakeclock.Clock, at a whole second.
+// newClockedPacer returns a Pacer on a fakeclock.Clock, at a whole second,
+// whose client has been sending for a while: its meter counted the second
+// before (none admitted), so that a throttle engages it at the rate over
+// the last second, not over the time since the answers began.
 func newClockedPacer() (*fakeclock.Clock, *Pacer) {
+	clock, p := newFreshPacer()
+	season(p, clock.Now())
+	return clock, p
+}
+
+// season has p's meter count the second before now, none admitted.
+func season(p *Pacer, now time.Time) {
+	s := now.Unix() - 1
+	p.meter.buckets[s&1].Store(uint64(uint32(s)) << 32)
+}
+
+// newFreshPacer returns a Pacer on a fakeclock.Clock, at a whole second, of
+// a client that has just started.
+func newFreshPacer() (*fakeclock.Clock, *Pacer) {
 	clock := fakeclock.New()
 	return clock, &Pacer{now: clock.Now, sleep: func(time.Duration) { panic("a clocked pacer's test slept") }}
 }
@@ -48,8 +65,7 @@ func TestFirstThrottleEngagesAtLeastAtOnePerRetryAfter(t *testing.T) {
 		{"the admitted rate when higher", 20, time.Second, 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			clock := fakeclock.New()
-			p := &Pacer{now: clock.Now}
+			clock, p := newClockedPacer()
 			for range tc.admitted {
 				admit(p)
 			}
@@ -75,6 +91,7 @@ func TestPacerFirstEstimateIsRaisedByLateAnswers(t *testing.T) {
 	clock := fakeclock.New() // at a whole second
 	now := clock.Now
 	a := &Pacer{now: now}
+	season(a, now())
 	// The throttle arrives before most of the burst's answers.
 	admit(a)
 	admit(a)
@@ -87,6 +104,7 @@ func TestPacerFirstEstimateIsRaisedByLateAnswers(t *testing.T) {
 	wantRate(t, a, 2+18*math.Ln2/0.150, true)
 
 	b := &Pacer{now: now}
+	season(b, now())
 	admit(b)
 	b.Throttled(0, 0)
 	wantRate(t, b, 1, true)

@@ -35,6 +35,8 @@
 //	memberplatform.client.retry_budget.refused     memberplatform_client_retry_budget_refused_total
 //	memberplatform.client.admission.shed           memberplatform_client_admission_shed_total
 //	memberplatform.client.admission.shed_ratio     memberplatform_client_admission_shed_ratio
+//	memberplatform.client.ratelimit.unfollowed_ratio memberplatform_client_ratelimit_unfollowed_ratio
+//	memberplatform.client.ratelimit.throttled_resources memberplatform_client_ratelimit_throttled_resources
 //
 // Another exporter, a namespace or an OTLP pipeline into Prometheus may
 // spell them otherwise: then rename in the rules.
@@ -64,7 +66,14 @@
 // on them: MemberplatformOperationShed. Group
 // memberplatform-go.deprecations counts the answers that said an operation
 // is deprecated over the last hour, by operation and sunset date, and
-// alerts on them: MemberplatformOperationDeprecated. The repository's
+// alerts on them: MemberplatformOperationDeprecated. Group
+// memberplatform-go.pacer-unfollowed records the share of answers the
+// adaptive pacer found throttled whatever rate it sends (a hot key, a lock,
+// jitter at a strict limiter), which it does not slow down for, and alerts
+// when it lasts: MemberplatformThrottlesNotFollowingRate; it also records
+// how many resources (an operation and its path parameters) the provider
+// throttles on their own, whose throttles do not slow the area (a panel,
+// no alert). The repository's
 // docs/observability.md lists the alerts with their runbook lines, says
 // how late each fires in an outage, and describes the dashboard.
 //

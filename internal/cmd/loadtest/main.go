@@ -5,7 +5,12 @@
 // follows real providers (issue 34's figures 1–2 as 12–13, in provider.go),
 // of admission control and the shared token (issue 34's figures 3–5 as
 // 14–16, printed 34.3–34.5, in admission.go), and of connections under
-// concurrency (issue 33, figure 17, in connections.go):
+// concurrency (issue 33, figure 17, in connections.go), and of issue 40
+// (printed 40.1–40.6): its figure 5, admission per operation, as 18 in
+// operations.go; its figure 2, a hot user, as 19 in hotuser.go; its
+// figures 1, 3, 4 and 6 as 20–23: throttles whatever the rate in
+// unsteady.go, strict limiters in strictlimit.go and lowlimit.go, replicas
+// as separate processes in replicas.go:
 //
 //	go run ./internal/cmd/loadtest                 # figures 1–17, about 7 minutes
 //	go run ./internal/cmd/loadtest -figure 2       # one figure
@@ -68,7 +73,7 @@ import (
 )
 
 func main() {
-	figure := flag.Int("figure", 0, "run only this figure (1–17); 0 runs all")
+	figure := flag.Int("figure", 0, "run only this figure (1–22); 0 runs all")
 	old := flag.Bool("old", true, "also run 0.2.0's (and where useful 0.1.0's) behaviour beside the defaults")
 	repeat := flag.Int("repeat", 1, "run the default-options measurement of figures 2, 3 and 6 this many times (at most 10)")
 	timeout := flag.Duration("timeout", 12*time.Minute, "stop everything after this long")
@@ -85,6 +90,9 @@ func main() {
 	figures = append(figures, connections)         // connections.go: 17
 	figures = append(figures, operationFigures...) // operations.go: 18 (issue 40's figure 5)
 	figures = append(figures, hotUserBesideOthers) // hotuser.go: 19, printed 40.2
+
+	// Issue 40's 1, 3, 4, 6 as 20–23: unsteady.go, strictlimit.go, lowlimit.go, replicas.go.
+	figures = append(figures, throttlesWhateverTheRate, strictLimiters, lowStrictLimits, replicasShareALimit)
 	if *figure < 0 || *figure > len(figures) {
 		fmt.Fprintf(os.Stderr, "loadtest: no figure %d\n", *figure)
 		os.Exit(2)

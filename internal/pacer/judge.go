@@ -1,0 +1,189 @@
+package pacer
+
+import "time"
+
+// Cut only what a cut cures. A throttle whose share does not follow the rate
+// sent (a hot partition, a per-object lock, one bad replica behind a
+// balancer, arrival jitter at a strict limiter) is not cured by a cut: cut
+// after cut would take the rate down to almost nothing. So the first cut
+// that slows what the client sends starts a trial: the answers to the
+// attempts let through after it (its epoch and later ones, a few hundred or
+// a second or two's) are compared with the share throttled before it. When
+// the share fell less than halfway to what it would have for a throttle
+// that follows the rate (TCP Westwood and Veno tell random loss from
+// congestion so, and do not cut for it), the cuts are undone, and throttles
+// of that share stop cutting: it is the baseline, tolerated on top of the
+// 2% (throttled calls are retried on their own backoff and Retry-After).
+// A share above it cuts again, as does a throttle of most answers (the
+// baseline is then forgotten), and the baseline lapses when throttles of
+// its share stop.
+const (
+	// judgeAnswers is the fewest answers after a cut that judge it, and
+	// judgeThrottles how many throttles they hold at the share before it,
+	// so that a small share is judged on enough of them (500 answers for
+	// 2%, 100 for 10%).
+	judgeAnswers = 50
+	// engageAnswers is the fewest answers in the first second of answers
+	// whose share of throttles engages a dormant pacer (fewAnswers).
+	engageAnswers  = 20
+	judgeThrottles = 10
+	// judgeWithin is how long a trial waits for them: then it judges on
+	// what came, if at least judgeFewest answers; under that (a provider
+	// of a few requests/s) the cut stays, as it would without a trial.
+	judgeWithin = 2 * time.Second
+	judgeFewest = 30
+	// mostAnswers is the share of throttles that always cuts: a provider
+	// refusing most attempts is not a hot key. Over trialShare, a cut is
+	// not judged: the share of a hot key, a lock or jitter is smaller, and
+	// the trial would hold back the cuts a provider far over its limit needs.
+	mostAnswers = 0.5
+	trialShare  = 0.15
+	// binding is how far above the rate sent over the last second (which
+	// lags a rise) a rate still holds the client back.
+	binding = 1.1
+	// baselineMargin is how much above the baseline the share must be to
+	// cut, besides the tolerance: the share over a second is noisy.
+	baselineMargin = 1.25
+	// trialMargin is how much above the share before a trial's cut the
+	// share must rise, with the rate, to cut again during the trial.
+	trialMargin = 2.0
+	// baselineMemory is how long the baseline lasts without throttles of
+	// its share.
+	baselineMemory = 10 * time.Second
+)
+
+// curve is the state a cut changes, which a trial restores.
+type curve struct {
+	rate, plateau, depth, clock float64
+	slowStart                   bool
+	slowStartEnded              time.Time
+}
+
+// trial judges the cuts since at: whether the throttled share followed.
+type trial struct {
+	epoch               uint64    // the first epoch after the cut (0: no trial)
+	at                  time.Time // when it cut
+	before              float64   // the share throttled over the second before
+	sent                float64   // the attempts/s sent over the second before
+	lowest              float64   // the rate the cut set
+	admitted, throttled float64   // answers to attempts of its epochs
+	undo                curve     // the state before the cut
+	dormant             bool      // the pacer was dormant before: undone, it is again
+}
+
+// state returns the curve a cut is about to change. The caller holds p.mu.
+func (p *Pacer) state() curve {
+	return curve{p.rate, p.plateau, p.depth, p.clock, p.slowStart, p.slowStartEnded}
+}
+
+// tolerated returns the share of throttles that costs no cut: the
+// tolerance, and the baseline learnt not to follow the rate or, while a
+// trial judges whether the share before it does, up to twice that share:
+// cuts in a row for a share that may not follow would be undone with the
+// first. The caller holds p.mu.
+func (p *Pacer) tolerated() float64 {
+	b := baselineMargin * p.baseline
+	switch {
+	case p.trial.epoch == 0:
+	case p.slowStart: // the engaging's trial: a rise in the share with the rate says it at once
+		b = max(b, baselineMargin*p.trial.before)
+	default:
+		// (Twice the share before: the cut came as the share crossed
+		// the tolerance, which may be short of where it settles.)
+		b = max(b, trialMargin*p.trial.before)
+	}
+	return tolerance + b
+}
+
+// keepBaseline forgets the baseline when it lapsed or throttles cover most
+// answers, and keeps it while throttles of its share go on. The caller
+// holds p.mu.
+func (p *Pacer) keepBaseline(now time.Time, share float64) {
+	switch {
+	case p.baseline == 0:
+	case share > mostAnswers || now.After(p.baselineUntil):
+		p.baseline = 0
+	case share >= p.baseline/2 && share <= p.tolerated():
+		p.baselineUntil = now.Add(baselineMemory)
+	}
+}
+
+// fewAnswers reports whether the share throttled is of too few answers to
+// engage a dormant pacer: in the first second of answers, fewer than
+// engageAnswers, unless most were throttled (1 in 4 answers throttled
+// says little; 2 in 20 more). The caller holds p.mu.
+func (p *Pacer) fewAnswers(now time.Time, share float64) bool {
+	fresh, admitted := p.meter.fresh(now)
+	_, refused := p.refused.fresh(now)
+	return fresh && share <= mostAnswers && admitted+refused < engageAnswers
+}
+
+// startTrial starts judging the cut just made from was, when the cut slows
+// what the client sends (one that does not is free, and says nothing). share is the share throttled before it, sent
+// the attempts/s. The caller holds p.mu, after newEpoch.
+func (p *Pacer) startTrial(now time.Time, was curve, share, sent float64) {
+	if share > trialShare || p.rate >= binding*sent || sent*judgeWithin.Seconds() < judgeFewest {
+		return // (nor at a rate too low to judge: a trial holds cuts back)
+	}
+	if was.rate > 0 {
+		sent = min(sent*binding, was.rate) // what the client was let send
+	}
+	p.trial = trial{epoch: p.epoch.Load(), at: now, before: share, sent: sent, lowest: p.rate, undo: was}
+}
+
+// judge counts an answer to an attempt let through in epoch and, once the
+// trial has enough, judges it; it reports whether it undid the cuts. The
+// caller holds p.mu.
+func (p *Pacer) judge(now time.Time, epoch uint64, throttled bool) bool {
+	t := &p.trial
+	if t.epoch == 0 || epoch < t.epoch {
+		return false
+	}
+	if throttled {
+		t.throttled++
+	} else {
+		t.admitted++
+	}
+	n := t.admitted + t.throttled
+	if n < max(judgeAnswers, judgeThrottles/t.before) && now.Sub(t.at) < judgeWithin {
+		return false
+	}
+	defer func() { p.trial = trial{} }()
+	cut := 1 - t.lowest/t.sent // how much less the cuts let the client send
+	if n < judgeFewest || cut < t.before/2 {
+		return false // too few answers, or too small a cut, to say
+	}
+	// A throttle that follows the rate would leave the share refused
+	// beyond what is now sent: sending s·(1−cut) to a provider admitting
+	// s·(1−before).
+	followed := max(0, 1-(1-t.before)/(1-cut))
+	share := t.throttled / n
+	if share <= (t.before+followed)/2 {
+		p.baseline = 0 // it followed: the cut stays, and the throttles are the rate's
+		return false
+	}
+	// It did not: undo the cuts, and tolerate that share from now on.
+	p.baseline, p.baselineUntil = share, now.Add(baselineMemory)
+	p.undone++
+	if t.dormant {
+		p.release()
+		return true
+	}
+	c := t.undo
+	p.rate, p.plateau, p.depth, p.clock = c.rate, c.plateau, c.depth, c.clock
+	p.slowStart, p.slowStartEnded = c.slowStart, c.slowStartEnded
+	p.newEpoch(now, p.meter.rate(now))
+	return true
+}
+
+// Unfollowed returns the share of answers throttled that the pacer learnt
+// does not follow the rate it sends, and so does not cut for (0: none), and
+// how many times it undid cuts for that reason.
+func (p *Pacer) Unfollowed() (share float64, undone uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.now().After(p.baselineUntil) {
+		p.baseline = 0
+	}
+	return p.baseline, p.undone
+}
