@@ -24,8 +24,6 @@ const maxLines = 600
 // test fails once a listed file is within the limit so the entry cannot
 // outlive its reason.
 var oversizeUntilMerged = map[string]string{
-	// Split on the pacer branch of issue 40; remove this entry at its merge.
-	"internal/pacer/pacer.go": "being split under issue 40",
 }
 
 // TestGoFilesWithinLineLimit fails for every Go file of the repository, in
