@@ -64,7 +64,7 @@ func directLoopbackDial(dial dialFunc) dialFunc {
 		if tcp, ok := conn.RemoteAddr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 			_ = conn.Close()
 			return nil, &net.OpError{Op: "dial", Net: network, Addr: tcp,
-				Err: fmt.Errorf("%q resolved to %s, not a loopback address; refused", host, tcp.IP)}
+				Err: &directError{fmt.Errorf("%q resolved to %s, not a loopback address; refused", host, tcp.IP)}}
 		}
 		return conn, nil
 	}

@@ -129,6 +129,9 @@ func Retriable(idempotent bool, apiErr *apierrors.Error, err error) bool {
 }
 
 func retriableError(idempotent bool, err error) bool {
+	if _, refused := stderrors.AsType[*directError](err); refused {
+		return false // a credential kept off a non-loopback peer: it would be refused again
+	}
 	for _, tlsErr := range []any{new(*tls.CertificateVerificationError), new(x509.UnknownAuthorityError),
 		new(x509.HostnameError), new(x509.CertificateInvalidError), new(tls.RecordHeaderError), new(tls.AlertError)} {
 		if stderrors.As(err, tlsErr) {
