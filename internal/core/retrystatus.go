@@ -30,8 +30,13 @@ func (s *StatusSet) Has(status int) bool {
 	return i >= 0 && status <= maxSetStatus && s[i/64]&(1<<(i%64)) != 0
 }
 
+// put adds or removes status; one outside 400 to 599 is ignored (the
+// options refuse it first, with CheckErrorStatus).
 func (s *StatusSet) put(status int, on bool) {
 	i := status - minSetStatus
+	if i < 0 || status > maxSetStatus {
+		return
+	}
 	if on {
 		s[i/64] |= 1 << (i % 64)
 	} else {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -130,6 +131,25 @@ func noteTokenWait(ctx context.Context, answer *apierrors.Error, wait time.Durat
 	if !ok || answer == nil {
 		return
 	}
+	p.waits.post(p.gen, cloneAnswer(answer), wait)
+}
+
+// cloneAnswer copies answer deep enough that what apierrors.Error.Redact
+// changes in the copy (its header, body and decoded fields) leaves answer
+// as it was: the callers of one fetch each get their own.
+func cloneAnswer(answer *apierrors.Error) *apierrors.Error {
 	cp := *answer
-	p.waits.post(p.gen, &cp, wait)
+	cp.Header = answer.Header.Clone()
+	cp.Body = slices.Clone(answer.Body)
+	if answer.Problem != nil {
+		p := *answer.Problem
+		p.ServiceErrors = slices.Clone(p.ServiceErrors)
+		cp.Problem = &p
+	}
+	if answer.CodeMessage != nil {
+		m := *answer.CodeMessage
+		m.Errors = slices.Clone(m.Errors)
+		cp.CodeMessage = &m
+	}
+	return &cp
 }

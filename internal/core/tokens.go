@@ -254,7 +254,9 @@ func (c *TokenCache) awaitFetch(ctx context.Context, ch <-chan singleflight.Resu
 			// The fetch waits out a Retry-After this caller cannot: it gets
 			// the answer now, as an API call would (the fetch goes on for
 			// callers with more time).
-			return nil, &apierrors.TokenError{StatusCode: answer.StatusCode, Err: answer}
+			// Each waiting caller gets its own copy: one may Redact or
+			// change its error while the others read theirs.
+			return nil, &apierrors.TokenError{StatusCode: answer.StatusCode, Err: cloneAnswer(answer)}
 		}
 		select {
 		case r := <-ch:
