@@ -20,6 +20,11 @@ import (
 // unless both hold the same body: set one with NewRaw, or clear one
 // (got.Raw = ""). Equal makes go-cmp (cmp.Equal, cmp.Diff) compare results
 // by their other fields alone.
+//
+// Printing a result with %v or %+v, or logging it whole, prints its body
+// too, members the SDK does not decode included: log the fields you need.
+// The body is the one read from the response, not a copy; a list's items
+// each hold their own item's JSON.
 type Raw string
 
 // NewRaw returns a Raw holding a copy of body, for a result built by hand

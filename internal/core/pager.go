@@ -1,11 +1,15 @@
 package core
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 
 	memberplatform "github.com/memberplatform/memberplatform-go"
+	"github.com/memberplatform/memberplatform-go/internal/rawjson"
 )
 
 // The paging convention of every list operation (Operation.List): a GET
@@ -20,20 +24,32 @@ const (
 )
 
 // pageBody is a list's 2xx body (the members are PageItems and PageNext)
-// and the cursor it answered.
+// and the cursor it answered. Its items are kept as JSON until
+// checkResult decodes them, so that each item keeps its own JSON
+// (memberplatform.Raw's RawJSON), as a result of a single call does.
 type pageBody[T any] struct {
-	Data       []T     `json:"data"`
-	NextCursor *string `json:"nextCursor"`
+	Data       []json.RawMessage `json:"data"`
+	NextCursor *string           `json:"nextCursor"`
 	sent       string
+	items      []T
 }
 
-// checkResult refuses a next cursor equal to the one sent: the list would
-// never end. It runs once the body is decoded (decodeResult), a check
-// rather than an UnmarshalJSON, which would have encoding/json scan the
-// body twice more.
+// checkResult refuses a next cursor equal to the one sent (the list would
+// never end), then decodes the items, each keeping its JSON. It runs once
+// the body is decoded (decodeResult); an item that does not decode makes
+// the page's body undecodable.
 func (b *pageBody[T]) checkResult() error {
 	if b.sent != "" && b.NextCursor != nil && *b.NextCursor == b.sent {
 		return errSameCursor
+	}
+	b.items = make([]T, len(b.Data))
+	for i, item := range b.Data {
+		if err := json.Unmarshal(item, &b.items[i]); err != nil {
+			return fmt.Errorf("item %d of the page's %s: %w", i, PageItems, err)
+		}
+		if !bytes.Equal(bytes.TrimSpace(item), []byte("null")) {
+			rawjson.Keep(&b.items[i], item)
+		}
 	}
 	return nil
 }
@@ -55,7 +71,7 @@ func Pages[T, O any](ctx context.Context, c *Client, call Call, opts []O) iter.S
 		if err := Do(ctx, c, &page, opts); err != nil {
 			return nil, err
 		}
-		p := &memberplatform.Page[T]{Items: body.Data}
+		p := &memberplatform.Page[T]{Items: body.items}
 		if body.NextCursor != nil {
 			p.NextCursor = *body.NextCursor
 		}
