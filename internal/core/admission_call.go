@@ -107,7 +107,7 @@ func (state *callState) admitRetry() bool {
 // shedCause is the cause of a call ended by a refusal, wrapping the last
 // attempt's transport failure, if any.
 func (state *callState) shedCause(r admissionRefusal, cause error) *loadShedError {
-	return &loadShedError{Area: state.op.area(), Reason: r.errorType(), Wait: r.wait, Retry: state.attempts > 0, Err: cause}
+	return &loadShedError{Area: state.op.area(), Reason: r.errorType(), Wait: r.wait, Retry: state.attempts > 0, WholeArea: r.area, Err: cause}
 }
 
 // observeShed tells a ShedObserver of a refused attempt.
@@ -143,7 +143,10 @@ type loadShedError struct {
 	Reason string        // the ErrorType of the operation's last failure: transport, timeout, service_unavailable, internal...
 	Wait   time.Duration // until the operation's next probe
 	Retry  bool          // a retry was refused, not the call's first attempt
-	Err    error         // the last attempt's transport failure, if any
+	// WholeArea: the area was shed whole (every operation failing), not
+	// the operation on its own.
+	WholeArea bool
+	Err       error // the last attempt's transport failure, if any
 }
 
 func (e *loadShedError) Error() string {
@@ -158,8 +161,12 @@ func (e *loadShedError) Error() string {
 	if e.Retry {
 		s = "not retried: admission control refused the retry"
 	}
-	s += ": nearly all recent attempts of the operation in area " + string(e.Area) + " failed (" + what +
-		"); retry after " + e.Wait.Round(time.Millisecond).String()
+	if e.WholeArea {
+		s += ": nearly all recent attempts of every operation in area " + string(e.Area) + " failed ("
+	} else {
+		s += ": nearly all recent attempts of the operation in area " + string(e.Area) + " failed ("
+	}
+	s += what + "); retry after " + e.Wait.Round(time.Millisecond).String()
 	if e.Err != nil {
 		return e.Err.Error() + " (" + s + ")"
 	}
