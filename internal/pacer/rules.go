@@ -55,7 +55,7 @@ func (p *Pacer) Admitted(epoch uint64) {
 	if p.slowStart {
 		// The first throttle may come before the rest of its burst's answers.
 		// A rate the client does not use is not raised (TCP's window
-		// validation, RFC 7661): at most twice the rate of the last admitted
+		// validation, RFC 7661): at most 4 times the rate of the last admitted
 		// answers. Clients throttled as the pacer engaged wait out their
 		// Retry-After; a rate risen meanwhile would let them all through at once.
 		r := max(p.rate+slowStartStep, p.meter.rate(now))

@@ -6,7 +6,7 @@ import (
 )
 
 // Slow start raises the rate only as far as the client uses it: at most
-// twice the rate of the last admitted answers. Clients throttled as the
+// 4 times the rate of the last admitted answers. Clients throttled as the
 // pacer engages wait out their Retry-After meanwhile; a rate risen while
 // they wait would let them all through at once, a storm of throttles. A
 // client that does use the rate still has it doubled quickly.
