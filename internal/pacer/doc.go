@@ -17,7 +17,10 @@
 //   - The first rate is the one admitted over the last second (AWS's
 //     measured rate is near zero early on), or over the time since the
 //     answers began when that is less than a second, at least one attempt
-//     per Retry-After; a slow start then doubles it every 150 ms.
+//     per Retry-After; a slow start then doubles it every 150 ms, to at
+//     most 4 times the rate of the last admitted answers (TCP's window
+//     validation): clients throttled as it engaged wait out their
+//     Retry-After, and a rate risen meanwhile would let them all through.
 //   - It cuts only what a cut cures (judge.go). The cut that first slows
 //     what the client sends, and the engaging, start a trial: a few hundred
 //     answers (or 2 s) later, if the throttled share fell less than halfway

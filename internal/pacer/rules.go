@@ -54,7 +54,15 @@ func (p *Pacer) Admitted(epoch uint64) {
 	}
 	if p.slowStart {
 		// The first throttle may come before the rest of its burst's answers.
-		p.rise(max(p.rate+slowStartStep, p.meter.rate(now)))
+		// A rate the client does not use is not raised (TCP's window
+		// validation, RFC 7661): at most 4 times the rate of the last admitted
+		// answers. Clients throttled as the pacer engaged wait out their
+		// Retry-After; a rate risen meanwhile would let them all through at once.
+		r := max(p.rate+slowStartStep, p.meter.rate(now))
+		if used, ok := p.recentSpacing(); ok {
+			r = min(r, slowStartUse*used)
+		}
+		p.rise(r)
 		return
 	}
 	if p.trial.epoch != 0 {
