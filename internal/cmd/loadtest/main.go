@@ -12,7 +12,7 @@
 // unsteady.go, strict limiters in strictlimit.go and lowlimit.go, replicas
 // as separate processes in replicas.go:
 //
-//	go run ./internal/cmd/loadtest                 # figures 1–17, about 7 minutes
+//	go run ./internal/cmd/loadtest                 # every figure (1–23), about 12 minutes
 //	go run ./internal/cmd/loadtest -figure 2       # one figure
 //	go run ./internal/cmd/loadtest -old=false      # default options only, about a minute
 //	go run ./internal/cmd/loadtest -figure 2 -repeat 5
@@ -73,7 +73,7 @@ import (
 )
 
 func main() {
-	figure := flag.Int("figure", 0, "run only this figure (1–22); 0 runs all")
+	figure := flag.Int("figure", 0, "run only this figure (1–23); 0 runs all")
 	old := flag.Bool("old", true, "also run 0.2.0's (and where useful 0.1.0's) behaviour beside the defaults")
 	repeat := flag.Int("repeat", 1, "run the default-options measurement of figures 2, 3 and 6 this many times (at most 10)")
 	timeout := flag.Duration("timeout", 12*time.Minute, "stop everything after this long")
