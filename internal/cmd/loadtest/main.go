@@ -12,7 +12,7 @@
 // unsteady.go, strict limiters in strictlimit.go and lowlimit.go, replicas
 // as separate processes in replicas.go:
 //
-//	go run ./internal/cmd/loadtest                 # every figure (1–23), about 12 minutes
+//	go run ./internal/cmd/loadtest                 # every figure (1–23), about 10 minutes
 //	go run ./internal/cmd/loadtest -figure 2       # one figure
 //	go run ./internal/cmd/loadtest -old=false      # default options only, about a minute
 //	go run ./internal/cmd/loadtest -figure 2 -repeat 5
