@@ -182,33 +182,12 @@ func hotUserBesideOthers(ctx context.Context, _ bool, repeat int) bool {
 // is the area's, 50 requests/s over every user.
 func areaLimitOverEveryUser(ctx context.Context) bool {
 	const d, settle, limit, g = 10 * time.Second, 2 * time.Second, 50.0, 32
-	bucket := rate.NewLimiter(limit, 1)
-	var mu sync.Mutex
-	var start time.Time
-	var admitted, refused int
-	srv := newServer(func(w http.ResponseWriter) bool {
-		ok := bucket.Allow()
-		mu.Lock()
-		if !start.IsZero() && time.Since(start) >= settle {
-			if ok {
-				admitted++
-			} else {
-				refused++
-			}
-		}
-		mu.Unlock()
-		if ok {
-			return ok200(w)
-		}
-		return throttle429(w)
-	})
-	defer srv.Close()
-	c := newClient(srv.URL)
+	p := newBucketProvider(limit, settle)
+	defer p.Close()
+	c := newClient(p.URL)
 	defer c.CloseIdleConnections()
 	var n, failed atomic.Int64
-	mu.Lock()
-	start = time.Now()
-	mu.Unlock()
+	start := p.begin()
 	until := start.Add(d)
 	var wg sync.WaitGroup
 	for range g {
@@ -224,11 +203,7 @@ func areaLimitOverEveryUser(ctx context.Context) bool {
 		})
 	}
 	wg.Wait()
-	mu.Lock()
-	defer mu.Unlock()
-	el := time.Since(start) - settle
-	share := float64(admitted) / el.Seconds() / limit
-	pct := 100 * float64(refused) / float64(max(admitted+refused, 1))
+	share, pct := p.figures(start)
 	fmt.Printf("  control: the area limited at %g requests/s over 1,000 users (bare 429), %d goroutines for %v: admitted %.2f × after %v, %.1f%% of attempts 429s, %d calls failed\n",
 		limit, g, d, share, settle, pct, failed.Load())
 	return verdict(share >= 0.9 && pct <= 10, "40.2 control, the area's limit over every user: admitted %.2f × 50/s (≥ 0.9), %.1f%% of attempts 429s (≤ 10%%); figure 13 measures one user", share, pct)

@@ -88,42 +88,68 @@ func providerAtItsRate(ctx context.Context, _ bool, _ int) bool {
 		g                int
 		minShare, max429 float64
 	}{{5, 8, 0.8, 15}, {50, 32, 0.9, 10}, {500, 32, 0.9, 5}} {
-		bucket := rate.NewLimiter(rate.Limit(tc.rate), 1)
-		var mu sync.Mutex
-		var start time.Time
-		var admitted, refused int
-		srv := newServer(func(w http.ResponseWriter) bool {
-			ok := bucket.Allow()
-			mu.Lock()
-			if !start.IsZero() && time.Since(start) >= settle {
-				if ok {
-					admitted++
-				} else {
-					refused++
-				}
-			}
-			mu.Unlock()
-			if ok {
-				return ok200(w)
-			}
-			return throttle429(w)
-		})
-		c := newClient(srv.URL)
-		mu.Lock()
-		start = time.Now()
-		mu.Unlock()
+		p := newBucketProvider(tc.rate, settle)
+		c := newClient(p.URL)
+		start := p.begin()
 		t := timed(ctx, c, []area{access}, tc.g, d)[access]
-		el := time.Since(start) - settle
 		c.CloseIdleConnections()
-		srv.Close()
-		mu.Lock()
-		share := float64(admitted) / el.Seconds() / tc.rate
-		pct := 100 * float64(refused) / float64(max(admitted+refused, 1))
-		mu.Unlock()
+		p.Close()
+		share, pct := p.figures(start)
 		name := fmt.Sprintf("%g requests/s", tc.rate)
 		fmt.Printf("  %-22s %11d %8.1f/s %12.2f %10.1f%% %9d\n", name, tc.g, share*tc.rate, share, pct, t.failed.Load())
 		met = verdict(share >= tc.minShare && pct <= tc.max429, "13. provider at %s, %d goroutines: admitted %.2f × its rate (≥ %.1f), %.1f%% of attempts 429s (≤ %g%%)",
 			name, tc.g, share, tc.minShare, pct, tc.max429) && met
 	}
 	return met
+}
+
+// bucketProvider is a provider admitting a fixed rate with a burst of 1
+// and a bare 429 above it (figure 13, and 40.2's control). It counts the
+// attempts it admits and refuses from settle after begin on.
+type bucketProvider struct {
+	*server
+	rate              float64
+	settle            time.Duration
+	mu                sync.Mutex
+	start             time.Time
+	admitted, refused int
+}
+
+func newBucketProvider(perSecond float64, settle time.Duration) *bucketProvider {
+	p := &bucketProvider{rate: perSecond, settle: settle}
+	bucket := rate.NewLimiter(rate.Limit(perSecond), 1)
+	p.server = newServer(func(w http.ResponseWriter) bool {
+		ok := bucket.Allow()
+		p.mu.Lock()
+		if !p.start.IsZero() && time.Since(p.start) >= p.settle {
+			if ok {
+				p.admitted++
+			} else {
+				p.refused++
+			}
+		}
+		p.mu.Unlock()
+		if ok {
+			return ok200(w)
+		}
+		return throttle429(w)
+	})
+	return p
+}
+
+// begin starts the figure's clock and returns when it started.
+func (p *bucketProvider) begin() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.start = time.Now()
+	return p.start
+}
+
+// figures returns the rate admitted after the settling time, as a share of
+// the provider's rate, and the percentage of attempts answered 429.
+func (p *bucketProvider) figures(start time.Time) (share, pct float64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	el := time.Since(start) - p.settle
+	return float64(p.admitted) / el.Seconds() / p.rate, 100 * float64(p.refused) / float64(max(p.admitted+p.refused, 1))
 }
