@@ -163,20 +163,7 @@ func TestAdmissionShedAfterTimeoutsIsATimeout(t *testing.T) {
 // and succeed, and the failing one's refusals are observed as the
 // operation's own.
 func TestAdmissionCallsOfAHealthySiblingGoOut(t *testing.T) {
-	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
-		if r.Method == http.MethodPost {
-			rtJSON(w, http.StatusInternalServerError, `{}`)
-			return
-		}
-		rtJSON(w, http.StatusOK, `{}`)
-	})
-	clk := fakeclock.New()
-	draw := 0.0
-	rec := &shedRecorder{}
-	c := rtNewClient(t, srv.URL, func(s *Settings) {
-		other(s).Admission = testAdmission(clk, &draw)
-		s.Observer = rec
-	})
+	c, clk, rec := siblingsClient(t, http.MethodPost, http.StatusInternalServerError)
 	failing := &Operation{Name: "test.Post", Method: http.MethodPost, Path: "/things/{id}", Idempotent: true}
 	for i := range 200 {
 		if i%20 == 19 {
@@ -273,20 +260,7 @@ func TestAdmissionForgetsABlipOnceItsOperationReopens(t *testing.T) {
 // judged together: one failing whole is shed, by whatever ID it is called,
 // while the other route of the area is sent and served.
 func TestAdmissionJudgesExecuteByRoute(t *testing.T) {
-	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
-		if r.Method == http.MethodDelete {
-			rtJSON(w, http.StatusBadGateway, `{}`)
-			return
-		}
-		rtJSON(w, http.StatusOK, `{}`)
-	})
-	clk := fakeclock.New()
-	draw := 0.0
-	rec := &shedRecorder{}
-	c := rtNewClient(t, srv.URL, func(s *Settings) {
-		other(s).Admission = testAdmission(clk, &draw)
-		s.Observer = rec
-	})
+	c, _, rec := siblingsClient(t, http.MethodDelete, http.StatusBadGateway)
 	execute := func(method string, i int) error {
 		op := &Operation{Name: executeOperation, Method: method, Path: fmt.Sprintf("/things/thing_%04d", i), Idempotent: true}
 		return Do[any](context.Background(), c, &Call{Op: op}, nil)
@@ -343,4 +317,25 @@ func TestAdmissionKeepsSendingARareServedSibling(t *testing.T) {
 	if r, refused := a.admitOp(healthyOp, true); !refused || !r.area {
 		t.Fatalf("after its failure in a down area: refused %v %+v, want the area's refusal", refused, r)
 	}
+}
+
+// siblingsClient is a client whose server answers status to every request
+// of method failing and 200 to the others, in area other, judged by
+// admission control on the fake clock clk, its sheds recorded by rec.
+func siblingsClient(t *testing.T, failing string, status int) (*Client, *fakeclock.Clock, *shedRecorder) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		if r.Method == failing {
+			rtJSON(w, status, `{}`)
+			return
+		}
+		rtJSON(w, http.StatusOK, `{}`)
+	})
+	clk := fakeclock.New()
+	draw := 0.0
+	rec := &shedRecorder{}
+	c := rtNewClient(t, srv.URL, func(s *Settings) {
+		other(s).Admission = testAdmission(clk, &draw)
+		s.Observer = rec
+	})
+	return c, clk, rec
 }
