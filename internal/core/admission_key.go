@@ -10,13 +10,21 @@ import "strings"
 // such as "org-admin" reads as a route word), else its method and path
 // shape (executeKey).
 func operationKey(op *Operation) string {
-	if op.Name != executeOperation {
-		return op.Name
-	}
-	if d := routeOf(declared, op.Method, op.Path); d != nil {
+	if d := routeOp(op); d != nil {
 		return d.Name
 	}
 	return executeKey(op.Method, op.Path)
+}
+
+// routeOp is the declared operation op's calls are judged as: op itself,
+// or for client.Execute the declared operation whose method and path
+// template its path matches; nil for an Execute call of a route the SDK
+// does not wrap.
+func routeOp(op *Operation) *Operation {
+	if op.Name != executeOperation {
+		return op
+	}
+	return routeOf(declared, op.Method, op.Path)
 }
 
 // routeOf returns the first of ops whose method is method and whose path

@@ -16,20 +16,18 @@ import (
 // deprecationLog remembers the operations a client warned about, so that
 // its logger gets one Warn record per operation, not one per call.
 type deprecationLog struct {
-	warned sync.Map // key (deprecationKey) -> struct{}
+	// warned holds the operations warned about, by the key admission
+	// control judges them by (operationKey): a client.Execute call is
+	// warned about once per route, not once per ID in its path (one route
+	// called for 256 users was 256 Warn records, and filled the log's
+	// keys), and once with the typed method of the route it calls.
+	warned sync.Map // operationKey -> struct{}
 	keys   atomic.Int32
 }
 
 // maxDeprecationKeys bounds the operations a client remembers warning
 // about: client.Execute's are its routes, which callers may make many.
 const maxDeprecationKeys = 256
-
-// deprecationKey is op's key in a deprecationLog: the key admission
-// control judges it by (operationKey), so a client.Execute call is
-// warned about once per route, not once per ID in its path (one route
-// called for 256 users was 256 Warn records, and filled the log's keys),
-// and once with the typed method of the route it calls.
-func deprecationKey(op *Operation) string { return operationKey(op) }
 
 // reportDeprecation tells of a final answer that says the call's
 // operation is deprecated or has a sunset date: the client's logger once
@@ -49,7 +47,7 @@ func (c *Client) reportDeprecation(ctx context.Context, s *Settings, op *Operati
 			Deprecated: d.Deprecated, Sunset: d.Sunset, Link: d.Link})
 	}
 	l := s.Logger
-	if l == nil || !l.Enabled(ctx, slog.LevelWarn) || !c.deprecations.firstWarning(deprecationKey(op)) {
+	if l == nil || !l.Enabled(ctx, slog.LevelWarn) || !c.deprecations.firstWarning(operationKey(op)) {
 		return
 	}
 	attrs := []slog.Attr{slog.String("operation", op.Name), slog.String("method", op.Method), slog.String("path", op.Path)}
@@ -67,16 +65,12 @@ func (c *Client) reportDeprecation(ctx context.Context, s *Settings, op *Operati
 
 // routeKey is op's method and path template (observe.Deprecation.Route):
 // a client.Execute call's is the wrapped route it calls, else its path
-// shape (executeKey).
+// shape (executeKey), as operationKey finds them.
 func routeKey(op *Operation) string {
-	if op.Name == executeOperation {
-		if d := routeOf(declared, op.Method, op.Path); d != nil {
-			op = d
-		} else {
-			return executeKey(op.Method, op.Path)
-		}
+	if d := routeOp(op); d != nil {
+		return d.Method + " " + d.Path
 	}
-	return op.Method + " " + op.Path
+	return executeKey(op.Method, op.Path)
 }
 
 // firstWarning reports whether key was not warned about yet, and notes it.
