@@ -261,8 +261,6 @@ func (s *Server) writeFault(w http.ResponseWriter, r *http.Request, op string, f
 	_, _ = io.WriteString(w, f.Body)
 }
 
-// ---- operations ----
-
 // withRecord runs change with s.mu held on the record m holds for id, or
 // answers missing when it holds none: each operation checks the request
 // first, without the lock, then finds and changes one record under it.

@@ -201,7 +201,8 @@ func queryOf(params any, extra url.Values, cursor string) (string, error) {
 		q = p
 	default:
 		var err error
-		if q, err = queryStruct(params); err != nil {
+		// go-querystring (`url` tags): every query that planned (query.go) cannot encode.
+		if q, err = query.Values(params); err != nil {
 			return "", err
 		}
 	}
@@ -219,10 +220,6 @@ func queryOf(params any, extra url.Values, cursor string) (string, error) {
 	}
 	return all.Encode(), nil
 }
-
-// queryStruct encodes a params struct's query with go-querystring (`url`
-// tags): every operation's query that planned (query.go) cannot encode.
-func queryStruct(params any) (url.Values, error) { return query.Values(params) }
 
 // buildURL joins the base URL, the path template with its parameters
 // escaped, and the encoded query; path is the escaped path alone.

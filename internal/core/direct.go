@@ -50,7 +50,7 @@ type dialFunc = func(ctx context.Context, network, addr string) (net.Conn, error
 func directLoopbackDial(dial dialFunc) dialFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		host, port, err := net.SplitHostPort(addr)
-		if err != nil || net.ParseIP(host) != nil || !httpx.IsLoopbackHost(host) {
+		if err != nil || isIPLiteral(host) || !httpx.IsLoopbackHost(host) {
 			return dial(ctx, network, addr)
 		}
 		conn, err := dial(ctx, network, addr)

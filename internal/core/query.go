@@ -13,7 +13,7 @@ import (
 )
 
 // A call's query is its params struct's `url` tags, encoded as
-// go-querystring encodes them (queryStruct) and url.Values.Encode writes
+// go-querystring encodes them (query.Values, in call.go) and url.Values.Encode writes
 // them: keys sorted, values escaped. go-querystring parses every tag and
 // builds a url.Values on every call (a paged list's first page took 1.2 ×
 // raw net/http in memory); a struct whose fields are all plain (strings,
