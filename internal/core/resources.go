@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/memberplatform/memberplatform-go/internal/pacer"
 )
 
 // Throttles that belong to one resource (a hot user, a locked object): a
@@ -75,7 +77,7 @@ const (
 type ResourceThrottles struct {
 	now     func() time.Time
 	seed    maphash.Seed
-	recent  callMeter   // the area's calls over the last second, always counted
+	recent  pacer.Meter // the area's calls over the last second, always counted
 	tracked atomic.Bool // some resource is tracked: its calls are counted
 
 	mu        sync.Mutex
@@ -144,7 +146,7 @@ func (t *ResourceThrottles) Answered(method, path string, first, throttled bool,
 	}
 	now := t.now()
 	if first {
-		t.recent.add(now)
+		t.recent.Add(now)
 	}
 	if !throttled && !t.tracked.Load() {
 		return false
@@ -169,7 +171,7 @@ func (t *ResourceThrottles) Answered(method, path string, first, throttled bool,
 		r = t.track(k, now, first)
 		// The area made other calls lately: the resource is presumed a
 		// minority until its share is known.
-		r.presumed = t.recent.rate(now) >= minAreaCalls
+		r.presumed = t.recent.Rate(now) >= minAreaCalls
 	}
 	r.update(t.calls, now)
 	r.throttles.add(now)
@@ -263,7 +265,7 @@ func (r *resourceCounts) update(areaCalls float64, now time.Time) {
 // judge reports whether r's throttles are its own. The caller holds t.mu.
 func (t *ResourceThrottles) judge(r *resourceCounts, now time.Time) bool {
 	mine, all := r.throttles.value(now), t.throttles.value(now)
-	if mine < concentratedShare*all || all-mine > restTolerance*t.recent.rate(now) {
+	if mine < concentratedShare*all || all-mine > restTolerance*t.recent.Rate(now) {
 		return false // the area's throttles are spread: the area's limit
 	}
 	if !r.known() {
@@ -339,37 +341,4 @@ func (t *ResourceThrottles) forget(k uint64) {
 		t.tracked.Store(false)
 		t.calls = 0
 	}
-}
-
-// callMeter counts calls lock-free in one-second buckets, as the pacer
-// counts admitted answers: bucket s%2 holds second s's low 32 bits above
-// its count.
-type callMeter struct{ buckets [2]atomic.Uint64 }
-
-func (m *callMeter) add(now time.Time) {
-	s := now.Unix()
-	b := &m.buckets[s&1]
-	tag := uint64(uint32(s)) << 32
-	for {
-		v := b.Load()
-		if v&^(1<<32-1) == tag {
-			b.Add(1)
-			return
-		}
-		if b.CompareAndSwap(v, tag|1) {
-			return
-		}
-	}
-}
-
-func (m *callMeter) count(s int64) float64 {
-	if v := m.buckets[s&1].Load(); v>>32 == uint64(uint32(s)) {
-		return float64(uint32(v))
-	}
-	return 0
-}
-
-// rate estimates the calls of the second before now.
-func (m *callMeter) rate(now time.Time) float64 {
-	return m.count(now.Unix()) + m.count(now.Unix()-1)*(1-float64(now.Nanosecond())/1e9)
 }

@@ -172,7 +172,7 @@ func (p *Pacer) judge(now time.Time, epoch uint64, throttled bool) bool {
 	c := t.undo
 	p.rate, p.plateau, p.depth, p.clock = c.rate, c.plateau, c.depth, c.clock
 	p.slowStart, p.slowStartEnded = c.slowStart, c.slowStartEnded
-	p.newEpoch(now, p.meter.rate(now))
+	p.newEpoch(now, p.meter.Rate(now))
 	return true
 }
 

@@ -5,15 +5,14 @@ import (
 	"time"
 )
 
-// meter counts admitted answers lock-free in one-second buckets: bucket s%2
-// holds second s's low 32 bits above its count. begun is when the answers
-// began after a second without any (Unix nanoseconds).
-type meter struct {
-	buckets [2]atomic.Uint64
-	begun   atomic.Int64
-}
+// Meter counts events lock-free in one-second buckets: bucket s%2 holds
+// second s's low 32 bits above its count. The pacer counts its answers
+// with it, and core the calls of an area (resources.go).
+type Meter struct{ buckets [2]atomic.Uint64 }
 
-func (m *meter) add(now time.Time) {
+// Add counts one event at now, and reports whether it was the first of
+// its second.
+func (m *Meter) Add(now time.Time) (first bool) {
 	s := now.Unix()
 	b := &m.buckets[s&1]
 	tag := uint64(uint32(s)) << 32
@@ -21,31 +20,41 @@ func (m *meter) add(now time.Time) {
 		v := b.Load()
 		if v&^(1<<32-1) == tag { // (off by one if second s+2 took it over since)
 			b.Add(1)
-			return
+			return false
 		}
 		if b.CompareAndSwap(v, tag|1) {
-			if !m.counted(s - 1) { // (a new second: one check a second)
-				m.begun.Store(now.UnixNano())
-			}
-			return
+			return true
 		}
 	}
 }
 
-// count returns the answers counted in second s.
-func (m *meter) count(s int64) float64 {
+// Count returns the events counted in second s.
+func (m *Meter) Count(s int64) float64 {
 	if v := m.buckets[s&1].Load(); v>>32 == uint64(uint32(s)) {
 		return float64(uint32(v))
 	}
 	return 0
 }
 
-// counted reports whether second s was counted.
-func (m *meter) counted(s int64) bool { return m.buckets[s&1].Load()>>32 == uint64(uint32(s)) }
+// Counted reports whether second s was counted.
+func (m *Meter) Counted(s int64) bool { return m.buckets[s&1].Load()>>32 == uint64(uint32(s)) }
 
-// rate estimates the answers admitted in the second before now.
-func (m *meter) rate(now time.Time) float64 {
-	return m.count(now.Unix()) + m.count(now.Unix()-1)*(1-float64(now.Nanosecond())/1e9)
+// Rate estimates the events of the second before now.
+func (m *Meter) Rate(now time.Time) float64 {
+	return m.Count(now.Unix()) + m.Count(now.Unix()-1)*(1-float64(now.Nanosecond())/1e9)
+}
+
+// meter counts admitted answers; begun is when the answers began after a
+// second without any (Unix nanoseconds).
+type meter struct {
+	Meter
+	begun atomic.Int64
+}
+
+func (m *meter) add(now time.Time) {
+	if m.Add(now) && !m.Counted(now.Unix()-1) { // (a new second: one check a second)
+		m.begun.Store(now.UnixNano())
+	}
 }
 
 // minSpan is the shortest span over which rateSince measures a rate, and
@@ -60,7 +69,7 @@ const (
 // and how many were counted since.
 func (m *meter) fresh(now time.Time) (bool, float64) {
 	span := now.Sub(time.Unix(0, m.begun.Load()))
-	return span >= 0 && span < time.Second, m.count(now.Unix()) + m.count(now.Unix()-1)
+	return span >= 0 && span < time.Second, m.Count(now.Unix()) + m.Count(now.Unix()-1)
 }
 
 // rateSince is rate, except in the first second of answers after a second
@@ -70,7 +79,7 @@ func (m *meter) fresh(now time.Time) (bool, float64) {
 func (m *meter) rateSince(now time.Time) float64 {
 	if fresh, n := m.fresh(now); fresh && n >= freshAnswers {
 		span := now.Sub(time.Unix(0, m.begun.Load()))
-		return max(m.rate(now), n/max(span, minSpan).Seconds())
+		return max(m.Rate(now), n/max(span, minSpan).Seconds())
 	}
-	return m.rate(now)
+	return m.Rate(now)
 }

@@ -168,7 +168,7 @@ func (p *Pacer) update(now time.Time) {
 		p.rampFrom, p.rampStart, p.slowStart = p.rate, now, false
 	}
 	p.rise(p.rampFrom * math.Exp2(float64(now.Sub(p.rampStart))/float64(rampDoubling)))
-	if p.rate >= dormantRatio*max(p.rampFrom, p.meter.rate(now)) {
+	if p.rate >= dormantRatio*max(p.rampFrom, p.meter.Rate(now)) {
 		p.release()
 	}
 }

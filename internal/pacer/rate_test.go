@@ -177,24 +177,24 @@ func TestAdmittedMeter(t *testing.T) {
 	for range 10 {
 		m.add(base.Add(100 * time.Millisecond))
 	}
-	if got := m.rate(base.Add(500 * time.Millisecond)); got != 10 {
+	if got := m.Rate(base.Add(500 * time.Millisecond)); got != 10 {
 		t.Fatalf("rate within the second = %v, want 10", got)
 	}
 	for range 4 {
 		m.add(base.Add(1200 * time.Millisecond))
 	}
 	// 4 this second and the last 75% of the previous second's 10.
-	if got := m.rate(base.Add(1250 * time.Millisecond)); got != 4+7.5 {
+	if got := m.Rate(base.Add(1250 * time.Millisecond)); got != 4+7.5 {
 		t.Fatalf("rate across seconds = %v, want 11.5", got)
 	}
-	if got := m.rate(base.Add(2500 * time.Millisecond)); got != 2 {
+	if got := m.Rate(base.Add(2500 * time.Millisecond)); got != 2 {
 		t.Fatalf("rate a second later = %v, want half of 4", got)
 	}
-	if got := m.rate(base.Add(5 * time.Second)); got != 0 {
+	if got := m.Rate(base.Add(5 * time.Second)); got != 0 {
 		t.Fatalf("rate after idling = %v, want 0", got)
 	}
 	m.add(base.Add(9 * time.Second))
-	if got := m.rate(base.Add(9 * time.Second)); got != 1 {
+	if got := m.Rate(base.Add(9 * time.Second)); got != 1 {
 		t.Fatalf("rate after a gap = %v, want 1 (old buckets dropped)", got)
 	}
 }

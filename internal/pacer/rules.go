@@ -58,7 +58,7 @@ func (p *Pacer) Admitted(epoch uint64) {
 		// validation, RFC 7661): at most 4 times the rate of the last admitted
 		// answers. Clients throttled as the pacer engaged wait out their
 		// Retry-After; a rate risen meanwhile would let them all through at once.
-		r := max(p.rate+slowStartStep, p.meter.rate(now))
+		r := max(p.rate+slowStartStep, p.meter.Rate(now))
 		if used, ok := p.recentSpacing(); ok {
 			r = min(r, slowStartUse*used)
 		}
@@ -101,7 +101,7 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	now := p.now()
 	p.update(now)
 	p.refused.add(now)
-	admitted, refused := p.meter.rate(now), p.refused.rate(now)
+	admitted, refused := p.meter.Rate(now), p.refused.Rate(now)
 	// The share of the last second's answers the provider refused, beyond
 	// what the pacer tolerates: sporadic refusals (a hot partition, one
 	// replica) say nothing about the rate, nor does a share learnt not to

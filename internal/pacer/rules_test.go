@@ -446,7 +446,7 @@ func TestCutAfterAFastRiseStartsFromTheRate(t *testing.T) {
 			admit(p)
 		}
 		p.mu.Lock()
-		rate, metered := p.rate, p.meter.rate(clock.Now())
+		rate, metered := p.rate, p.meter.Rate(clock.Now())
 		p.mu.Unlock()
 		if rate <= cutCap*metered {
 			t.Fatalf("%d answers: rate %v, metered %v: the test needs a rate above cutCap times the meter", tc.answers, rate, metered)
@@ -465,7 +465,7 @@ func TestCutAfterAFastRiseStartsFromTheRate(t *testing.T) {
 // rate admitted over the last second then, and the rate and the plateau after.
 func cutOnce(p *Pacer) (from, metered, rate, plateau float64) {
 	p.mu.Lock()
-	from, metered = p.rate, p.meter.rate(p.now())
+	from, metered = p.rate, p.meter.Rate(p.now())
 	p.mu.Unlock()
 	for before := p.epoch.Load(); p.epoch.Load() == before; {
 		throttle(p)

@@ -61,7 +61,7 @@ func TestDormantPacerTakesNoLockAndAllocatesNothing(t *testing.T) {
 		t.Fatal("a dormant pacer's Admitted or Wait waited for its lock")
 	}
 	p.mu.Unlock()
-	if got := p.meter.rate(time.Now()); got < 1000 {
+	if got := p.meter.Rate(time.Now()); got < 1000 {
 		t.Fatalf("meter counted %v answers, want the 1,100 just made", got)
 	}
 	wantRate(t, p, 0, false)
