@@ -1,10 +1,6 @@
 package client_test
 
 import (
-	"go/ast"
-	"go/doc"
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,27 +11,7 @@ import (
 // from its source.
 func errorKinds(t *testing.T) []string {
 	t.Helper()
-	dir := filepath.Join("..", "errors")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	var files []*ast.File
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	p, err := doc.NewFromFiles(fset, files, "example.com/errors")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := packageDoc(t, filepath.Join("..", "errors"))
 	var kinds []string
 	for _, v := range p.Vars {
 		for _, name := range v.Names {

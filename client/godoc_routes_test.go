@@ -17,26 +17,7 @@ import (
 // package in directory dir, its whitespace collapsed to single spaces.
 func serviceMethodDoc(t *testing.T, dir, method string) string {
 	t.Helper()
-	fset := token.NewFileSet()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var files []*ast.File
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	p, err := doc.NewFromFiles(fset, files, "example.com/"+filepath.Base(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := packageDoc(t, dir)
 	for _, typ := range p.Types {
 		if typ.Name != "Service" {
 			continue
@@ -70,4 +51,31 @@ func TestOperationGodocNamesItsRequest(t *testing.T) {
 	if checked < 4 {
 		t.Errorf("checked %d operations' godoc, want every operation with a method (4 or more)", checked)
 	}
+}
+
+// packageDoc parses the non-test Go files of the package in directory dir
+// with their comments, as godoc reads them.
+func packageDoc(t *testing.T, dir string) *doc.Package {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	p, err := doc.NewFromFiles(fset, files, "example.com/"+filepath.Base(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
