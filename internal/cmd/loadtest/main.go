@@ -10,9 +10,10 @@
 // operations.go; its figure 2, a hot user, as 19 in hotuser.go; its
 // figures 1, 3, 4 and 6 as 20–23: throttles whatever the rate in
 // unsteady.go, strict limiters in strictlimit.go and lowlimit.go, replicas
-// as separate processes in replicas.go:
+// as separate processes in replicas.go; its figure 2 with several hot
+// users as 24 (printed 40.2+) in hotusers.go:
 //
-//	go run ./internal/cmd/loadtest                 # every figure (1–23), about 10 minutes
+//	go run ./internal/cmd/loadtest                 # every figure (1–24), about 10 minutes
 //	go run ./internal/cmd/loadtest -figure 2       # one figure
 //	go run ./internal/cmd/loadtest -old=false      # default options only, about a minute
 //	go run ./internal/cmd/loadtest -figure 2 -repeat 5
@@ -73,7 +74,7 @@ import (
 )
 
 func main() {
-	figure := flag.Int("figure", 0, "run only this figure (1–23); 0 runs all")
+	figure := flag.Int("figure", 0, "run only this figure (1–24); 0 runs all")
 	old := flag.Bool("old", true, "also run 0.2.0's (and where useful 0.1.0's) behaviour beside the defaults")
 	repeat := flag.Int("repeat", 1, "run the default-options measurement of figures 2, 3 and 6 this many times (at most 10)")
 	timeout := flag.Duration("timeout", 12*time.Minute, "stop everything after this long")
@@ -93,6 +94,7 @@ func main() {
 
 	// Issue 40's 1, 3, 4, 6 as 20–23: unsteady.go, strictlimit.go, lowlimit.go, replicas.go.
 	figures = append(figures, throttlesWhateverTheRate, strictLimiters, lowStrictLimits, replicasShareALimit)
+	figures = append(figures, hotUsersBesideOthers) // hotusers.go: 24, printed 40.2+
 	if *figure < 0 || *figure > len(figures) {
 		fmt.Fprintf(os.Stderr, "loadtest: no figure %d\n", *figure)
 		os.Exit(2)
