@@ -1,8 +1,10 @@
 package core
 
 import (
+	"cmp"
 	"hash/maphash"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,10 +36,19 @@ import (
 //     pacer; otherwise the pacer is told, as before: a lone call's 429
 //     paces its area as it did.
 //
+// Several hot resources (two hot users, each with half of the throttles)
+// are judged together (judgeHot): a throttle is its resource's own when,
+// with the resources throttled most beside it (at most maxHot in all,
+// each with minHotCalls calls since its first throttle), it has at least
+// half of the area's recent throttles, the rest of the area's calls are
+// nearly all admitted as above, and their calls together are at most a
+// third of the area's.
+//
 // When every key of the area is throttled (the provider's limit is the
-// area's) the throttles are spread over the keys, none is concentrated and
-// the pacer acts as before; so it does when one key is most of the area's
-// calls (a batch on one object): it is no minority.
+// area's) the throttles are spread over the keys in proportion to their
+// calls: no few keys have most of them with a minority of the calls, none
+// is concentrated and the pacer acts as before; so it does when one key
+// is most of the area's calls (a batch on one object): it is no minority.
 //
 // A resource whose throttles are its own is paced on its own: its retries
 // go after their Retry-After (jittered, retryafter.go), and one after
@@ -70,6 +81,8 @@ const (
 	minPending        = 4       // a resource with fewer retries queued is not refused on
 	maxPending        = 256     // the retries queued a resource keeps track of
 	retrySpacing      = 0.25    // a resource's retries are spaced by this share of the interval between its throttles
+	maxHot            = 8       // at most this many resources' throttles are their own together
+	minHotCalls       = 2       // a resource judged as one of several hot ones made this many calls
 )
 
 // ResourceThrottles attributes one area's throttles to the resources they
@@ -84,7 +97,8 @@ type ResourceThrottles struct {
 	calls     float64 // the area's calls counted while tracking, never halved
 	throttles decaying
 	resources map[uint64]*resourceCounts
-	sweepAt   time.Time // when expired resources are next looked for
+	sweepAt   time.Time        // when expired resources are next looked for
+	ranked    []rankedResource // judgeHot's, kept to spare an allocation
 	own       atomic.Int64
 }
 
@@ -265,14 +279,52 @@ func (r *resourceCounts) update(areaCalls float64, now time.Time) {
 // judge reports whether r's throttles are its own. The caller holds t.mu.
 func (t *ResourceThrottles) judge(r *resourceCounts, now time.Time) bool {
 	mine, all := r.throttles.value(now), t.throttles.value(now)
-	if mine < concentratedShare*all || all-mine > restTolerance*t.recent.Rate(now) {
-		return false // the area's throttles are spread: the area's limit
+	tolerated := restTolerance * t.recent.Rate(now)
+	if mine < concentratedShare*all || all-mine > tolerated {
+		return t.judgeHot(r, now, mine, all, tolerated)
 	}
 	if !r.known() {
 		return r.presumed
 	}
 	return r.calls <= minorityShare*r.areaCalls
 }
+
+// judgeHot reports whether r's throttles are its own as one of a few hot
+// resources, each limited on its own (two hot users, each with half of the
+// throttles): with the resources throttled most beside it, at most maxHot
+// in all, r has at least half of the area's recent throttles and the rest
+// of the area's are at most restTolerance of its recent calls, while their
+// calls together are at most a third of the area's. An area's limit
+// throttles calls in proportion to their share, so a few resources cannot
+// have most of its throttles with a minority of the calls. Each of them, r
+// too, must have made minHotCalls calls since its first throttle: in a
+// limit spread over many resources, one call's retries do not make a hot
+// resource. The caller holds t.mu.
+func (t *ResourceThrottles) judgeHot(r *resourceCounts, now time.Time, hot, all, tolerated float64) bool {
+	if r.calls < minHotCalls {
+		return false
+	}
+	share := r.calls / r.areaCalls
+	t.ranked = t.ranked[:0]
+	for _, o := range t.resources {
+		if o != r && o.calls >= minHotCalls {
+			o.update(t.calls, now)
+			t.ranked = append(t.ranked, rankedResource{o.throttles.value(now), o.calls / o.areaCalls})
+		}
+	}
+	slices.SortFunc(t.ranked, func(a, b rankedResource) int { return cmp.Compare(b.throttles, a.throttles) })
+	for _, o := range t.ranked[:min(len(t.ranked), maxHot-1)] {
+		hot, share = hot+o.throttles, share+o.share
+		if hot >= concentratedShare*all && all-hot <= tolerated {
+			return share <= minorityShare
+		}
+	}
+	return false
+}
+
+// rankedResource is a resource judgeHot ranks: its recent throttles, its
+// share of the area's calls since its first throttle.
+type rankedResource struct{ throttles, share float64 }
 
 // Refuse reports whether a call of method and path is refused before its
 // first attempt, and how far the resource's retries reach: its throttles

@@ -1,0 +1,124 @@
+package core
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// Several hot resources judged together (resources.go, judgeHot), on a
+// fake clock: throttles concentrated on a few minority resources are
+// theirs; an area's limit, spread over the calls, still reaches the pacer.
+
+// throttleTally counts, from a step on, the throttles kept from the pacer
+// and those fed to it.
+type throttleTally struct{ kept, fed int }
+
+// runCalls answers n calls 5 ms apart, the i-th of user(i), throttled or
+// not, and tallies the throttles from the from-th call on.
+func runCalls(r *ResourceThrottles, clk interface{ Add(time.Duration) }, n, from int, call func(i int) (string, bool)) throttleTally {
+	var t throttleTally
+	for i := range n {
+		clk.Add(5 * time.Millisecond)
+		user, throttled := call(i)
+		kept := answerCall(r, user, throttled)
+		switch {
+		case i < from || !throttled:
+		case kept:
+			t.kept++
+		default:
+			t.fed++
+		}
+	}
+	return t
+}
+
+// hotUsers returns a call pattern: n hot users, each 1 call in every and
+// every one of its calls throttled, the others to 50 users, admitted.
+func hotUsers(n, every int) func(int) (string, bool) {
+	return func(i int) (string, bool) {
+		if j := i % every; j < n {
+			return fmt.Sprint("hot", j), true
+		}
+		return fmt.Sprint("u", i%50), false
+	}
+}
+
+// Two, three and five hot users, together 1 call in 5, each with an equal
+// share of the throttles: once each has made its calls, every throttle is
+// its resource's own, and each is counted.
+func TestThrottlesOfAFewHotResourcesAreTheirOwn(t *testing.T) {
+	for _, n := range []int{2, 3, 5} {
+		r, clk := newTestResources()
+		got := runCalls(r, clk, 2000, 1000, hotUsers(n, 5*n))
+		if got.fed != 0 || got.kept < 190 || r.Own() != n {
+			t.Errorf("%d hot users: %d throttles fed to the pacer (0), %d kept (about 200), Own() = %d (%d)", n, got.fed, got.kept, r.Own(), n)
+		}
+	}
+}
+
+// More hot users than maxHot, each throttled as often: no few of them have
+// the area's throttles, which go to the pacer as an area's limit.
+func TestMoreHotResourcesThanMaxHotGoToThePacer(t *testing.T) {
+	r, clk := newTestResources()
+	n := 2 * maxHot
+	got := runCalls(r, clk, 4000, 2000, hotUsers(n, 4*n))
+	if got.kept != 0 || got.fed < 490 {
+		t.Fatalf("%d hot users: %d throttles kept from the pacer (0), %d fed (about 500)", n, got.kept, got.fed)
+	}
+}
+
+// An area's limit over a dozen users, every third call throttled: any few
+// of them that have half of the throttles have about half of the calls,
+// no minority; the pacer is told of every throttle.
+func TestAnAreaLimitOverAFewUsersGoesToThePacer(t *testing.T) {
+	r, clk := newTestResources()
+	got := runCalls(r, clk, 2000, 0, func(i int) (string, bool) { return fmt.Sprint("u", i%12), i%3 == 0 })
+	if got.kept != 0 || got.fed != 667 || r.Own() != 0 {
+		t.Fatalf("area limit over 12 users: %d throttles kept from the pacer (0), %d fed (667), Own() = %d (0)", got.kept, got.fed, r.Own())
+	}
+}
+
+// An area's limit over 1,000 users, one call in 20 throttled and its
+// retry throttled again: one call's throttles do not make a hot resource,
+// whatever the share of the throttles they have.
+func TestRetriesOfOneCallDoNotMakeAHotResource(t *testing.T) {
+	r, clk := newTestResources()
+	var kept, fed int
+	for i := range 4000 {
+		clk.Add(5 * time.Millisecond)
+		user := fmt.Sprint("u", i%1000)
+		throttled := i%20 == 0
+		for attempt := range map[bool]int{true: 3, false: 1}[throttled] {
+			if r.Answered(http.MethodPut, "/users/"+user, attempt == 0, throttled, 0) {
+				kept++
+			} else if throttled {
+				fed++
+			}
+		}
+	}
+	if kept != 0 || fed != 600 {
+		t.Fatalf("area limit over 1,000 users, each throttled call retried twice: %d throttles kept from the pacer (0), %d fed (600)", kept, fed)
+	}
+}
+
+// Two hot users, then an area limit over every user: the other users'
+// throttles go to the pacer at once.
+func TestAnAreaLimitBesideTwoHotUsersGoesToThePacer(t *testing.T) {
+	r, clk := newTestResources()
+	runCalls(r, clk, 1000, 0, hotUsers(2, 10))
+	if r.Own() != 2 {
+		t.Fatalf("Own() = %d before the area's limit, want 2", r.Own())
+	}
+	hot := hotUsers(2, 10)
+	got := runCalls(r, clk, 1000, 0, func(i int) (string, bool) {
+		if user, isHot := hot(i); isHot {
+			return user, false // not counted below: only the others' throttles are
+		}
+		return fmt.Sprint("u", i%50), i%2 == 1
+	})
+	if got.kept != 0 {
+		t.Fatalf("area limit beside two hot users: %d of the others' throttles kept from the pacer, want none (%d fed)", got.kept, got.fed)
+	}
+}
