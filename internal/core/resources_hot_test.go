@@ -1,10 +1,15 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
+
+	memberplatform "github.com/memberplatform/memberplatform-go"
+	"github.com/memberplatform/memberplatform-go/internal/pacer"
 )
 
 // Several hot resources judged together (resources.go, judgeHot), on a
@@ -120,5 +125,36 @@ func TestAnAreaLimitBesideTwoHotUsersGoesToThePacer(t *testing.T) {
 	})
 	if got.kept != 0 {
 		t.Fatalf("area limit beside two hot users: %d of the others' throttles kept from the pacer, want none (%d fed)", got.kept, got.fed)
+	}
+}
+
+// Through the pipeline: two hot paths throttled beside healthy ones leave
+// the area's pacer dormant, and State.ThrottledResourcesOf counts both.
+func TestTwoHotResourcesLeaveTheAreaPacerDormant(t *testing.T) {
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		if strings.HasSuffix(r.URL.Path, "/hot0") || strings.HasSuffix(r.URL.Path, "/hot1") {
+			w.Header().Set("Retry-After-Ms", "1")
+			rtJSON(w, 429, `{}`)
+			return
+		}
+		rtJSON(w, 200, `{}`)
+	})
+	p := pacer.New()
+	obs := &stateReader{}
+	c := rtNewClient(t, srv.URL, func(s *Settings) {
+		other(s).Pacer, s.Retry.MaxRetries, s.Observer = p, 0, obs
+	})
+	for i := range 100 {
+		call := rtCall(rtPutOp, nil)
+		if j := i % 10; j >= 8 { // after other calls: hot keys in a busy area
+			call.PathParams[0] = fmt.Sprint("hot", j-8)
+		}
+		_ = c.do(context.Background(), call)
+	}
+	if _, engaged := p.Rate(); engaged {
+		t.Fatal("two hot resources engaged the area's pacer")
+	}
+	if n, ok := obs.state.ThrottledResourcesOf(memberplatform.AreaOther); !ok || n != 2 {
+		t.Fatalf("ThrottledResourcesOf = %d, %v; want 2, true", n, ok)
 	}
 }
