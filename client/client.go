@@ -81,8 +81,8 @@ const (
 // pace nothing. From 3 s after the last throttle the rate rises, doubling
 // every 250 ms, until nothing is paced (option.WithoutAdaptiveRateLimit
 // documents the pacing; it turns it off). Throttles concentrated on one
-// resource (a hot user) while the rest of the area is admitted pace only
-// that resource's calls, not the area. And while nearly all of an
+// resource or a few (hot users) while the rest of the area is admitted
+// pace only those resources' calls, not the area. And while nearly all of an
 // area's recent attempts fail (5xx, no answer), a share of its calls fail
 // at once without being sent (option.WithoutAdmissionControl documents it;
 // it turns it off). Other areas are never paced or refused by either.

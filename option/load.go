@@ -183,9 +183,9 @@ func WithAdaptiveRateLimit() RequestOption {
 // ends while it waits matches both errors.ErrRateLimited and the context's
 // error. Rate-limited retries cost the retry budget nothing.
 //
-// Throttles concentrated on one resource (an operation and its path
-// parameters: a hot user, a locked object) while the rest of the area is
-// admitted are that resource's own: they do not engage or cut the area's
+// Throttles concentrated on one resource or a few (an operation and its
+// path parameters: a hot user, a locked object) while the rest of the area
+// is admitted are each resource's own: they do not engage or cut the area's
 // limit; the resource's retries are spaced on their own and, while many
 // queue, its new calls fail at once with errors.ErrRateLimited (the
 // load-control document says when). This option turns that off too.

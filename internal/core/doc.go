@@ -23,7 +23,7 @@
 //	scope.go           the area's load control: its pacer (internal/pacer)
 //	                   and rate limiter, waited on before each attempt
 //	resources.go       which resource (method and path) the area's
-//	                   throttles hit: a hot resource's kept from the pacer,
+//	                   throttles hit: a few hot resources' kept from the pacer,
 //	                   its retries spaced, its new calls refused meanwhile
 //	transport.go       the transport under the attempts: redirects,
 //	                   credentials kept on the origin, middleware, stalls
