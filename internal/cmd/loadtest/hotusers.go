@@ -12,7 +12,9 @@ package main
 // side by side. Targets as 40.2's: the other users' calls/s ≥ 0.9 × the
 // other client's and none of them fails; every hot user admitted ≥ 1.5/s;
 // every failure of a hot user's call matches ErrRateLimited. The area's
-// limit over every user, 40.2's control, is figure 19's.
+// limit over every user, 40.2's control, is figure 19's. In its rows "hot
+// admit/s" is the least admitted hot user's, the other hot columns all of
+// theirs.
 //
 // -hotusers chooses n (default 2 and 4).
 
