@@ -63,6 +63,16 @@ func TestThrottlesOfAFewHotResourcesAreTheirOwn(t *testing.T) {
 	}
 }
 
+// Two users throttled on every call but together 2 calls in 5, more than
+// a third of the area's: no minority, their throttles go to the pacer.
+func TestHotResourcesThatAreMostCallsGoToThePacer(t *testing.T) {
+	r, clk := newTestResources()
+	got := runCalls(r, clk, 2000, 0, hotUsers(2, 5))
+	if got.kept > 1 || got.fed < 790 || r.Own() != 0 {
+		t.Fatalf("2 hot users with 40%% of the calls: %d throttles kept from the pacer (at most the first), %d fed (about 800), Own() = %d (0)", got.kept, got.fed, r.Own())
+	}
+}
+
 // More hot users than maxHot, each throttled as often: no few of them have
 // the area's throttles, which go to the pacer as an area's limit.
 func TestMoreHotResourcesThanMaxHotGoToThePacer(t *testing.T) {
