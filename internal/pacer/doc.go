@@ -22,7 +22,9 @@
 //     validation): clients throttled as it engaged wait out their
 //     Retry-After, and a rate risen meanwhile would let them all through.
 //   - It cuts only what a cut cures (judge.go). The cut that first slows
-//     what the client sends, and the engaging, start a trial: a few hundred
+//     what the client sends (over the last second; in its first second of
+//     answers, over the time since they began), and the engaging, start a
+//     trial: a few hundred
 //     answers (or 2 s) later, if the throttled share fell less than halfway
 //     to what a throttle following the rate would leave, the cuts are undone
 //     (the pacer dormant again, if it was) and that share becomes a

@@ -163,7 +163,11 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	// A cut while a trial judges the last one: the share rose above the
 	// one before it, with the rate; it followed.
 	p.trial = trial{}
-	was, sent := p.state(), admitted+refused
+	// What the client sent: in the first second of answers, over the time
+	// since they began (that second's count is no rate yet, and a cut
+	// judged against it looked like one that did not slow the client:
+	// no trial, and cut after cut of a share that does not follow).
+	was, sent := p.state(), p.meter.rateSince(now)/(1-min(share, 0.99))
 	// (In the first second of answers, over the time since they began.)
 	admitted = p.meter.rateSince(now)
 	lately := admitted
