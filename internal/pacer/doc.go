@@ -22,7 +22,9 @@
 //     validation): clients throttled as it engaged wait out their
 //     Retry-After, and a rate risen meanwhile would let them all through.
 //   - It cuts only what a cut cures (judge.go). The cut that first slows
-//     what the client sends, and the engaging, start a trial: a few hundred
+//     what the client sends (over the last second; in its first second of
+//     answers, over the time since they began), and the engaging, start a
+//     trial: a few hundred
 //     answers (or 2 s) later, if the throttled share fell less than halfway
 //     to what a throttle following the rate would leave, the cuts are undone
 //     (the pacer dormant again, if it was) and that share becomes a
@@ -38,7 +40,11 @@
 //     share before to cut again; over 15% throttled, or under 15 answers/s,
 //     a cut is not judged.
 //   - One cut per event: a throttle of an attempt let through before the
-//     last cut does not cut again.
+//     last cut does not cut again; nor, once the provider admits answers
+//     after the cut, do throttles that come together: the share since the
+//     cut is over at least the answers of 250 ms at the rate answered (at
+//     most 100), so at 500/s two throttles bunched by a busy machine's
+//     timers at a strict limiter are one event, a third cuts.
 //   - A cut is scaled to what was admitted: it takes away the share of
 //     answers refused beyond 2%, over the last second and since the last
 //     cut (half those before it counting too, at most 50), whichever is
@@ -61,7 +67,9 @@
 //     the curve, so that at 1 request/s a probe is not every few answers). Cuts while the provider admits nothing keep the
 //     plateau, and it probes once a second (a cut after admitted answers
 //     may go under that, to half of it). The first admitted answer after
-//     1.5 s of nothing admitted and 3 throttles in a row or more releases
+//     1.5 s of nothing admitted (since the last one, or since it engaged:
+//     a new client's first attempts throttled together at once are no
+//     storm) and 3 throttles in a row or more releases
 //     the pacer: the provider refused everything, as in a storm, and
 //     admits again, as before. (A pacer just under a limit of 1 request/s
 //     sees at most one throttle between admitted answers.)

@@ -24,7 +24,10 @@ func (p *Pacer) Admitted(epoch uint64) {
 	// the provider refused everything, as in a storm, and admits again.
 	// Back to how it was before, as after a quiet spell, whichever epoch
 	// the attempt was let through in (the cuts may not have seen it yet).
-	storm := now.Sub(p.lastAdmitted) >= refusingAfter && p.inARow >= stormThrottles
+	// (Seen engaged: a new client's first attempts, throttled together
+	// at a strict limiter, are no storm that its one admitted answer
+	// ends; released then, it let their retries through unpaced.)
+	storm := now.Sub(later(p.lastAdmitted, p.engagedAt)) >= refusingAfter && p.inARow >= stormThrottles
 	p.lastAdmitted, p.inARow = now, 0
 	p.sinceThrottle++
 	if storm {
@@ -137,7 +140,7 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	// while the rate rises on release: a throttle then is news.)
 	p.throttled++
 	if p.rampFrom == 0 {
-		excess = min(excess, p.throttled/(p.weight+p.throttled)-p.tolerated())
+		excess = min(excess, p.throttled/p.sinceCut(now, admitted, refused)-p.tolerated())
 	}
 	if excess <= 0 {
 		return // within the tolerance: no cut, but it keeps the pacer engaged
@@ -160,7 +163,11 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	// A cut while a trial judges the last one: the share rose above the
 	// one before it, with the rate; it followed.
 	p.trial = trial{}
-	was, sent := p.state(), admitted+refused
+	// What the client sent: in the first second of answers, over the time
+	// since they began (that second's count is no rate yet, and a cut
+	// judged against it looked like one that did not slow the client:
+	// no trial, and cut after cut of a share that does not follow).
+	was, sent := p.state(), p.meter.rateSince(now)/(1-min(share, 0.99))
 	// (In the first second of answers, over the time since they began.)
 	admitted = p.meter.rateSince(now)
 	lately := admitted
@@ -220,6 +227,27 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	p.setCurve(plateau)
 	p.newEpoch(now, admitted)
 	p.startTrial(now, was, share, sent)
+}
+
+// sinceCut returns how many answers the share refused since the last cut
+// is over: those since it, plus half those before (weight), and once the
+// provider admitted answers again after the cut, off slow start, at least
+// those of cutEvent at the rate of the answers (at most 2/tolerance).
+// Throttles that come together are one event: a strict limiter refuses a
+// few attempts whenever a busy machine's timers bunch them, and such a
+// pair a few answers after a cut cut again, and again (5 cuts in 0.7 s,
+// 500/s to 360/s). A provider refusing everything since the cut (nothing
+// admitted) is cut at once, as before. The caller holds p.mu.
+func (p *Pacer) sinceCut(now time.Time, admitted, refused float64) float64 {
+	n := p.weight + p.throttled
+	if p.admittedSinceCut && !p.slowStart {
+		// (The answers' rate: the last second's, or the last admitted
+		// answers' when more, as the second lags a rise; no more than
+		// the rate, as a provider's burst of answers is not its rate.)
+		sent := min(p.rate, max(admitted+refused, p.admittedLately(now, admitted)))
+		n = max(n, min(2/tolerance, sent*cutEvent.Seconds()))
+	}
+	return n
 }
 
 // admittedLately returns the rate admitted lately: over the last second
@@ -285,7 +313,7 @@ func (p *Pacer) engage(now time.Time, measured float64, retryAfter time.Duration
 	}
 	p.rate, p.slowStart = max(MinRate, measured, floor), true
 	p.plateau, p.depth, p.clock, p.weight = p.rate, 0, 0, 0
-	p.lastThrottle, p.lastAdmitted, p.inARow = now, time.Time{}, 1
+	p.lastThrottle, p.lastAdmitted, p.inARow, p.engagedAt = now, time.Time{}, 1, now
 	if measured > 0 {
 		p.lastAdmitted = now
 	}

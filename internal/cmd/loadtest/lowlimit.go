@@ -22,6 +22,7 @@ func lowStrictLimits(ctx context.Context, _ bool, _ int) bool {
 		was051 string
 	}{{1, "27–46% 429s"}, {2, "0.75 × or 16% 429s"}} {
 		p := newStrictProvider(tc.rate, 1, settle, throttle429RetryAfter)
+		p.length = d - settle // seconds 2–6 (2–12): not the calls finishing their Retry-After after them
 		c := newClient(p.URL)
 		p.begin()
 		t := timed(ctx, c, []area{access}, g, d)[access]

@@ -27,12 +27,18 @@ func slow(a answer) answer {
 }
 
 // strictProvider admits a fixed rate (token bucket of burst) and answers
-// refuse above it, after serverLatency. From settle after start on, it
-// counts admitted and refused answers, per replica (the X-Replica header).
+// refuse above it, after serverLatency. From settle after start on (and,
+// when length is set, for length), it counts admitted and refused answers,
+// per replica (the X-Replica header).
 type strictProvider struct {
 	*httptest.Server
 	bucket *rate.Limiter
 	settle time.Duration
+	// length is the window's, or 0 for until the figure ends: a figure of
+	// "seconds 2–6" counts no answer after its 6th second, when the load
+	// stops sending and only the calls still waiting out a Retry-After
+	// finish.
+	length time.Duration
 
 	mu       sync.Mutex
 	start    time.Time
@@ -47,7 +53,7 @@ func newStrictProvider(limit float64, burst int, settle time.Duration, refuse an
 		time.Sleep(serverLatency)
 		ok := p.bucket.Allow()
 		p.mu.Lock()
-		if !p.start.IsZero() && time.Since(p.start) >= p.settle {
+		if since := time.Since(p.start); !p.start.IsZero() && since >= p.settle && (p.length == 0 || since < p.settle+p.length) {
 			if ok {
 				p.admitted[r.Header.Get("X-Replica")]++
 			} else {
@@ -73,9 +79,9 @@ func (p *strictProvider) begin() {
 	p.mu.Unlock()
 }
 
-// window returns the answers counted since settle after begin: admitted per
-// replica, admitted in all, the share of 429s in percent, and the window's
-// length.
+// window returns the answers counted since settle after begin (for length,
+// if set): admitted per replica, admitted in all, the share of 429s in
+// percent, and the window's length.
 func (p *strictProvider) window() (per map[string]int, admitted int, pct429 float64, el time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -85,5 +91,9 @@ func (p *strictProvider) window() (per map[string]int, admitted int, pct429 floa
 		admitted += v
 	}
 	pct429 = 100 * float64(p.refused) / float64(max(admitted+p.refused, 1))
-	return per, admitted, pct429, time.Since(p.start) - p.settle
+	el = time.Since(p.start) - p.settle
+	if p.length > 0 {
+		el = min(el, p.length)
+	}
+	return per, admitted, pct429, el
 }
