@@ -40,11 +40,7 @@
 //     share before to cut again; over 15% throttled, or under 15 answers/s,
 //     a cut is not judged.
 //   - One cut per event: a throttle of an attempt let through before the
-//     last cut does not cut again; nor, once the provider admits answers
-//     after the cut, do throttles that come together: the share since the
-//     cut is over at least the answers of 250 ms at the rate answered (at
-//     most 100), so at 500/s two throttles bunched by a busy machine's
-//     timers at a strict limiter are one event, a third cuts.
+//     last cut does not cut again.
 //   - A cut is scaled to what was admitted: it takes away the share of
 //     answers refused beyond 2%, over the last second and since the last
 //     cut (half those before it counting too, at most 50), whichever is

@@ -55,12 +55,6 @@ const (
 	// release waits for besides ReleaseAfter: at 1 request/s, a probe
 	// every 3 s would be a quarter of the attempts.
 	rampAfter = 10
-	// cutEvent is how long a run of throttles after a cut is one event:
-	// the share refused since the cut is over at least its answers
-	// (sinceCut), so that 2 or 3 throttles bunched by the timers of a busy
-	// machine at a strict limiter do not cut again a few answers after a
-	// cut.
-	cutEvent = 250 * time.Millisecond
 	// recentAnswers is how many of the last admitted answers measure the
 	// rate admitted lately, besides the last second.
 	recentAnswers = 8

@@ -140,7 +140,7 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	// while the rate rises on release: a throttle then is news.)
 	p.throttled++
 	if p.rampFrom == 0 {
-		excess = min(excess, p.throttled/p.sinceCut(now, admitted, refused)-p.tolerated())
+		excess = min(excess, p.throttled/(p.weight+p.throttled)-p.tolerated())
 	}
 	if excess <= 0 {
 		return // within the tolerance: no cut, but it keeps the pacer engaged
@@ -227,27 +227,6 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	p.setCurve(plateau)
 	p.newEpoch(now, admitted)
 	p.startTrial(now, was, share, sent)
-}
-
-// sinceCut returns how many answers the share refused since the last cut
-// is over: those since it, plus half those before (weight), and once the
-// provider admitted answers again after the cut, off slow start, at least
-// those of cutEvent at the rate of the answers (at most 2/tolerance).
-// Throttles that come together are one event: a strict limiter refuses a
-// few attempts whenever a busy machine's timers bunch them, and such a
-// pair a few answers after a cut cut again, and again (5 cuts in 0.7 s,
-// 500/s to 360/s). A provider refusing everything since the cut (nothing
-// admitted) is cut at once, as before. The caller holds p.mu.
-func (p *Pacer) sinceCut(now time.Time, admitted, refused float64) float64 {
-	n := p.weight + p.throttled
-	if p.admittedSinceCut && !p.slowStart {
-		// (The answers' rate: the last second's, or the last admitted
-		// answers' when more, as the second lags a rise; no more than
-		// the rate, as a provider's burst of answers is not its rate.)
-		sent := min(p.rate, max(admitted+refused, p.admittedLately(now, admitted)))
-		n = max(n, min(2/tolerance, sent*cutEvent.Seconds()))
-	}
-	return n
 }
 
 // admittedLately returns the rate admitted lately: over the last second
