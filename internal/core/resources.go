@@ -83,6 +83,10 @@ const (
 	retrySpacing      = 0.25    // a resource's retries are spaced by this share of the interval between its throttles
 	maxHot            = 8       // at most this many resources' throttles are their own together
 	minHotCalls       = 2       // a resource judged as one of several hot ones made this many calls
+	// hotOutOfProportion is how many times its share of the area's calls
+	// a hot resource's share of the throttles is at least: an area's limit
+	// throttles each resource about in proportion to its calls.
+	hotOutOfProportion = 2
 )
 
 // ResourceThrottles attributes one area's throttles to the resources they
@@ -281,7 +285,7 @@ func (t *ResourceThrottles) judge(r *resourceCounts, now time.Time) bool {
 	mine, all := r.throttles.value(now), t.throttles.value(now)
 	tolerated := restTolerance * t.recent.Rate(now)
 	if mine < concentratedShare*all || all-mine > tolerated {
-		return t.judgeHot(r, now, mine, all, tolerated)
+		return t.judgeHot(r, now, all, tolerated)
 	}
 	if !r.known() {
 		return r.presumed
@@ -291,31 +295,35 @@ func (t *ResourceThrottles) judge(r *resourceCounts, now time.Time) bool {
 
 // judgeHot reports whether r's throttles are its own as one of a few hot
 // resources, each limited on its own (two hot users, each with half of the
-// throttles): with the resources throttled most beside it, at most maxHot
-// in all, r has at least half of the area's recent throttles and the rest
+// throttles): r is one of the resources throttled most, at most maxHot,
+// which together have at least half of the area's recent throttles and the rest
 // of the area's are at most restTolerance of its recent calls, while their
 // calls together are at most a third of the area's. An area's limit
 // throttles calls in proportion to their share, so a few resources cannot
-// have most of its throttles with a minority of the calls. Each of them, r
-// too, must have made minHotCalls calls since its first throttle: in a
+// have most of its throttles with a minority of the calls; and each of
+// them, r too, has at least twice its share of the calls in throttles
+// (hotOutOfProportion), so that a user with a throttle or two of that
+// limit beside hot ones is not one of them. Each must have made minHotCalls calls since its first throttle: in a
 // limit spread over many resources, one call's retries do not make a hot
 // resource. The caller holds t.mu.
-func (t *ResourceThrottles) judgeHot(r *resourceCounts, now time.Time, hot, all, tolerated float64) bool {
-	if r.calls < minHotCalls {
-		return false
-	}
-	share := r.calls / r.areaCalls
+func (t *ResourceThrottles) judgeHot(r *resourceCounts, now time.Time, all, tolerated float64) bool {
 	t.ranked = t.ranked[:0]
 	for _, o := range t.resources {
-		if o != r && o.calls >= minHotCalls {
-			o.update(t.calls, now)
-			t.ranked = append(t.ranked, rankedResource{o.throttles.value(now), o.calls / o.areaCalls})
+		o.update(t.calls, now) // (before its calls are read: it halves them)
+		throttles, share := o.throttles.value(now), o.calls/o.areaCalls
+		if o.calls >= minHotCalls && throttles >= hotOutOfProportion*share*all {
+			t.ranked = append(t.ranked, rankedResource{o, throttles, share})
 		}
 	}
 	slices.SortFunc(t.ranked, func(a, b rankedResource) int { return cmp.Compare(b.throttles, a.throttles) })
-	for _, o := range t.ranked[:min(len(t.ranked), maxHot-1)] {
+	// r must rank among them: a resource with a throttle or two beside
+	// the hot ones is the area's limit showing, not one of them.
+	var hot, share float64
+	ranks := false
+	for _, o := range t.ranked[:min(len(t.ranked), maxHot)] {
 		hot, share = hot+o.throttles, share+o.share
-		if hot >= concentratedShare*all && all-hot <= tolerated {
+		ranks = ranks || o.r == r
+		if ranks && hot >= concentratedShare*all && all-hot <= tolerated {
 			return share <= minorityShare
 		}
 	}
@@ -324,7 +332,10 @@ func (t *ResourceThrottles) judgeHot(r *resourceCounts, now time.Time, hot, all,
 
 // rankedResource is a resource judgeHot ranks: its recent throttles, its
 // share of the area's calls since its first throttle.
-type rankedResource struct{ throttles, share float64 }
+type rankedResource struct {
+	r                *resourceCounts
+	throttles, share float64
+}
 
 // Refuse reports whether a call of method and path is refused before its
 // first attempt, and how far the resource's retries reach: its throttles

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"testing"
@@ -166,5 +167,36 @@ func TestTwoHotResourcesLeaveTheAreaPacerDormant(t *testing.T) {
 	}
 	if n, ok := obs.state.ThrottledResourcesOf(memberplatform.AreaOther); !ok || n != 2 {
 		t.Fatalf("ThrottledResourcesOf = %d, %v; want 2, true", n, ok)
+	}
+}
+
+// An area's limit starting to bind beside two hot users (1 call in 10
+// each, every one throttled) throttles a few percent of the others' calls
+// at random: those throttles reach the pacer. A user with a throttle or
+// two does not join the hot ones (it does not rank among the resources
+// throttled most), and is not counted as throttled on its own.
+func TestAreaLimitBindingBesideHotUsersReachesThePacer(t *testing.T) {
+	for _, pct := range []int{2, 4, 6} {
+		r, clk := newTestResources()
+		rng := rand.New(rand.NewPCG(1, uint64(pct)))
+		var kept, fed int
+		for i := range 4000 {
+			clk.Add(5 * time.Millisecond)
+			user, throttled := fmt.Sprint("u", i%50), rng.IntN(100) < pct
+			if j := i % 10; j < 2 {
+				user, throttled = fmt.Sprint("hot", j), true
+			}
+			k := answerCall(r, user, throttled)
+			if i >= 1000 && throttled && strings.HasPrefix(user, "u") {
+				if k {
+					kept++
+				} else {
+					fed++
+				}
+			}
+		}
+		if kept > fed/10 || r.Own() > 2 {
+			t.Errorf("others throttled at %d%% beside 2 hot users: %d of their throttles kept from the pacer, %d fed (want at most a tenth kept); Own() = %d (at most the 2 hot users)", pct, kept, fed, r.Own())
+		}
 	}
 }

@@ -156,20 +156,20 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 		p.newEpoch(now, admitted)
 		return
 	}
+	// A cut while a trial judges the last one: the share rose above the
+	// one before it, with the rate; it followed.
+	p.trial = trial{}
+	// What was admitted and sent: in the first second of answers, over the
+	// time since they began (that second's count is no rate yet, and a cut
+	// judged against it looked like one that did not slow the client: no
+	// trial, and cut after cut of a share that does not follow). With
+	// nothing admitted, sent is 0: a share over trialShare has no trial.
+	admitted = p.meter.rateSince(now)
+	was, sent := p.state(), admitted/(1-min(share, 0.99))
 	// The rate admitted lately is the last second's, except in slow start
 	// and for a second after its end, which that second lags behind: then
 	// the last answers' when they say more. (Not always: right after a
 	// provider's burst, its last answers say nothing of its rate.)
-	// A cut while a trial judges the last one: the share rose above the
-	// one before it, with the rate; it followed.
-	p.trial = trial{}
-	// What the client sent: in the first second of answers, over the time
-	// since they began (that second's count is no rate yet, and a cut
-	// judged against it looked like one that did not slow the client:
-	// no trial, and cut after cut of a share that does not follow).
-	was, sent := p.state(), p.meter.rateSince(now)/(1-min(share, 0.99))
-	// (In the first second of answers, over the time since they began.)
-	admitted = p.meter.rateSince(now)
 	lately := admitted
 	if p.slowStart || now.Sub(p.slowStartEnded) < time.Second {
 		lately = p.admittedLately(now, admitted)
@@ -316,7 +316,7 @@ func (p *Pacer) newEpoch(now time.Time, measured float64) {
 		w = max(w, min(p.weight, curveAnswers))
 	}
 	p.admittedSinceCut, p.weight, p.throttled = false, w, 0
-	p.refusing = now.Sub(p.lastAdmitted) >= refusingAfter && measured == 0
+	p.refusing = now.Sub(later(p.lastAdmitted, p.engagedAt)) >= refusingAfter && measured == 0
 	p.lastSlot = now
 	p.next = now.Add(p.interval())
 	p.epoch.Add(1)

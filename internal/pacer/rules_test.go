@@ -382,10 +382,10 @@ func TestAdmittedAfterRefusingEverythingReleases(t *testing.T) {
 	clock, p := newClockedPacer()
 	p.Engage(10)
 	p.inARow = 0
-	clock.Add(2 * refusingAfter)
-	throttle(p) // one throttle, nothing admitted for 3 s: refusing
+	clock.Add(refusingAfter + 100*time.Millisecond) // (short of ReleaseAfter, which would let go)
+	throttle(p) // one throttle, nothing admitted for 1.6 s: refusing
 	if !p.refusing {
-		t.Fatal("a cut after 3 s without an admitted answer did not mark the provider refusing")
+		t.Fatal("a cut after 1.6 s without an admitted answer did not mark the provider refusing")
 	}
 	admit(p)
 	wantRate(t, p, 0, false)
