@@ -68,9 +68,9 @@
 //     storm) and 3 throttles in a row or more releases
 //     the pacer: the provider refused everything, as in a storm, and
 //     admits again, as before. So does the first answer admitted to an
-//     attempt paced since a cut that found nothing admitted for 1.5 s
-//     (counted from engaging too: a first burst refused whole is no
-//     storm either). (A pacer just under a limit of 1 request/s
+//     attempt paced since a cut, or the engaging, that found nothing
+//     admitted for 1.5 s (a lone call's throttle engages it so, and its
+//     retry admitted releases it). (A pacer just under a limit of 1 request/s
 //     sees at most one throttle between admitted answers.)
 //   - Slots are spaced by the interval: one taken late is not made up by a
 //     shorter gap, which a provider with a burst of 1 would refuse. So

@@ -23,31 +23,6 @@ func TestFirstBurstThrottledIsNoStorm(t *testing.T) {
 	if !p.Engaged() {
 		t.Fatal("released by the first burst's one admitted answer: no storm, nothing was admitted for less than refusingAfter")
 	}
-
-	// Nor is a burst refused whole (a replica whose attempts came after
-	// the others' took the limit): the first answer admitted to an
-	// attempt paced since does not release it either; a provider
-	// refusing everything for refusingAfter from engaging still does.
-	clock, q := newFreshPacer()
-	for range 20 {
-		q.Throttled(before, time.Second)
-	}
-	clock.Add(5 * time.Millisecond)
-	admit(q)
-	if !q.Engaged() {
-		t.Fatal("a first burst refused whole: released by the first answer admitted since, as if a storm had ended")
-	}
-	clock, s := newFreshPacer()
-	for range 20 {
-		s.Throttled(before, time.Second)
-	}
-	clock.Add(refusingAfter)
-	throttle(s) // a cut after refusingAfter with nothing admitted since engaging: refusing
-	clock.Add(time.Second)
-	admit(s)
-	if s.Engaged() {
-		t.Fatal("a provider that refused everything for refusingAfter from engaging, then admits: not released")
-	}
 }
 
 // In a client's first second of answers, a cut is judged against what it

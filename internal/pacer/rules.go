@@ -316,7 +316,7 @@ func (p *Pacer) newEpoch(now time.Time, measured float64) {
 		w = max(w, min(p.weight, curveAnswers))
 	}
 	p.admittedSinceCut, p.weight, p.throttled = false, w, 0
-	p.refusing = now.Sub(later(p.lastAdmitted, p.engagedAt)) >= refusingAfter && measured == 0
+	p.refusing = now.Sub(p.lastAdmitted) >= refusingAfter && measured == 0
 	p.lastSlot = now
 	p.next = now.Add(p.interval())
 	p.epoch.Add(1)

@@ -383,7 +383,7 @@ func TestAdmittedAfterRefusingEverythingReleases(t *testing.T) {
 	p.Engage(10)
 	p.inARow = 0
 	clock.Add(refusingAfter + 100*time.Millisecond) // (short of ReleaseAfter, which would let go)
-	throttle(p) // one throttle, nothing admitted for 1.6 s: refusing
+	throttle(p)                                     // one throttle, nothing admitted for 1.6 s: refusing
 	if !p.refusing {
 		t.Fatal("a cut after 1.6 s without an admitted answer did not mark the provider refusing")
 	}
