@@ -10,7 +10,6 @@ import (
 	"time"
 
 	memberplatform "github.com/memberplatform/memberplatform-go"
-	"github.com/memberplatform/memberplatform-go/internal/pacer"
 )
 
 // Several hot resources judged together (resources.go, judgeHot), on a
@@ -142,19 +141,7 @@ func TestAnAreaLimitBesideTwoHotUsersGoesToThePacer(t *testing.T) {
 // Through the pipeline: two hot paths throttled beside healthy ones leave
 // the area's pacer dormant, and State.ThrottledResourcesOf counts both.
 func TestTwoHotResourcesLeaveTheAreaPacerDormant(t *testing.T) {
-	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
-		if strings.HasSuffix(r.URL.Path, "/hot0") || strings.HasSuffix(r.URL.Path, "/hot1") {
-			w.Header().Set("Retry-After-Ms", "1")
-			rtJSON(w, 429, `{}`)
-			return
-		}
-		rtJSON(w, 200, `{}`)
-	})
-	p := pacer.New()
-	obs := &stateReader{}
-	c := rtNewClient(t, srv.URL, func(s *Settings) {
-		other(s).Pacer, s.Retry.MaxRetries, s.Observer = p, 0, obs
-	})
+	c, p, obs := newHotPathClient(t, true, "/hot0", "/hot1")
 	for i := range 100 {
 		call := rtCall(rtPutOp, nil)
 		if j := i % 10; j >= 8 { // after other calls: hot keys in a busy area

@@ -253,22 +253,7 @@ func (r *stateReader) ObserveState(s *observe.State) { r.state = s }
 // requested, not by their Operation (client.Execute makes one per call).
 func TestAHotResourceLeavesTheAreaPacerDormant(t *testing.T) {
 	for _, tracked := range []bool{true, false} {
-		srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
-			if strings.HasSuffix(r.URL.Path, "/hot") {
-				w.Header().Set("Retry-After-Ms", "1")
-				rtJSON(w, 429, `{}`)
-				return
-			}
-			rtJSON(w, 200, `{}`)
-		})
-		p := pacer.New()
-		obs := &stateReader{}
-		c := rtNewClient(t, srv.URL, func(s *Settings) {
-			other(s).Pacer, s.Retry.MaxRetries, s.Observer = p, 0, obs
-			if !tracked {
-				other(s).Resources = nil
-			}
-		})
+		c, p, obs := newHotPathClient(t, tracked, "/hot")
 		for i := range 60 {
 			op := *rtPutOp // a fresh operation per call, as client.Execute's: grouped by the path requested
 			call := rtCall(&op, nil)
@@ -284,6 +269,33 @@ func TestAHotResourceLeavesTheAreaPacerDormant(t *testing.T) {
 			t.Fatalf("tracked %v: ThrottledResourcesOf = %d, %v", tracked, n, ok)
 		}
 	}
+}
+
+// newHotPathClient returns a client, its area pacer and its state reader,
+// against a server that throttles (429, Retry-After-Ms: 1) the paths with
+// one of the suffixes hot and admits the rest; without its resource
+// tracker unless tracked. No retries: every call is one attempt.
+func newHotPathClient(t *testing.T, tracked bool, hot ...string) (*Client, *pacer.Pacer, *stateReader) {
+	t.Helper()
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		for _, h := range hot {
+			if strings.HasSuffix(r.URL.Path, h) {
+				w.Header().Set("Retry-After-Ms", "1")
+				rtJSON(w, 429, `{}`)
+				return
+			}
+		}
+		rtJSON(w, 200, `{}`)
+	})
+	p := pacer.New()
+	obs := &stateReader{}
+	c := rtNewClient(t, srv.URL, func(s *Settings) {
+		other(s).Pacer, s.Retry.MaxRetries, s.Observer = p, 0, obs
+		if !tracked {
+			other(s).Resources = nil
+		}
+	})
+	return c, p, obs
 }
 
 // One resource that is all of a busy area's calls (a strict limiter on
