@@ -84,14 +84,15 @@ func TestMoreHotResourcesThanMaxHotGoToThePacer(t *testing.T) {
 	}
 }
 
-// An area's limit over a dozen users, every third call throttled: any few
-// of them that have half of the throttles have about half of the calls,
-// no minority; the pacer is told of every throttle.
+// An area's limit over 13 users, every third call throttled (each user in
+// turn: 13 and 3 share no factor): any few of them that have half of the
+// throttles have about half of the calls, no minority; the pacer is told
+// of every throttle.
 func TestAnAreaLimitOverAFewUsersGoesToThePacer(t *testing.T) {
 	r, clk := newTestResources()
-	got := runCalls(r, clk, 2000, 0, func(i int) (string, bool) { return fmt.Sprint("u", i%12), i%3 == 0 })
+	got := runCalls(r, clk, 2000, 0, func(i int) (string, bool) { return fmt.Sprint("u", i%13), i%3 == 0 })
 	if got.kept != 0 || got.fed != 667 || r.Own() != 0 {
-		t.Fatalf("area limit over 12 users: %d throttles kept from the pacer (0), %d fed (667), Own() = %d (0)", got.kept, got.fed, r.Own())
+		t.Fatalf("area limit over 13 users: %d throttles kept from the pacer (0), %d fed (667), Own() = %d (0)", got.kept, got.fed, r.Own())
 	}
 }
 
