@@ -21,8 +21,8 @@ func lowStrictLimits(ctx context.Context, _ bool, _ int) bool {
 		rate   float64
 		was051 string
 	}{{1, "27–46% 429s"}, {2, "0.75 × or 16% 429s"}} {
-		p := newStrictProvider(tc.rate, 1, settle, throttle429RetryAfter)
-		p.length = d - settle // seconds 2–6 (2–12): not the calls finishing their Retry-After after them
+		// (Seconds 2–6, 2–12: not the calls finishing their Retry-After after them.)
+		p := newStrictProvider(tc.rate, 1, settle, d-settle, throttle429RetryAfter)
 		c := newClient(p.URL)
 		p.begin()
 		t := timed(ctx, c, []area{access}, g, d)[access]

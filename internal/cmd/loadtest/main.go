@@ -76,7 +76,7 @@ import (
 func main() {
 	figure := flag.Int("figure", 0, "run only this figure (1–24); 0 runs all")
 	old := flag.Bool("old", true, "also run 0.2.0's (and where useful 0.1.0's) behaviour beside the defaults")
-	repeat := flag.Int("repeat", 1, "run the default-options measurement of figures 2, 3 and 6 this many times (at most 10)")
+	repeat := flag.Int("repeat", 1, "run the default-options measurement of figures 2, 3, 6, 19 (40.2) and 24 (40.2+) this many times (at most 10)")
 	timeout := flag.Duration("timeout", 12*time.Minute, "stop everything after this long")
 	verbose = flag.Bool("v", false, "print the first failures of each run of calls, per area")
 	flag.Parse()

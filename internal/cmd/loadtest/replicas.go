@@ -60,7 +60,7 @@ func replicasShareALimit(ctx context.Context, _ bool, _ int) bool {
 	if err != nil {
 		return verdict(false, "40.6 replicas: %v", err)
 	}
-	p := newStrictProvider(limit, 5, settle, throttle429RetryAfter)
+	p := newStrictProvider(limit, 5, settle, 0, throttle429RetryAfter)
 	defer p.Close()
 	start := time.Now().Add(time.Second) // the replicas' processes start meanwhile
 	outs := make([][]byte, replicas)

@@ -46,8 +46,8 @@ type strictProvider struct {
 	refused  int
 }
 
-func newStrictProvider(limit float64, burst int, settle time.Duration, refuse answer) *strictProvider {
-	p := &strictProvider{bucket: rate.NewLimiter(rate.Limit(limit), burst), settle: settle, admitted: map[string]int{}}
+func newStrictProvider(limit float64, burst int, settle, length time.Duration, refuse answer) *strictProvider {
+	p := &strictProvider{bucket: rate.NewLimiter(rate.Limit(limit), burst), settle: settle, length: length, admitted: map[string]int{}}
 	p.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		time.Sleep(serverLatency)

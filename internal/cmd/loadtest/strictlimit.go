@@ -27,8 +27,8 @@ func strictLimiters(ctx context.Context, _ bool, _ int) bool {
 		min    float64
 		was051 string
 	}{{200, false, 0.85, "0.69–0.89 ×, 1–2%"}, {500, false, 0.85, "0.70–0.81 ×, 1–2%"}, {500, true, 0.8, "0.56–0.82 ×"}} {
-		p := newStrictProvider(tc.rate, 1, settle, throttle429RetryAfter)
-		p.length = d - settle // seconds 2–6 (2–12): not the calls finishing their Retry-After after them
+		// (Seconds 2–6, 2–12: not the calls finishing their Retry-After after them.)
+		p := newStrictProvider(tc.rate, 1, settle, d-settle, throttle429RetryAfter)
 		c := newClient(p.URL)
 		runCtx, stop := context.WithCancel(ctx)
 		if tc.busy && runtime.GOMAXPROCS(0) > 1 {
