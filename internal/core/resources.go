@@ -37,12 +37,12 @@ import (
 //     paces its area as it did.
 //
 // Several hot resources (two hot users, each with half of the throttles)
-// are judged together (judgeHot): a throttle is its resource's own when,
-// with the resources throttled most beside it (at most maxHot in all,
-// each with minHotCalls calls since its first throttle), it has at least
-// half of the area's recent throttles, the rest of the area's calls are
-// nearly all admitted as above, and their calls together are at most a
-// third of the area's.
+// are judged together (judgeHot): a throttle is its resource's own when
+// the resource ranks among the resources throttled most (at most maxHot,
+// each with minHotCalls recent calls and at least twice its share of the
+// calls in throttles), which together have at least half of the area's
+// recent throttles, the rest of the area's calls nearly all admitted as
+// above, and at most a third of the area's calls.
 //
 // When every key of the area is throttled (the provider's limit is the
 // area's) the throttles are spread over the keys in proportion to their
@@ -303,9 +303,10 @@ func (t *ResourceThrottles) judge(r *resourceCounts, now time.Time) bool {
 // have most of its throttles with a minority of the calls; and each of
 // them, r too, has at least twice its share of the calls in throttles
 // (hotOutOfProportion), so that a user with a throttle or two of that
-// limit beside hot ones is not one of them. Each must have made minHotCalls calls since its first throttle: in a
-// limit spread over many resources, one call's retries do not make a hot
-// resource. The caller holds t.mu.
+// limit beside hot ones is not one of them. Each must count minHotCalls
+// recent calls (calls since its first throttle, halved every
+// resourceHalving): in a limit spread over many resources, one call's
+// retries do not make a hot resource. The caller holds t.mu.
 func (t *ResourceThrottles) judgeHot(r *resourceCounts, now time.Time, all, tolerated float64) bool {
 	t.ranked = t.ranked[:0]
 	for _, o := range t.resources {
