@@ -61,8 +61,16 @@ func (p *Pacer) Admitted(epoch uint64) {
 		// validation, RFC 7661): at most 4 times the rate of the last admitted
 		// answers. Clients throttled as the pacer engaged wait out their
 		// Retry-After; a rate risen meanwhile would let them all through at once.
-		r := max(p.rate+slowStartStep, p.meter.Rate(now))
-		if used, ok := p.recentSpacing(); ok {
+		// Before 4 answers can say that rate, a step is at most a doubling:
+		// at 1 attempt/s a step of 4.6 would take a provider admitting 1 to
+		// 5.6, and the cuts back would throttle for seconds.
+		used, ok := p.recentSpacing()
+		step := p.rate + slowStartStep
+		if !ok {
+			step = min(step, 2*p.rate)
+		}
+		r := max(step, p.meter.Rate(now))
+		if ok {
 			r = min(r, slowStartUse*used)
 		}
 		p.rise(r)
@@ -179,11 +187,17 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	if admitted > 0 {
 		throttledAt = min(throttledAt, cutCap*max(lately, MinRate))
 	}
-	if r, ok := p.recentSpacing(); ok && throttledAt < curveAnswers && throttledAt > overshot*r && !p.slowStart && now.Sub(p.slowStartEnded) >= time.Second {
+	spaced := 0.0 // where the provider's rate may be, from the spacing
+	if r, ok := p.recentSpacing(); ok && throttledAt < curveAnswers && min(throttledAt, p.epochRate) > overshot*r && !p.slowStart && now.Sub(p.slowStartEnded) >= time.Second {
 		// At a low rate the last second holds an answer or two: the
 		// spacing of the last admitted answers says the provider's rate
-		// when the rate is well over it (not around slow start, when they
-		// say the rate it rose from).
+		// when the rate was well over it since the last cut (not around
+		// slow start, nor after a rise from under it: they say the rate
+		// it rose from). It says at most half too little: a strict
+		// limiter admits every other attempt of a rate up to twice its
+		// own. So the cut starts from it, and the curve flattens halfway
+		// to the rate throttled, at most at the last second's.
+		spaced = min((throttledAt+r)/2, max(lately, r))
 		throttledAt = max(r, minAdmittedRate)
 	}
 	if p.baseline > 0 {
@@ -199,6 +213,9 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 		floor = minAdmittedRate
 	}
 	p.rate = max(min(floor, throttledAt), max(beta, 1-max(excess, minCut))*throttledAt)
+	if spaced > 0 {
+		p.rate = max(p.rate, (1-minCut)*throttledAt) // (the spacing is what was admitted)
+	}
 	// The curve flattens at the rate admitted lately (the provider's rate,
 	// when it refused some), never below the new rate. A provider that
 	// admitted nothing since the last cut is refusing everything, as in an
@@ -209,6 +226,8 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	case p.slowStart: // the rate overshot, by at most a doubling: back to where it did
 		plateau = throttledAt
 		p.slowStartEnded = now
+	case spaced > 0: // a least cut under it, as below
+		plateau = max(p.rate, (1-minCut)*spaced)
 	case p.admittedSinceCut && throttledAt < curveAnswers:
 		// At a low rate, a strict limiter refuses the jitter of a rate on
 		// its limit: the curve flattens a least cut under it.
@@ -317,7 +336,7 @@ func (p *Pacer) newEpoch(now time.Time, measured float64) {
 	}
 	p.admittedSinceCut, p.weight, p.throttled = false, w, 0
 	p.refusing = now.Sub(p.lastAdmitted) >= refusingAfter && measured == 0
-	p.lastSlot = now
+	p.lastSlot, p.epochRate = now, p.rate
 	p.next = now.Add(p.interval())
 	p.epoch.Add(1)
 }

@@ -427,14 +427,14 @@ func TestRisingRateBringsTheNextSlotCloser(t *testing.T) {
 // A cut after a fast rise starts from the rate the client sent at: the last
 // recentAnswers admitted answers measure the rate admitted lately, which
 // the meter of the last second still holds lower, whether the rise was
-// long (100 answers) or slow start's first few answers (14).
+// long (100 answers) or slow start's first few answers (20).
 func TestCutAfterAFastRiseStartsFromTheRate(t *testing.T) {
 	for _, tc := range []struct {
 		before, answers, throttles int // admitted before engaging, answers since, throttles that cut
 		gap                        time.Duration
 	}{
 		{10, 100, 2, 2 * time.Millisecond}, // 3 of 113 answers refused: the least cut
-		{2, 14, 1, 5 * time.Millisecond},   // 2 of 18, 1 of the 15 since engaging: the least cut
+		{2, 20, 1, 5 * time.Millisecond},   // 2 of 24, 1 of the 21 since engaging: the least cut
 	} {
 		clock, p := newClockedPacer()
 		for range tc.before {
@@ -554,8 +554,9 @@ func TestLowRateCutsAsSlowStartEndsKeepThePlateau(t *testing.T) {
 		if after < time.Second && plateau < floor-1e-9 {
 			t.Errorf("a cut %v after slow start's, at %v/s with %v admitted over the last second: plateau %v, want at least %v", after, throttledAt, metered, plateau, floor)
 		}
-		if want := max(rate, min(throttledAt, metered)); after > time.Second && math.Abs(plateau-want) > 1e-9 {
-			t.Errorf("a cut %v after slow start's: plateau %v, want %v (the rate admitted over the last second, %v)", after, plateau, want, metered)
+		// (At a low rate, a least cut under it.)
+		if want := max(rate, (1-minCut)*min(throttledAt, metered)); after > time.Second && math.Abs(plateau-want) > 1e-9 {
+			t.Errorf("a cut %v after slow start's: plateau %v, want %v (a least cut under the rate admitted over the last second, %v)", after, plateau, want, metered)
 		}
 	}
 }

@@ -1,0 +1,123 @@
+package pacer
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// The rules for a provider admitting a few requests/s (issue 40's figure
+// 4: strict limiters of 1 and 2 requests/s), where a second holds an
+// answer or two.
+
+// Slow start at a low rate doubles at most per admitted answer until 4
+// answers say the rate the client uses: a step of 4.6/s would take a pacer
+// engaged at 1 attempt/s to 5.6 on its first answer.
+func TestLowRateSlowStartDoublesAtMostPerAnswer(t *testing.T) {
+	clock, p := newClockedPacer()
+	admit(p)
+	p.Throttled(0, time.Second) // engaged at the 1/s admitted, in slow start
+	want := 1.0
+	for range 3 {
+		wantRate(t, p, want, true)
+		clock.Add(100 * time.Millisecond)
+		admit(p)
+		want *= 2
+	}
+	wantRate(t, p, want, true) // 8: three answers, a doubling each
+	clock.Add(100 * time.Millisecond)
+	admit(p) // a fourth: 4 answers 100 ms apart say 10/s, and slow start steps again
+	wantRate(t, p, want+slowStartStep, true)
+}
+
+// A cut at a low rate that rose from under the spacing of the last admitted
+// answers since the last cut starts from the rate throttled, not from that
+// spacing: the answers were the rate's before the rise, not the provider's.
+func TestLowRateCutAfterARiseIgnoresTheSpacingBeforeIt(t *testing.T) {
+	clock, p := newClockedPacer()
+	p.Engage(1.5)
+	gap := 2 * time.Second / 3
+	for range recentAnswers { // admitted at the rate: the provider's may be higher
+		clock.Add(gap)
+		admit(p)
+	}
+	p.mu.Lock()
+	p.rate = 2 // the curve rose
+	p.mu.Unlock()
+	clock.Add(500 * time.Millisecond)
+	throttle(p)
+	// One throttle after 8 answers: a cut of 1/9 less the tolerance, from
+	// 2, not a least cut from the spacing's 1.5.
+	want := 2 * (1 - (1.0/(recentAnswers+1) - tolerance))
+	if r, _ := p.Rate(); math.Abs(r-want) > 1e-9 {
+		t.Fatalf("rate %v after a throttle at 2/s that rose from the spacing's 1.5/s, want %v", r, want)
+	}
+}
+
+// A cut at a low rate well over the spacing since the last cut (a strict
+// limiter of 2/s admitting every other attempt of 3.5/s) starts a least cut
+// under that spacing, which is what was admitted, and the curve flattens
+// over it, halfway to the rate throttled at most, at most at the last
+// second's rate: the spacing says up to half too little of a strict limit.
+func TestLowRateCutFromTheSpacingClimbsBackHalfway(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		extra     int     // answers of the last second besides the spaced ones
+		wantCeil  float64 // where the curve flattens, before the least cut under it
+		wantAbove bool    // the plateau above the new rate
+	}{
+		{"the last second says the spacing", 0, 1.75, true},
+		{"the last second says more", 4, (3.5 + 1.75) / 2, true},
+	} {
+		clock, p := newClockedPacer()
+		p.Engage(3.5)
+		gap := 4 * time.Second / 7
+		for range recentAnswers {
+			clock.Add(gap)
+			admit(p)
+		}
+		p.mu.Lock()
+		for range tc.extra {
+			p.meter.add(clock.Now())
+		}
+		lately := p.meter.Rate(clock.Now())
+		p.mu.Unlock()
+		clock.Add(100 * time.Millisecond)
+		throttle(p)
+		p.mu.Lock()
+		rate, plateau := p.rate, p.plateau
+		p.mu.Unlock()
+		if want := (1 - minCut) * 1.75; math.Abs(rate-want) > 1e-6 {
+			t.Errorf("%s: rate %v after a throttle at 3.5/s with answers admitted at 1.75/s, want %v: a least cut under the spacing", tc.name, rate, want)
+		}
+		want := (1 - minCut) * min(tc.wantCeil, max(lately, 1.75))
+		if math.Abs(plateau-max(rate, want)) > 1e-6 {
+			t.Errorf("%s: plateau %v, want %v (halfway %v, the last second's %v)", tc.name, plateau, want, tc.wantCeil, lately)
+		}
+		if tc.extra > 0 && plateau <= rate {
+			t.Errorf("%s: plateau %v not above the rate %v: the curve does not climb back", tc.name, plateau, rate)
+		}
+	}
+}
+
+// The release waits for rampAfter admitted answers since the last throttle
+// besides ReleaseAfter: at 2 requests/s a probe every 10 answers was 1
+// attempt in 11 refused by a strict limiter the pacer had settled under.
+func TestLowRateReleaseWaitsForTwentyAnswers(t *testing.T) {
+	clock, p := newClockedPacer()
+	p.Engage(2)
+	for range 19 { // 9.5 s, well past ReleaseAfter
+		clock.Add(500 * time.Millisecond)
+		admit(p)
+	}
+	clock.Add(2 * rampDoubling)
+	if r, engaged := p.Rate(); !engaged || r > 2.5 {
+		t.Fatalf("rate %v (engaged %v) after 19 answers at 2/s and no throttle, want no release before 20", r, engaged)
+	}
+	admit(p)
+	p.Rate() // (the release starts at the next look at the clock)
+	clock.Add(2 * rampDoubling)
+	if r, _ := p.Rate(); r < 7 {
+		t.Fatalf("rate %v %v after the 20th answer, want the release's doubling every %v", r, 2*rampDoubling, rampDoubling)
+	}
+}
