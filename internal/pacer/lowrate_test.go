@@ -55,48 +55,27 @@ func TestLowRateCutAfterARiseIgnoresTheSpacingBeforeIt(t *testing.T) {
 }
 
 // A cut at a low rate well over the spacing since the last cut (a strict
-// limiter of 2/s admitting every other attempt of 3.5/s) starts a least cut
-// under that spacing, which is what was admitted, and the curve flattens
-// over it, halfway to the rate throttled at most, at most at the last
-// second's rate: the spacing says up to half too little of a strict limit.
+// limiter of 2/s admitting every other attempt of 3.5/s) is a least cut
+// under that spacing, which is what was admitted, and the curve climbs back
+// halfway to the rate throttled: the spacing says up to half too little of
+// a strict limit.
 func TestLowRateCutFromTheSpacingClimbsBackHalfway(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		extra     int     // answers of the last second besides the spaced ones
-		wantCeil  float64 // where the curve flattens, before the least cut under it
-		wantAbove bool    // the plateau above the new rate
-	}{
-		{"the last second says the spacing", 0, 1.75, true},
-		{"the last second says more", 4, (3.5 + 1.75) / 2, true},
-	} {
-		clock, p := newClockedPacer()
-		p.Engage(3.5)
-		gap := 4 * time.Second / 7
-		for range recentAnswers {
-			clock.Add(gap)
-			admit(p)
-		}
-		p.mu.Lock()
-		for range tc.extra {
-			p.meter.add(clock.Now())
-		}
-		lately := p.meter.Rate(clock.Now())
-		p.mu.Unlock()
-		clock.Add(100 * time.Millisecond)
-		throttle(p)
-		p.mu.Lock()
-		rate, plateau := p.rate, p.plateau
-		p.mu.Unlock()
-		if want := (1 - minCut) * 1.75; math.Abs(rate-want) > 1e-6 {
-			t.Errorf("%s: rate %v after a throttle at 3.5/s with answers admitted at 1.75/s, want %v: a least cut under the spacing", tc.name, rate, want)
-		}
-		want := (1 - minCut) * min(tc.wantCeil, max(lately, 1.75))
-		if math.Abs(plateau-max(rate, want)) > 1e-6 {
-			t.Errorf("%s: plateau %v, want %v (halfway %v, the last second's %v)", tc.name, plateau, want, tc.wantCeil, lately)
-		}
-		if tc.extra > 0 && plateau <= rate {
-			t.Errorf("%s: plateau %v not above the rate %v: the curve does not climb back", tc.name, plateau, rate)
-		}
+	clock, p := newClockedPacer()
+	p.Engage(3.5)
+	for range recentAnswers {
+		clock.Add(4 * time.Second / 7) // 1.75/s
+		admit(p)
+	}
+	clock.Add(100 * time.Millisecond)
+	throttle(p)
+	p.mu.Lock()
+	rate, plateau := p.rate, p.plateau
+	p.mu.Unlock()
+	if want := (1 - minCut) * 1.75; math.Abs(rate-want) > 1e-6 {
+		t.Errorf("rate %v after a throttle at 3.5/s with answers admitted at 1.75/s, want %v: a least cut under the spacing", rate, want)
+	}
+	if want := (1 - minCut) * (3.5 + 1.75) / 2; math.Abs(plateau-want) > 1e-6 {
+		t.Errorf("plateau %v, want %v: a least cut under halfway between the spacing and the rate throttled", plateau, want)
 	}
 }
 

@@ -530,7 +530,7 @@ func TestPlateauAfterSlowStartFollowsTheLastAnswers(t *testing.T) {
 // Cuts in a row as slow start ends at a low rate flatten the curve no
 // lower than halfway to the rate throttled: the handful of answers admitted
 // in the last second say little of the provider's rate. A second after
-// slow start's end, they count again.
+// slow start's end, the spacing of the last answers counts again.
 func TestLowRateCutsAsSlowStartEndsKeepThePlateau(t *testing.T) {
 	for _, after := range []time.Duration{500 * time.Millisecond, 1500 * time.Millisecond} {
 		clock, p := newClockedPacer()
@@ -549,14 +549,19 @@ func TestLowRateCutsAsSlowStartEndsKeepThePlateau(t *testing.T) {
 			clock.Add(250 * time.Millisecond)
 			admit(p)
 		}
+		p.mu.Lock()
+		spacing, _ := p.recentSpacing()
+		p.mu.Unlock()
 		throttledAt, metered, rate, plateau := cutOnce(p)
 		floor := (1 + beta) / 2 * throttledAt
 		if after < time.Second && plateau < floor-1e-9 {
 			t.Errorf("a cut %v after slow start's, at %v/s with %v admitted over the last second: plateau %v, want at least %v", after, throttledAt, metered, plateau, floor)
 		}
-		// (At a low rate, a least cut under it.)
-		if want := max(rate, (1-minCut)*min(throttledAt, metered)); after > time.Second && math.Abs(plateau-want) > 1e-9 {
-			t.Errorf("a cut %v after slow start's: plateau %v, want %v (a least cut under the rate admitted over the last second, %v)", after, plateau, want, metered)
+		// Later a cut as any other at a low rate: the rate well over the
+		// spacing of the answers since slow start's cut, a least cut under
+		// halfway between them (lowrate_test.go).
+		if want := max(rate, (1-minCut)*(throttledAt+spacing)/2); after > time.Second && math.Abs(plateau-want) > 1e-9 {
+			t.Errorf("a cut %v after slow start's: plateau %v, want %v (a least cut under halfway from the spacing %v to the rate %v)", after, plateau, want, spacing, throttledAt)
 		}
 	}
 }
