@@ -100,3 +100,34 @@ func TestLowRateReleaseWaitsForTwentyAnswers(t *testing.T) {
 		t.Fatalf("rate %v %v after the 20th answer, want the release's doubling every %v", r, 2*rampDoubling, rampDoubling)
 	}
 }
+
+// A slow start that ends on a doubling (a strict limit of 1 request/s,
+// engaged at 1/s and doubled to 2 by its first admitted answer) halves the
+// rate, a least cut under the half, flat there: the provider admitted the
+// half. The curve that climbed back to the rate throttled, as at higher
+// rates, took a cut or two more within seconds. Its next admitted answer,
+// a second later and 1.5 s after the last, ends no storm: the burst's
+// throttles before the engaging are not a provider refusing everything.
+func TestLowRateSlowStartEndingOnADoublingHalves(t *testing.T) {
+	clock, p := newFreshPacer()
+	before := p.epoch.Load()
+	// A burst of 4 at a strict limiter: 1 admitted among 3 throttled.
+	p.Throttled(before, time.Second)
+	p.Admitted(before)
+	wantRate(t, p, 2, true) // engaged at 1/s, doubled
+	p.Throttled(before, time.Second)
+	p.Throttled(before, time.Second)
+	clock.Add(500 * time.Millisecond)
+	throttle(p) // a slot at 2/s: refused
+	p.mu.Lock()
+	rate, plateau := p.rate, p.plateau
+	p.mu.Unlock()
+	if want := (1 - minCut) * 1; math.Abs(rate-want) > 1e-9 || math.Abs(plateau-want) > 1e-9 {
+		t.Fatalf("rate %v, plateau %v after slow start doubled to 2/s was throttled; want both %v", rate, plateau, want)
+	}
+	clock.Add(1100 * time.Millisecond) // the next slot at 0.95/s
+	admit(p)
+	if r, engaged := p.Rate(); !engaged || math.Abs(r-rate) > 0.05 {
+		t.Fatalf("rate %v (engaged %v) at the first admitted answer after the halving, want about %v, engaged", r, engaged, rate)
+	}
+}

@@ -92,6 +92,7 @@ type Pacer struct {
 	late           time.Duration   // how late a precise sleep wakes the head, on average (sleptLate)
 	queue          []chan struct{} // the waiters in arrival order, each closed when it becomes the head
 	slowStart      bool            // between engaging and the first cut
+	doubled        bool            // slow start's last rise was a doubling
 	slowStartEnded time.Time       // when the first cut ended it
 	plateau        float64         // where the curve flattens (CUBIC's W_max)
 	depth          float64         // how far the curve is below the plateau at clock 0

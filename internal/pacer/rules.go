@@ -26,8 +26,14 @@ func (p *Pacer) Admitted(epoch uint64) {
 	// the attempt was let through in (the cuts may not have seen it yet).
 	// (Seen engaged: a new client's first attempts, throttled together
 	// at a strict limiter, are no storm that its one admitted answer
-	// ends; released then, it let their retries through unpaced.)
-	storm := now.Sub(later(p.lastAdmitted, p.engagedAt)) >= refusingAfter && p.inARow >= stormThrottles
+	// ends; released then, it let their retries through unpaced. Nor
+	// since slow start's cut when it halved the rate: at 1 attempt/s or
+	// under, the next slot is a second away.)
+	since := later(p.lastAdmitted, p.engagedAt)
+	if p.doubled {
+		since = later(since, p.slowStartEnded)
+	}
+	storm := now.Sub(since) >= refusingAfter && p.inARow >= stormThrottles
 	p.lastAdmitted, p.inARow = now, 0
 	p.sinceThrottle++
 	if storm {
@@ -73,6 +79,7 @@ func (p *Pacer) Admitted(epoch uint64) {
 		if ok {
 			r = min(r, slowStartUse*used)
 		}
+		p.doubled = r == 2*p.rate
 		p.rise(r)
 		return
 	}
@@ -214,6 +221,13 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 		floor = minAdmittedRate
 	}
 	p.rate = max(min(floor, throttledAt), max(beta, 1-max(excess, minCut))*throttledAt)
+	if p.slowStart && p.doubled {
+		// Slow start doubled the rate on the last answer: the provider
+		// admitted half of it, and refuses the double (TCP Reno's halving).
+		// At a few requests/s the curve would climb back over its rate in
+		// an answer or two, and cut after cut would follow.
+		p.rate = max(min(floor, throttledAt), (1-minCut)*throttledAt/2)
+	}
 	if spaced > 0 {
 		p.rate = max(p.rate, (1-minCut)*throttledAt) // (the spacing is what was admitted)
 	}
@@ -224,6 +238,9 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	// first admitted probe takes the rate back.
 	plateau := p.plateau
 	switch {
+	case p.slowStart && p.doubled: // flat at the half, as above
+		plateau = p.rate
+		p.slowStartEnded = now
 	case p.slowStart: // the rate overshot, by at most a doubling: back to where it did
 		plateau = throttledAt
 		p.slowStartEnded = now
@@ -236,11 +253,12 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	case p.admittedSinceCut:
 		plateau = max(p.rate, min(throttledAt, lately))
 	}
-	if p.admittedSinceCut && now.Sub(p.slowStartEnded) < time.Second && admitted < curveAnswers {
+	if p.admittedSinceCut && now.Sub(p.slowStartEnded) < time.Second && admitted < curveAnswers && !p.doubled {
 		// Cuts in a row as slow start ends, with a handful of answers that
 		// say little of the provider's rate: no lower than halfway to the
 		// rate throttled (CUBIC's fast convergence), so that a provider at
-		// 5 requests/s is not paced at 3.5 for seconds.
+		// 5 requests/s is not paced at 3.5 for seconds. (Not after a
+		// halving, which is under the provider's rate or close to it.)
 		plateau = max(plateau, (1+beta)/2*throttledAt)
 	}
 	p.slowStart = false
@@ -310,7 +328,7 @@ func (p *Pacer) engage(now time.Time, measured float64, retryAfter time.Duration
 	if retryAfter > 0 {
 		floor = float64(time.Second) / float64(retryAfter)
 	}
-	p.rate, p.slowStart = max(MinRate, measured, floor), true
+	p.rate, p.slowStart, p.doubled = max(MinRate, measured, floor), true, false
 	p.plateau, p.depth, p.clock, p.weight = p.rate, 0, 0, 0
 	p.lastThrottle, p.lastAdmitted, p.inARow, p.engagedAt = now, time.Time{}, 1, now
 	if measured > 0 {
