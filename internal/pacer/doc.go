@@ -48,7 +48,11 @@
 //     less; at least 5%, at most 30% (CUBIC's β). Within the 2% it does not
 //     cut at all.
 //   - The cut that ends slow start flattens the curve where the rate was
-//     throttled (it overshot by at most a doubling); later ones at the
+//     throttled (it overshot by at most a doubling), or, when its last
+//     step was a doubling of a rate under 4.6/s, halves the rate, a least
+//     cut under the half, flat there (TCP Reno): the provider admitted the
+//     half, and at a few requests/s the curve would climb back over its
+//     rate within an answer or two; later ones at the
 //     rate admitted lately (under 10 attempts/s, a least cut under it, as
 //     a strict limiter refuses the jitter of a rate on its limit), and a
 //     cut starts from at most 4 times that rate. Under 10 attempts/s a cut
@@ -71,7 +75,8 @@
 //     may go under that, to half of it). The first admitted answer after
 //     1.5 s of nothing admitted (since the last one, or since it engaged:
 //     a new client's first attempts throttled together at once are no
-//     storm) and 3 throttles in a row or more releases
+//     storm; or since slow start's cut, when it halved the rate: the next
+//     slot is then a second away) and 3 throttles in a row or more releases
 //     the pacer: the provider refused everything, as in a storm, and
 //     admits again, as before. So does the first answer admitted to an
 //     attempt paced since a cut, or the engaging, that found nothing
