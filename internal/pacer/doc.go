@@ -17,8 +17,9 @@
 //   - The first rate is the one admitted over the last second (AWS's
 //     measured rate is near zero early on), or over the time since the
 //     answers began when that is less than a second, at least one attempt
-//     per Retry-After; a slow start then doubles it every 150 ms, to at
-//     most 4 times the rate of the last admitted answers (TCP's window
+//     per Retry-After; a slow start then doubles it every 150 ms (at most
+//     once per answer until 4 answers say the rate used), to at most 4
+//     times the rate of the last admitted answers (TCP's window
 //     validation): clients throttled as it engaged wait out their
 //     Retry-After, and a rate risen meanwhile would let them all through.
 //   - It cuts only what a cut cures (judge.go). The cut that first slows
@@ -47,15 +48,24 @@
 //     less; at least 5%, at most 30% (CUBIC's β). Within the 2% it does not
 //     cut at all.
 //   - The cut that ends slow start flattens the curve where the rate was
-//     throttled (it overshot by at most a doubling); later ones at the
+//     throttled (it overshot by at most a doubling), or, when its last
+//     step was a doubling of a rate under 4.6/s, halves the rate, a least
+//     cut under the half, flat there (TCP Reno): the provider admitted the
+//     half, and at a few requests/s the curve would climb back over its
+//     rate within an answer or two; later ones at the
 //     rate admitted lately (under 10 attempts/s, a least cut under it, as
 //     a strict limiter refuses the jitter of a rate on its limit), and a
 //     cut starts from at most 4 times that rate. Under 10 attempts/s a cut
 //     also counts the answers before the last cut in full, up to 10, so
-//     that one throttle is not a 30% cut, and starts from the spacing of
-//     the last 4–8 admitted answers when the rate is 1.25 times that or
-//     more: the last second holds an answer or two. The rate admitted lately is the last second's, except in slow
-//     start and for a second after it, which that second lags behind:
+//     that one throttle is not a 30% cut; and when the rate was 1.25 times
+//     the spacing of the last 4–8 admitted answers or more since the last
+//     cut (the last second holds an answer or two), it is a least cut
+//     under that spacing, and the curve flattens a least cut under halfway
+//     from it to the rate throttled: a strict limiter admits every other
+//     attempt of a rate up to twice its own, so the spacing says up to
+//     half too little. The rate admitted lately is the last second's,
+//     except in slow start and for a second after it, which that second
+//     lags behind:
 //     then the last 8 admitted answers' when they say more, and at a low
 //     rate the curve flattens no lower than halfway to the rate
 //     throttled. Either way it then probes above
@@ -65,7 +75,8 @@
 //     may go under that, to half of it). The first admitted answer after
 //     1.5 s of nothing admitted (since the last one, or since it engaged:
 //     a new client's first attempts throttled together at once are no
-//     storm) and 3 throttles in a row or more releases
+//     storm; or since slow start's cut, when it halved the rate: the next
+//     slot is then a second away) and 3 throttles in a row or more releases
 //     the pacer: the provider refused everything, as in a storm, and
 //     admits again, as before. So does the first answer admitted to an
 //     attempt paced since a cut, or the engaging, that found nothing
@@ -84,7 +95,8 @@
 //     only the head's slot counts. Attempts queue in order; only the head
 //     sleeps, at most 250 ms at a time, and the rate of the moment times it.
 //   - It releases by time, gradually: ReleaseAfter (3 s) after the last
-//     throttle, once 10 answers were admitted since, the rate doubles every
+//     throttle, once 20 answers were admitted since (at 1–2
+//     requests/s, a probe every 10 was most of the 429s), the rate doubles every
 //     250 ms; a throttle on the way up takes it back to where it started
 //     (the curve goes on from there), and at 16 times both that and the
 //     admitted rate it is dormant. An idle area (nothing admitted for 3 s

@@ -53,8 +53,10 @@ const (
 	rampDoubling = 250 * time.Millisecond
 	// rampAfter is how many admitted answers since the last throttle the
 	// release waits for besides ReleaseAfter: at 1 request/s, a probe
-	// every 3 s would be a quarter of the attempts.
-	rampAfter = 10
+	// every 3 s would be a quarter of the attempts. (With 10, the probes
+	// of a pacer settled under a strict limit of 1–2 requests/s were 1 in
+	// 11 attempts, most of the 429s it saw.)
+	rampAfter = 20
 	// recentAnswers is how many of the last admitted answers measure the
 	// rate admitted lately, besides the last second.
 	recentAnswers = 8
@@ -90,6 +92,7 @@ type Pacer struct {
 	late           time.Duration   // how late a precise sleep wakes the head, on average (sleptLate)
 	queue          []chan struct{} // the waiters in arrival order, each closed when it becomes the head
 	slowStart      bool            // between engaging and the first cut
+	doubled        bool            // slow start's last rise was a doubling
 	slowStartEnded time.Time       // when the first cut ended it
 	plateau        float64         // where the curve flattens (CUBIC's W_max)
 	depth          float64         // how far the curve is below the plateau at clock 0
@@ -108,6 +111,7 @@ type Pacer struct {
 	recentNext       int                      // the ring's oldest entry, next to be overwritten
 	weight           float64                  // admitted answers since the last cut, plus half those before, at most 1/tolerance
 	throttled        float64                  // throttles of the current epoch
+	epochRate        float64                  // the rate the current epoch began at
 	refusing         bool                     // the last cut found nothing admitted for refusingAfter
 
 	// Whether the throttled share follows the rate (judge.go).
@@ -131,7 +135,7 @@ func (p *Pacer) Engage(rate float64) {
 	p.plateau, p.depth, p.clock, p.slowStart, p.rampFrom = p.rate, 0, 0, false, 0
 	p.weight, p.throttled, p.refusing, p.inARow = 0, 0, false, 0
 	p.trial = trial{}
-	p.lastThrottle, p.lastAdmitted = now, now
+	p.lastThrottle, p.lastAdmitted, p.epochRate = now, now, p.rate
 	p.engaged.Store(true)
 }
 

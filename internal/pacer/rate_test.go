@@ -100,8 +100,10 @@ func TestPacerFirstEstimateIsRaisedByLateAnswers(t *testing.T) {
 	for range 18 {
 		admit(a)
 	}
-	// max(2 + 18 steps, 20 admitted) = 2 + 18 steps
-	wantRate(t, a, 2+18*math.Ln2/0.150, true)
+	// max(2 + 18 steps, 20 admitted), the first two a doubling (2 → 4 →
+	// 8: at most one each while 4 answers cannot say the rate used) = 8 +
+	// 16 steps
+	wantRate(t, a, 8+16*math.Ln2/0.150, true)
 
 	b := &Pacer{now: now}
 	season(b, now())

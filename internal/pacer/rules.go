@@ -26,8 +26,14 @@ func (p *Pacer) Admitted(epoch uint64) {
 	// the attempt was let through in (the cuts may not have seen it yet).
 	// (Seen engaged: a new client's first attempts, throttled together
 	// at a strict limiter, are no storm that its one admitted answer
-	// ends; released then, it let their retries through unpaced.)
-	storm := now.Sub(later(p.lastAdmitted, p.engagedAt)) >= refusingAfter && p.inARow >= stormThrottles
+	// ends; released then, it let their retries through unpaced. Nor
+	// since slow start's cut when it halved the rate: at 1 attempt/s or
+	// under, the next slot is a second away.)
+	since := later(p.lastAdmitted, p.engagedAt)
+	if p.doubled {
+		since = later(since, p.slowStartEnded)
+	}
+	storm := now.Sub(since) >= refusingAfter && p.inARow >= stormThrottles
 	p.lastAdmitted, p.inARow = now, 0
 	p.sinceThrottle++
 	if storm {
@@ -61,10 +67,19 @@ func (p *Pacer) Admitted(epoch uint64) {
 		// validation, RFC 7661): at most 4 times the rate of the last admitted
 		// answers. Clients throttled as the pacer engaged wait out their
 		// Retry-After; a rate risen meanwhile would let them all through at once.
-		r := max(p.rate+slowStartStep, p.meter.Rate(now))
-		if used, ok := p.recentSpacing(); ok {
+		// Before 4 answers can say that rate, a step is at most a doubling:
+		// at 1 attempt/s a step of 4.6 would take a provider admitting 1 to
+		// 5.6, and the cuts back would throttle for seconds.
+		used, ok := p.recentSpacing()
+		step := p.rate + slowStartStep
+		if !ok {
+			step = min(step, 2*p.rate)
+		}
+		r := max(step, p.meter.Rate(now))
+		if ok {
 			r = min(r, slowStartUse*used)
 		}
+		p.doubled = r == 2*p.rate
 		p.rise(r)
 		return
 	}
@@ -179,11 +194,18 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	if admitted > 0 {
 		throttledAt = min(throttledAt, cutCap*max(lately, MinRate))
 	}
-	if r, ok := p.recentSpacing(); ok && throttledAt < curveAnswers && throttledAt > overshot*r && !p.slowStart && now.Sub(p.slowStartEnded) >= time.Second {
+	spaced := 0.0 // where the provider's rate may be, from the spacing
+	if r, ok := p.recentSpacing(); ok && throttledAt < curveAnswers && min(throttledAt, p.epochRate) > overshot*r && !p.slowStart && now.Sub(p.slowStartEnded) >= time.Second {
 		// At a low rate the last second holds an answer or two: the
 		// spacing of the last admitted answers says the provider's rate
-		// when the rate is well over it (not around slow start, when they
-		// say the rate it rose from).
+		// when the rate was well over it since the last cut (not around
+		// slow start, nor after a rise from under it: they say the rate
+		// it rose from). It says up to half too little: a strict limiter
+		// admits every other attempt of a rate up to twice its own. So the
+		// cut starts from it, and the curve flattens halfway to the rate
+		// throttled. (At most at the last second's rate took a strict
+		// limiter of 5 requests/s to 0.78 × rather than 0.88–0.90 ×.)
+		spaced = (throttledAt + r) / 2
 		throttledAt = max(r, minAdmittedRate)
 	}
 	if p.baseline > 0 {
@@ -199,6 +221,16 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 		floor = minAdmittedRate
 	}
 	p.rate = max(min(floor, throttledAt), max(beta, 1-max(excess, minCut))*throttledAt)
+	if p.slowStart && p.doubled {
+		// Slow start doubled the rate on the last answer: the provider
+		// admitted half of it, and refuses the double (TCP Reno's halving).
+		// At a few requests/s the curve would climb back over its rate in
+		// an answer or two, and cut after cut would follow.
+		p.rate = max(min(floor, throttledAt), (1-minCut)*throttledAt/2)
+	}
+	if spaced > 0 {
+		p.rate = max(p.rate, (1-minCut)*throttledAt) // (the spacing is what was admitted)
+	}
 	// The curve flattens at the rate admitted lately (the provider's rate,
 	// when it refused some), never below the new rate. A provider that
 	// admitted nothing since the last cut is refusing everything, as in an
@@ -206,9 +238,14 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	// first admitted probe takes the rate back.
 	plateau := p.plateau
 	switch {
+	case p.slowStart && p.doubled: // flat at the half, as above
+		plateau = p.rate
+		p.slowStartEnded = now
 	case p.slowStart: // the rate overshot, by at most a doubling: back to where it did
 		plateau = throttledAt
 		p.slowStartEnded = now
+	case spaced > 0: // a least cut under it, as below
+		plateau = max(p.rate, (1-minCut)*spaced)
 	case p.admittedSinceCut && throttledAt < curveAnswers:
 		// At a low rate, a strict limiter refuses the jitter of a rate on
 		// its limit: the curve flattens a least cut under it.
@@ -216,11 +253,12 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	case p.admittedSinceCut:
 		plateau = max(p.rate, min(throttledAt, lately))
 	}
-	if p.admittedSinceCut && now.Sub(p.slowStartEnded) < time.Second && admitted < curveAnswers {
+	if p.admittedSinceCut && now.Sub(p.slowStartEnded) < time.Second && admitted < curveAnswers && !p.doubled {
 		// Cuts in a row as slow start ends, with a handful of answers that
 		// say little of the provider's rate: no lower than halfway to the
 		// rate throttled (CUBIC's fast convergence), so that a provider at
-		// 5 requests/s is not paced at 3.5 for seconds.
+		// 5 requests/s is not paced at 3.5 for seconds. (Not after a
+		// halving, which is under the provider's rate or close to it.)
 		plateau = max(plateau, (1+beta)/2*throttledAt)
 	}
 	p.slowStart = false
@@ -290,7 +328,7 @@ func (p *Pacer) engage(now time.Time, measured float64, retryAfter time.Duration
 	if retryAfter > 0 {
 		floor = float64(time.Second) / float64(retryAfter)
 	}
-	p.rate, p.slowStart = max(MinRate, measured, floor), true
+	p.rate, p.slowStart, p.doubled = max(MinRate, measured, floor), true, false
 	p.plateau, p.depth, p.clock, p.weight = p.rate, 0, 0, 0
 	p.lastThrottle, p.lastAdmitted, p.inARow, p.engagedAt = now, time.Time{}, 1, now
 	if measured > 0 {
@@ -317,7 +355,7 @@ func (p *Pacer) newEpoch(now time.Time, measured float64) {
 	}
 	p.admittedSinceCut, p.weight, p.throttled = false, w, 0
 	p.refusing = now.Sub(p.lastAdmitted) >= refusingAfter && measured == 0
-	p.lastSlot = now
+	p.lastSlot, p.epochRate = now, p.rate
 	p.next = now.Add(p.interval())
 	p.epoch.Add(1)
 }
