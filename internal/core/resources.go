@@ -51,10 +51,13 @@ import (
 // is most of the area's calls (a batch on one object): it is no minority.
 //
 // A resource whose throttles are its own is paced on its own: its retries
-// go after their Retry-After (jittered, retryafter.go), and one after
-// another, spaced by a quarter of the interval between its recent throttles
-// (SpaceRetry), so that calls throttled together do not come back
-// together; and while at least 4 retries are queued so and reach past its
+// go after their Retry-After, and one after another, spaced by the
+// interval between its recent throttles (SpaceRetry), so that calls
+// throttled together do not come back together but spread over the
+// Retry-After, as many retries as throttles in it (a quarter of the
+// interval bunched them in a quarter of each second: the tokens of the
+// other three went unused); without a jitter (retryafter.go), which the
+// spacing replaces; and while at least 4 retries are queued so and reach past its
 // Retry-After (at least 1 s), which they fill with what it admits, its new calls are
 // refused at once, unsent (Refuse), with that distance as their
 // RetryAfter; they count as its calls, so a resource whose calls become
@@ -80,7 +83,7 @@ const (
 	restTolerance     = 0.05    // the rest of the area's recent throttles, per recent call, that it tolerates
 	minPending        = 4       // a resource with fewer retries queued is not refused on
 	maxPending        = 256     // the retries queued a resource keeps track of
-	retrySpacing      = 0.25    // a resource's retries are spaced by this share of the interval between its throttles
+	retrySpacing      = 1.0     // a resource's retries are spaced by this share of the interval between its throttles
 	maxHot            = 8       // at most this many resources' throttles are their own together
 	minHotCalls       = 2       // a resource judged as one of several hot ones made this many calls
 	// hotOutOfProportion is how many times its share of the area's calls
@@ -213,11 +216,11 @@ func (t *ResourceThrottles) rejudge(r *resourceCounts, now time.Time) bool {
 }
 
 // SpaceRetry returns when a retry of method and path, whose throttle was
-// its resource's own, goes: after wait (the Retry-After, jittered), and at
-// least a quarter of the recent interval between the resource's throttles after
-// the retry placed before it, so that its calls throttled together come
-// back one after another, at about the pace they were throttled, rather
-// than together: a provider with a burst of 1 admits one of a bunch. A
+// its resource's own, goes: after wait (the Retry-After, unjittered), and
+// at least the recent interval between the resource's throttles after the
+// retry placed before it, so that its calls throttled together come back
+// one after another, at the pace they were throttled, rather than
+// together: a provider with a burst of 1 admits one of a bunch. A
 // retry that would be placed after deadline (zero: none), or more than the
 // resource's Retry-After (at least 1 s) after wait, keeps wait.
 func (t *ResourceThrottles) SpaceRetry(method, path string, wait time.Duration, deadline time.Time) time.Duration {
