@@ -61,7 +61,8 @@ import (
 // Retry-After (at least 1 s), which they fill with what it admits, its new calls are
 // refused at once, unsent (Refuse), with that distance as their
 // RetryAfter; they count as its calls, so a resource whose calls become
-// most of the area's goes back to the pacer.
+// most of the area's goes back to the pacer. The first attempt made
+// before its next admission is due waits for it (Hold, resourcehold.go).
 //
 // A resource is the method and the path actually requested (path
 // parameters filled and escaped; the query aside), so a client.Execute
@@ -121,6 +122,7 @@ type resourceCounts struct {
 	presumed         bool          // a minority until its share is known
 	retryAt          time.Time     // when the last retry SpaceRetry placed goes
 	pending          []time.Time   // when the retries it placed go, in order, at most maxPending
+	admissions                     // for Hold (resourcehold.go)
 }
 
 // decaying is a count whose past counts less, by exp(-age/resourceDecay).
@@ -156,13 +158,24 @@ func (t *ResourceThrottles) key(method, path string) uint64 {
 	return h.Sum64()
 }
 
+// Outcome is what an answer says of its resource's rate (Answered).
+type Outcome uint8
+
+// Outcomes.
+const (
+	Unanswered Outcome = iota // no answer, or one that says nothing of the rate (a 5xx)
+	Admitted                  // let through: a 2xx, or an error response other than a throttle or a 5xx
+	Throttled                 // rate limited
+)
+
 // Answered records an answer to an attempt of method and path; first says
-// it was the first attempt of its send (the call is counted), throttled
-// that the provider rate limited it. It reports whether the throttle is
-// the resource's own, to be kept from the area's pacer (false for any
-// other answer).
-func (t *ResourceThrottles) Answered(method, path string, first, throttled bool, retryAfter time.Duration) bool {
-	if !throttled && !first {
+// it was the first attempt of its send (the call is counted), o what the
+// answer says. It reports whether a throttle is the resource's own, to be
+// kept from the area's pacer (false for any other answer). An admitted
+// answer of a tracked resource is noted for Hold.
+func (t *ResourceThrottles) Answered(method, path string, first bool, o Outcome, retryAfter time.Duration) bool {
+	throttled := o == Throttled
+	if !throttled && !first && (o != Admitted || !t.tracked.Load()) {
 		return false
 	}
 	now := t.now()
@@ -185,6 +198,9 @@ func (t *ResourceThrottles) Answered(method, path string, first, throttled bool,
 		}
 	}
 	if !throttled {
+		if r != nil && o == Admitted {
+			r.admitted(now)
+		}
 		return false
 	}
 	t.throttles.add(now)

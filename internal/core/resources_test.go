@@ -27,7 +27,15 @@ func newTestResources() (*ResourceThrottles, *fakeclock.Clock) {
 // answerCall records a call of user, its first attempt throttled or not,
 // and returns whether a throttle was kept from the pacer.
 func answerCall(r *ResourceThrottles, user string, throttled bool) bool {
-	return r.Answered(http.MethodPut, "/users/"+user, true, throttled, time.Second)
+	return r.Answered(http.MethodPut, "/users/"+user, true, outcome(throttled), time.Second)
+}
+
+// outcome is an answer throttled or admitted.
+func outcome(throttled bool) Outcome {
+	if throttled {
+		return Throttled
+	}
+	return Admitted
 }
 
 // A hot user, 1 call in 10, every one of its calls throttled while the
