@@ -169,11 +169,12 @@ const (
 )
 
 // Answered records an answer to an attempt of method and path; first says
-// it was the first attempt of its send (the call is counted), o what the
-// answer says. It reports whether a throttle is the resource's own, to be
-// kept from the area's pacer (false for any other answer). An admitted
-// answer of a tracked resource is noted for Hold.
-func (t *ResourceThrottles) Answered(method, path string, first bool, o Outcome, retryAfter time.Duration) bool {
+// it was the first attempt of its send (the call is counted), sent when it
+// went (Hold's), o what the answer says. It reports whether a throttle is
+// the resource's own, to be kept from the area's pacer (false for any
+// other answer). An admitted answer of a tracked resource, and a held
+// attempt's throttle, are noted for Hold.
+func (t *ResourceThrottles) Answered(method, path string, first bool, sent Sent, o Outcome, retryAfter time.Duration) bool {
 	throttled := o == Throttled
 	if !throttled && !first && (o != Admitted || !t.tracked.Load()) {
 		return false
@@ -199,7 +200,7 @@ func (t *ResourceThrottles) Answered(method, path string, first bool, o Outcome,
 	}
 	if !throttled {
 		if r != nil && o == Admitted {
-			r.admitted(now)
+			r.admitted(now, sent)
 		}
 		return false
 	}
@@ -213,6 +214,9 @@ func (t *ResourceThrottles) Answered(method, path string, first bool, o Outcome,
 	r.update(t.calls, now)
 	r.throttles.add(now)
 	r.last, r.retryAfter = now, retryAfter
+	if sent.Held && sent.At.Equal(r.heldFor) && r.admitAt.Equal(r.heldAfter) {
+		r.n = 0 // held too short, nothing admitted since: the provider's spacing is longer
+	}
 	return t.rejudge(r, now)
 }
 

@@ -27,7 +27,7 @@ func newTestResources() (*ResourceThrottles, *fakeclock.Clock) {
 // answerCall records a call of user, its first attempt throttled or not,
 // and returns whether a throttle was kept from the pacer.
 func answerCall(r *ResourceThrottles, user string, throttled bool) bool {
-	return r.Answered(http.MethodPut, "/users/"+user, true, outcome(throttled), time.Second)
+	return r.Answered(http.MethodPut, "/users/"+user, true, Sent{}, outcome(throttled), time.Second)
 }
 
 // outcome is an answer throttled or admitted.

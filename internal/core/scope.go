@@ -36,6 +36,7 @@ type RateLimiter interface {
 type paceState struct {
 	epoch uint64 // the area pacer's, when the attempt was let through
 	own   bool   // the last throttle was its resource's own (resources.go)
+	went  Sent   // when the attempt went, for its resource's admissions (resourcehold.go)
 }
 
 // waitTurn waits on the area's adaptive pacer (never longer than
@@ -111,7 +112,7 @@ func (state *callState) observeRate(apiErr *apierrors.Error, err error) {
 	}
 	throttled := err == nil && rateLimited(apiErr)
 	state.own = false
-	if r := state.scope.Resources; r != nil && r.Answered(state.op.Method, state.req.path, state.attempts == 1, outcomeOf(apiErr, err), retryAfterOf(apiErr)) {
+	if r := state.scope.Resources; r != nil && r.Answered(state.op.Method, state.req.path, state.attempts == 1, state.went, outcomeOf(apiErr, err), retryAfterOf(apiErr)) {
 		state.own = true
 		return
 	}
