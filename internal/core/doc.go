@@ -24,7 +24,8 @@
 //	                   and rate limiter, waited on before each attempt
 //	resources.go       which resource (method and path) the area's
 //	                   throttles hit: a few hot resources' kept from the pacer,
-//	                   its retries spaced, its new calls refused meanwhile
+//	                   its retries spaced, its new calls refused meanwhile;
+//	                   resourcehold.go an attempt held for its next admission
 //	transport.go       the transport under the attempts: redirects,
 //	                   credentials kept on the origin, middleware, stalls
 //	internal/redact    secrets replaced in what a response hands back

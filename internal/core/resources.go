@@ -51,14 +51,18 @@ import (
 // is most of the area's calls (a batch on one object): it is no minority.
 //
 // A resource whose throttles are its own is paced on its own: its retries
-// go after their Retry-After (jittered, retryafter.go), and one after
-// another, spaced by a quarter of the interval between its recent throttles
-// (SpaceRetry), so that calls throttled together do not come back
-// together; and while at least 4 retries are queued so and reach past its
+// go after their Retry-After, and one after another, spaced by the
+// interval between its recent throttles (SpaceRetry), so that calls
+// throttled together do not come back together but spread over the
+// Retry-After, as many retries as throttles in it (a quarter of the
+// interval bunched them in a quarter of each second: the tokens of the
+// other three went unused); without a jitter (retryafter.go), which the
+// spacing replaces; and while at least 4 retries are queued so and reach past its
 // Retry-After (at least 1 s), which they fill with what it admits, its new calls are
 // refused at once, unsent (Refuse), with that distance as their
 // RetryAfter; they count as its calls, so a resource whose calls become
-// most of the area's goes back to the pacer.
+// most of the area's goes back to the pacer. The first attempt made
+// before its next admission is due waits for it (Hold, resourcehold.go).
 //
 // A resource is the method and the path actually requested (path
 // parameters filled and escaped; the query aside), so a client.Execute
@@ -80,7 +84,7 @@ const (
 	restTolerance     = 0.05    // the rest of the area's recent throttles, per recent call, that it tolerates
 	minPending        = 4       // a resource with fewer retries queued is not refused on
 	maxPending        = 256     // the retries queued a resource keeps track of
-	retrySpacing      = 0.25    // a resource's retries are spaced by this share of the interval between its throttles
+	retrySpacing      = 1.0     // a resource's retries are spaced by this share of the interval between its throttles
 	maxHot            = 8       // at most this many resources' throttles are their own together
 	minHotCalls       = 2       // a resource judged as one of several hot ones made this many calls
 	// hotOutOfProportion is how many times its share of the area's calls
@@ -118,6 +122,7 @@ type resourceCounts struct {
 	presumed         bool          // a minority until its share is known
 	retryAt          time.Time     // when the last retry SpaceRetry placed goes
 	pending          []time.Time   // when the retries it placed go, in order, at most maxPending
+	admissions                     // for Hold (resourcehold.go)
 }
 
 // decaying is a count whose past counts less, by exp(-age/resourceDecay).
@@ -153,13 +158,25 @@ func (t *ResourceThrottles) key(method, path string) uint64 {
 	return h.Sum64()
 }
 
+// Outcome is what an answer says of its resource's rate (Answered).
+type Outcome uint8
+
+// Outcomes.
+const (
+	Unanswered Outcome = iota // no answer, or one that says nothing of the rate (a 5xx)
+	Admitted                  // let through: a 2xx, or an error response other than a throttle or a 5xx
+	Throttled                 // rate limited
+)
+
 // Answered records an answer to an attempt of method and path; first says
-// it was the first attempt of its send (the call is counted), throttled
-// that the provider rate limited it. It reports whether the throttle is
+// it was the first attempt of its send (the call is counted), sent when it
+// went (Hold's), o what the answer says. It reports whether a throttle is
 // the resource's own, to be kept from the area's pacer (false for any
-// other answer).
-func (t *ResourceThrottles) Answered(method, path string, first, throttled bool, retryAfter time.Duration) bool {
-	if !throttled && !first {
+// other answer). An admitted answer of a tracked resource, and a held
+// attempt's throttle, are noted for Hold.
+func (t *ResourceThrottles) Answered(method, path string, first bool, sent Sent, o Outcome, retryAfter time.Duration) bool {
+	throttled := o == Throttled
+	if !throttled && !first && (o != Admitted || !t.tracked.Load()) {
 		return false
 	}
 	now := t.now()
@@ -182,6 +199,9 @@ func (t *ResourceThrottles) Answered(method, path string, first, throttled bool,
 		}
 	}
 	if !throttled {
+		if r != nil && o == Admitted {
+			r.admitted(now, sent)
+		}
 		return false
 	}
 	t.throttles.add(now)
@@ -194,6 +214,9 @@ func (t *ResourceThrottles) Answered(method, path string, first, throttled bool,
 	r.update(t.calls, now)
 	r.throttles.add(now)
 	r.last, r.retryAfter = now, retryAfter
+	if sent.Held && sent.At.Equal(r.heldFor) && r.admitAt.Equal(r.heldAfter) {
+		r.n = 0 // held too short, nothing admitted since: the provider's spacing is longer
+	}
 	return t.rejudge(r, now)
 }
 
@@ -213,11 +236,11 @@ func (t *ResourceThrottles) rejudge(r *resourceCounts, now time.Time) bool {
 }
 
 // SpaceRetry returns when a retry of method and path, whose throttle was
-// its resource's own, goes: after wait (the Retry-After, jittered), and at
-// least a quarter of the recent interval between the resource's throttles after
-// the retry placed before it, so that its calls throttled together come
-// back one after another, at about the pace they were throttled, rather
-// than together: a provider with a burst of 1 admits one of a bunch. A
+// its resource's own, goes: after wait (the Retry-After, unjittered), and
+// at least the recent interval between the resource's throttles after the
+// retry placed before it, so that its calls throttled together come back
+// one after another, at the pace they were throttled, rather than
+// together: a provider with a burst of 1 admits one of a bunch. A
 // retry that would be placed after deadline (zero: none), or more than the
 // resource's Retry-After (at least 1 s) after wait, keeps wait.
 func (t *ResourceThrottles) SpaceRetry(method, path string, wait time.Duration, deadline time.Time) time.Duration {

@@ -107,7 +107,7 @@ func TestRetriesOfOneCallDoNotMakeAHotResource(t *testing.T) {
 		user := fmt.Sprint("u", i%1000)
 		throttled := i%20 == 0
 		for attempt := range map[bool]int{true: 3, false: 1}[throttled] {
-			if r.Answered(http.MethodPut, "/users/"+user, attempt == 0, throttled, 0) {
+			if r.Answered(http.MethodPut, "/users/"+user, attempt == 0, Sent{}, outcome(throttled), 0) {
 				kept++
 			} else if throttled {
 				fed++

@@ -27,7 +27,15 @@ func newTestResources() (*ResourceThrottles, *fakeclock.Clock) {
 // answerCall records a call of user, its first attempt throttled or not,
 // and returns whether a throttle was kept from the pacer.
 func answerCall(r *ResourceThrottles, user string, throttled bool) bool {
-	return r.Answered(http.MethodPut, "/users/"+user, true, throttled, time.Second)
+	return r.Answered(http.MethodPut, "/users/"+user, true, Sent{}, outcome(throttled), time.Second)
+}
+
+// outcome is an answer throttled or admitted.
+func outcome(throttled bool) Outcome {
+	if throttled {
+		return Throttled
+	}
+	return Admitted
 }
 
 // A hot user, 1 call in 10, every one of its calls throttled while the
@@ -185,8 +193,9 @@ func hotTracker(t *testing.T) (*ResourceThrottles, *fakeclock.Clock) {
 }
 
 // Retries of a resource throttled together are placed one after another,
-// never before their wait, at a quarter of the interval between its
-// throttles (10 a second: 25 ms); one that would go after the deadline keeps its wait.
+// never before their wait, at the interval between its throttles (10 a
+// second: 100 ms), so that as many as it had throttles spread over the
+// Retry-After; one that would go after the deadline keeps its wait.
 func TestRetriesOfOneResourceAreSpacedAfterTheirWait(t *testing.T) {
 	r, clk := hotTracker(t)
 	start := clk.Now()
@@ -199,11 +208,11 @@ func TestRetriesOfOneResourceAreSpacedAfterTheirWait(t *testing.T) {
 		at = append(at, start.Add(w))
 	}
 	for i := 1; i < len(at); i++ {
-		if gap := at[i].Sub(at[i-1]); gap < 22*time.Millisecond || gap > 28*time.Millisecond {
-			t.Fatalf("retries at %v apart, want about 25 ms", gap)
+		if gap := at[i].Sub(at[i-1]); gap < 90*time.Millisecond || gap > 110*time.Millisecond {
+			t.Fatalf("retries at %v apart, want about 100 ms", gap)
 		}
 	}
-	if w := r.SpaceRetry(http.MethodPut, "/users/hot", time.Second, start.Add(1100*time.Millisecond)); w != time.Second {
+	if w := r.SpaceRetry(http.MethodPut, "/users/hot", time.Second, start.Add(1450*time.Millisecond)); w != time.Second {
 		t.Fatalf("a retry whose place is after the deadline waits %v, want its 1 s", w)
 	}
 	if w := r.SpaceRetry(http.MethodPut, "/users/u1", time.Second, time.Time{}); w != time.Second {
@@ -223,7 +232,7 @@ func TestNewCallsOfAnOwnResourceAreRefusedWhileItsRetriesQueue(t *testing.T) {
 	if _, refused := r.Refuse(http.MethodPut, "/users/hot"); refused {
 		t.Fatal("refused behind a single retry")
 	}
-	for range 59 { // 59 more, 25 ms apart, up to 1 s + 1 s
+	for range 15 { // 15 more, 100 ms apart, up to 1 s + 1 s
 		r.SpaceRetry(http.MethodPut, "/users/hot", time.Second, time.Time{})
 	}
 	ahead, refused := r.Refuse(http.MethodPut, "/users/hot")
@@ -334,7 +343,7 @@ func TestAPresumedMinorityIsNotRefusedAndEndsWithItsCalls(t *testing.T) {
 func TestSpacingAddsAtMostARetryAfter(t *testing.T) {
 	r, _ := hotTracker(t)
 	var longest time.Duration
-	for range 200 { // 200 retries 25 ms apart would reach 6 s
+	for range 60 { // 60 retries 100 ms apart would reach 7 s
 		longest = max(longest, r.SpaceRetry(http.MethodPut, "/users/hot", time.Second, time.Time{}))
 	}
 	if longest > 2*time.Second {

@@ -257,7 +257,10 @@ type budgetState struct {
 // StopBudget when it cannot pay.
 func (state *callState) decide(ctx context.Context, apiErr *apierrors.Error, err error) (Decision, time.Duration) {
 	policy := state.s.Retry
-	policy.paced = state.scope.Pacer != nil && state.scope.Pacer.Engaged() // retryafter.go
+	// No jitter while the area's pacer spaces the retries, nor after a
+	// throttle of the resource's own, whose retries SpaceRetry spaces
+	// (retryafter.go, resources.go).
+	policy.paced = state.own || state.scope.Pacer != nil && state.scope.Pacer.Engaged()
 	d, wait := policy.Decide(ctx, state.attempts, state.op.Idempotent || state.s.Idempotent, apiErr, err)
 	if d == StopRetryAfter && apiErr.Err == nil && (apiErr.StatusCode == http.StatusServiceUnavailable || rateLimited(apiErr)) { // a 503 says "rate limited" by asking for a wait too
 		apiErr.Err = markedError{sentinel: apierrors.ErrRateLimited, note: "not retried: the Retry-After exceeds WithMaxRetryAfter"}

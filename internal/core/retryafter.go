@@ -17,6 +17,11 @@ import (
 // so the retry keeps time to be answered. While the area's pacer is
 // engaged it spaces the retries itself, each waiting its slot: the jitter
 // would only delay them (a throttled batch's last calls), so there is none.
+// Nor is there after a throttle of a resource's own (resources.go): its
+// retries are spaced one after another over the Retry-After (SpaceRetry),
+// which spreads them evenly; a random share on top only lengthens each of
+// its calls' turns (by a fifth on average), and a hot user with a few calls
+// waiting is tried less often than it admits.
 const (
 	retryAfterSpread    = 0.4
 	maxRetryAfterJitter = 2 * time.Second

@@ -3,10 +3,14 @@ package core
 import (
 	"context"
 	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/memberplatform/memberplatform-go/internal/fakeclock"
+	"github.com/memberplatform/memberplatform-go/internal/pacer"
 )
 
 // Retries after a Retry-After are spread out (retryafter.go), on a fake
@@ -109,5 +113,45 @@ func TestRetryAfterJitterOnlyWhileUnpaced(t *testing.T) {
 		if len(waits) != 1 || waits[0] != want {
 			t.Fatalf("paced %v: waits %v, want [%v]", paced, waits, want)
 		}
+	}
+}
+
+// A throttle of a resource's own (a hot key in a busy area) is retried
+// after its Retry-After without jitter, though the area's pacer stays
+// dormant: its retries are spaced by the resource's tracker instead
+// (SpaceRetry), and a random share on top would only lengthen its calls'
+// turns.
+func TestAResourcesOwnThrottleIsRetriedWithoutJitter(t *testing.T) {
+	var hotHits atomic.Int32
+	srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		if strings.HasSuffix(r.URL.Path, "/hot") && hotHits.Add(1) == 1 {
+			w.Header().Set("Retry-After-Ms", "100")
+			rtJSON(w, 429, `{}`)
+			return
+		}
+		rtJSON(w, 200, `{}`)
+	})
+	var waits []time.Duration
+	p := pacer.New()
+	c := rtNewClient(t, srv.URL, func(s *Settings) {
+		other(s).Pacer = p
+		s.Retry.Rand = func() float64 { return 0.99 } // a jitter would be 39.6 ms
+		s.Retry.OnRetry = func(_ int, d time.Duration) { waits = append(waits, d) }
+	})
+	for range 20 { // a busy area: the hot key's first throttle is presumed a minority's
+		if err := c.do(context.Background(), rtCall(rtPutOp, nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	call := rtCall(rtPutOp, nil)
+	call.PathParams[0] = "hot"
+	if err := c.do(context.Background(), call); err != nil {
+		t.Fatal(err)
+	}
+	if _, engaged := p.Rate(); engaged {
+		t.Fatal("the area's pacer engaged for a hot key's throttle")
+	}
+	if len(waits) != 1 || waits[0] != 100*time.Millisecond {
+		t.Fatalf("waits %v, want [100ms]: the Retry-After, no jitter", waits)
 	}
 }

@@ -36,6 +36,7 @@ type RateLimiter interface {
 type paceState struct {
 	epoch uint64 // the area pacer's, when the attempt was let through
 	own   bool   // the last throttle was its resource's own (resources.go)
+	went  Sent   // when the attempt went, for its resource's admissions (resourcehold.go)
 }
 
 // waitTurn waits on the area's adaptive pacer (never longer than
@@ -48,9 +49,14 @@ func (state *callState) waitTurn(ctx context.Context) error {
 			state.s.Observer.RateLimitWait(state.ctx, observe.Wait{Area: state.op.area(), Duration: time.Since(start)})
 		}(time.Now())
 	}
-	if sc.Pacer != nil && sc.Resources != nil && state.attempts == 0 {
-		if ahead, refused := sc.Resources.Refuse(state.op.Method, state.req.path); refused {
-			return rateLimitedWait(&resourceRefusal{ahead})
+	if sc.Pacer != nil && sc.Resources != nil {
+		if state.attempts == 0 {
+			if ahead, refused := sc.Resources.Refuse(state.op.Method, state.req.path); refused {
+				return rateLimitedWait(&resourceRefusal{ahead})
+			}
+		}
+		if err := state.holdForAdmission(ctx); err != nil {
+			return rateLimitedWait(err)
 		}
 	}
 	if sc.Pacer != nil {
@@ -106,7 +112,7 @@ func (state *callState) observeRate(apiErr *apierrors.Error, err error) {
 	}
 	throttled := err == nil && rateLimited(apiErr)
 	state.own = false
-	if r := state.scope.Resources; r != nil && r.Answered(state.op.Method, state.req.path, state.attempts == 1, throttled, retryAfterOf(apiErr)) {
+	if r := state.scope.Resources; r != nil && r.Answered(state.op.Method, state.req.path, state.attempts == 1, state.went, outcomeOf(apiErr, err), retryAfterOf(apiErr)) {
 		state.own = true
 		return
 	}
@@ -119,6 +125,19 @@ func (state *callState) observeRate(apiErr *apierrors.Error, err error) {
 	case apiErr.StatusCode < http.StatusInternalServerError:
 		p.Admitted(state.epoch)
 	}
+}
+
+// outcomeOf is what an attempt's answer says of its resource's rate.
+func outcomeOf(apiErr *apierrors.Error, err error) Outcome {
+	switch {
+	case err != nil:
+		return Unanswered
+	case rateLimited(apiErr):
+		return Throttled
+	case apiErr == nil || apiErr.StatusCode < http.StatusInternalServerError:
+		return Admitted
+	}
+	return Unanswered
 }
 
 // spaceRetry returns when the retry after a throttle of the resource's own

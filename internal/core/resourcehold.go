@@ -1,0 +1,116 @@
+package core
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// An attempt of a hot resource is held for the resource's next admission.
+//
+// A provider that limits a resource with a burst of 1 (a token bucket per
+// user, per object) admits one attempt per interval, the first that comes
+// after it. An attempt sent before the next admission is due is throttled
+// and its call waits a Retry-After (a second) for its next try, while the
+// admission due meanwhile is lost unless another attempt comes soon after
+// it: a hot user with a few calls waiting, each tried once a second, got
+// 1.0–1.6 of its 2 requests/s, each admission half a token late on average.
+//
+// So the tracker keeps, per resource, its last admitted answer and, for
+// the last admissionIntervals admitted attempts after a throttle of it
+// (the resource was asking for more), how long after the admitted answer
+// before them they went: the provider admitted that soon after, so it
+// will again (its spacing is at most that and a round trip). Offsets from
+// the sending, not intervals between answers: a held attempt goes after
+// the answer, a round trip after the admission, and the least interval
+// between answers would grow by one at every admission. While the
+// resource's throttles are its own, the first attempt made before the
+// least offset has passed since its last admitted answer waits for it
+// (Hold), unsent, and is the one admitted; the others go as they would,
+// so a provider that admits sooner again is seen (their admissions give
+// shorter offsets). A held attempt throttled with nothing admitted since
+// it was held says the spacing is longer: the offsets are forgotten. A hold
+// never reaches past the call's deadline, nor further than the resource's
+// Retry-After (at least 1 s) from now; with fewer than 2 offsets known
+// there is none. A provider with a larger burst admits attempts close
+// together: its least offset is short, and so are the holds.
+
+// admissionIntervals is how many intervals between a resource's admitted
+// answers Hold's spacing is the least of.
+const admissionIntervals = 4
+
+// Sent is when an attempt went, and whether it waited for its resource's
+// next admission (Hold); zero when its resource was not tracked.
+type Sent struct {
+	At   time.Time
+	Held bool
+}
+
+// admissions is what Hold keeps of one resource's admitted answers.
+type admissions struct {
+	admitAt   time.Time                         // its last admitted answer
+	offsets   [admissionIntervals]time.Duration // how long after the admitted answer before them admitted attempts went, a ring
+	n         int                               // offsets noted
+	heldFor   time.Time                         // the admission an attempt is held for
+	heldAfter time.Time                         // the admitted answer it was held after
+}
+
+// admitted notes an admitted answer of r at now to an attempt sent. The
+// caller holds the tracker's lock.
+func (r *resourceCounts) admitted(now time.Time, sent Sent) {
+	if !r.admitAt.IsZero() && r.last.After(r.admitAt) && sent.At.After(r.admitAt) {
+		r.offsets[r.n%admissionIntervals] = sent.At.Sub(r.admitAt)
+		r.n++
+	}
+	r.admitAt = now
+}
+
+// Hold returns how long an attempt of method and path waits, unsent, for
+// its resource's next admission, and when it goes (zero when the resource
+// is not tracked): the first attempt made before the admission is due
+// waits, while the resource's throttles are its own; any other goes at
+// once, as does one whose admission is due after deadline (zero: none) or
+// further than the resource's Retry-After (at least 1 s) from now.
+func (t *ResourceThrottles) Hold(method, path string, deadline time.Time) (time.Duration, Sent) {
+	if !t.tracked.Load() {
+		return 0, Sent{}
+	}
+	k := t.key(method, path)
+	now := t.now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := t.resources[k]
+	if r == nil {
+		return 0, Sent{}
+	}
+	if r.n < 2 {
+		return 0, Sent{At: now}
+	}
+	next := r.admitAt.Add(slices.Min(r.offsets[:min(r.n, admissionIntervals)]))
+	hold := next.Sub(now)
+	if hold <= 0 || next.Equal(r.heldFor) || hold > max(r.retryAfter, time.Second) ||
+		!deadline.IsZero() && next.After(deadline) || !t.rejudge(r, now) {
+		return 0, Sent{At: now}
+	}
+	r.heldFor, r.heldAfter = next, r.admitAt
+	return hold, Sent{At: next, Held: true}
+}
+
+// holdForAdmission waits, before an attempt, for its resource's next
+// admission (ResourceThrottles.Hold), or until ctx ends.
+func (state *callState) holdForAdmission(ctx context.Context) error {
+	dl, _ := ctx.Deadline()
+	hold, sent := state.scope.Resources.Hold(state.op.Method, state.req.path, dl)
+	state.went = sent
+	if hold <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(hold)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

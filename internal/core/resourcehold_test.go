@@ -1,0 +1,127 @@
+package core
+
+import (
+	"net/http"
+	"testing"
+	"time"
+)
+
+// Attempts held for a hot resource's next admission (resourcehold.go), on
+// a fake clock.
+
+const hotPath = "/users/hot"
+
+// admitHot records, after a throttle of the hot resource unless bare, an
+// admitted answer of it, after, to an attempt sent 5 ms before.
+func admitHot(r *ResourceThrottles, clk interface {
+	Add(time.Duration)
+	Now() time.Time
+}, after time.Duration, bare bool) {
+	if !bare {
+		clk.Add(after / 5)
+		r.Answered(http.MethodPut, hotPath, false, Sent{At: clk.Now()}, Throttled, time.Second)
+		after -= after / 5
+	}
+	clk.Add(after)
+	r.Answered(http.MethodPut, hotPath, false, Sent{At: clk.Now().Add(-5 * time.Millisecond)}, Admitted, 0)
+}
+
+// A provider admitting the hot user every 500 ms, each admitted attempt
+// sent 495 ms after the answer before it: the first attempt made before
+// the next is due waits for it, the others do not; none waits past its
+// deadline, for an admission already due, before 2 offsets are known, or
+// for another resource.
+func TestTheFirstAttemptBeforeAHotResourcesAdmissionWaitsForIt(t *testing.T) {
+	r, clk := hotTracker(t)
+	admitHot(r, clk, 0, true)
+	admitHot(r, clk, 500*time.Millisecond, false)
+	clk.Add(100 * time.Millisecond)
+	if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}); hold != 0 {
+		t.Fatalf("held %v with one offset known, want 0", hold)
+	}
+	admitHot(r, clk, 400*time.Millisecond, false) // 500 ms after the last
+	clk.Add(100 * time.Millisecond)
+	if hold, _ := r.Hold(http.MethodPut, hotPath, clk.Now().Add(300*time.Millisecond)); hold != 0 {
+		t.Fatalf("held %v past the deadline, want 0", hold)
+	}
+	hold, sent := r.Hold(http.MethodPut, hotPath, time.Time{})
+	if hold != 395*time.Millisecond || !sent.Held || !sent.At.Equal(clk.Now().Add(hold)) {
+		t.Fatalf("the first attempt 100 ms after an admission: Hold = %v, %+v; want 395ms, held, going then", hold, sent)
+	}
+	if hold, sent := r.Hold(http.MethodPut, hotPath, time.Time{}); hold != 0 || sent.Held || !sent.At.Equal(clk.Now()) {
+		t.Fatalf("a second attempt: Hold = %v, %+v; want 0, going now", hold, sent)
+	}
+	if hold, sent := r.Hold(http.MethodPut, "/users/u7", time.Time{}); hold != 0 || !sent.At.IsZero() {
+		t.Fatalf("another user's attempt: Hold = %v, %+v; want 0, untracked", hold, sent)
+	}
+	clk.Add(450 * time.Millisecond)
+	if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}); hold != 0 {
+		t.Fatalf("an attempt after the admission was due held %v, want 0", hold)
+	}
+	// Admitted twice, 50 ms apart, without a throttle between: the
+	// resource asked for no more, the offset is not the provider's.
+	admitHot(r, clk, 0, true)
+	admitHot(r, clk, 50*time.Millisecond, true)
+	clk.Add(10 * time.Millisecond)
+	if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}); hold != 485*time.Millisecond {
+		t.Fatalf("held %v, want 485ms: admissions with no throttle between say nothing of the spacing", hold)
+	}
+}
+
+// The provider admits sooner again: an attempt not held is admitted
+// sooner after the last admission, and the holds shorten at once.
+func TestAHotResourcesHoldsFollowAProviderAdmittingMore(t *testing.T) {
+	r, clk := hotTracker(t)
+	admitHot(r, clk, 0, true)
+	for range admissionIntervals {
+		admitHot(r, clk, 500*time.Millisecond, false)
+	}
+	admitHot(r, clk, 200*time.Millisecond, false)
+	if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}); hold != 195*time.Millisecond {
+		t.Fatalf("held %v, want 195ms, the offset the provider admitted last", hold)
+	}
+}
+
+// A held attempt throttled with nothing admitted since it went: the
+// provider's spacing is longer, the offsets are forgotten and no attempt
+// is held until 2 are known again. Throttled after another attempt was
+// admitted (it took the admission), the offsets stay.
+func TestAHeldAttemptThrottledForgetsTheOffsets(t *testing.T) {
+	for _, admittedSince := range []bool{false, true} {
+		r, clk := hotTracker(t)
+		admitHot(r, clk, 0, true)
+		admitHot(r, clk, 500*time.Millisecond, false)
+		admitHot(r, clk, 500*time.Millisecond, false)
+		clk.Add(100 * time.Millisecond)
+		hold, sent := r.Hold(http.MethodPut, hotPath, time.Time{})
+		if hold == 0 {
+			t.Fatal("not held")
+		}
+		clk.Add(hold - time.Millisecond)
+		if admittedSince {
+			r.Answered(http.MethodPut, hotPath, false, Sent{At: clk.Now().Add(-5 * time.Millisecond)}, Admitted, 0)
+		}
+		clk.Add(6 * time.Millisecond)
+		r.Answered(http.MethodPut, hotPath, false, sent, Throttled, time.Second)
+		clk.Add(50 * time.Millisecond)
+		if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}); (hold > 0) != admittedSince {
+			t.Fatalf("admitted since %v: the next attempt held %v", admittedSince, hold)
+		}
+	}
+}
+
+// A resource whose throttles are no longer its own (the area's limit
+// throttles every user now) holds no attempt.
+func TestAnAttemptIsHeldOnlyWhileTheThrottlesAreTheResources(t *testing.T) {
+	r, clk := hotTracker(t)
+	admitHot(r, clk, 0, true)
+	admitHot(r, clk, 500*time.Millisecond, false)
+	admitHot(r, clk, 500*time.Millisecond, false)
+	for i := range 100 { // every other user throttled too
+		clk.Add(time.Millisecond)
+		answerCall(r, map[bool]string{true: "u1", false: "u2"}[i%2 == 0], true)
+	}
+	if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}); hold != 0 {
+		t.Fatalf("held %v while the area is throttled, want 0", hold)
+	}
+}
