@@ -251,8 +251,9 @@ func WithRetryBackoff(base, max time.Duration) RequestOption {
 //
 // A retry within the cap waits the asked wait plus a random 0–40% of it
 // (at most 2 s more), so that calls throttled together come back spread
-// out (not while the area's adaptive rate limit is engaged: it spaces the
-// attempts itself); never less than asked. The extra takes at most half of what the
+// out (not while the area's adaptive rate limit is engaged, nor after a
+// throttle of a resource of its own: those space the attempts
+// themselves); never less than asked. The extra takes at most half of what the
 // deadline leaves after the asked wait.
 //
 // A wait within the cap that would end after the call's deadline (the

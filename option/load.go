@@ -169,7 +169,7 @@ func WithAdaptiveRateLimit() RequestOption {
 // most 30%), so it settles just under the rate the provider admits; the
 // rate then regains and probes above it (CUBIC), and while every answer is
 // a throttle it probes once a second. Release is by time and gradual: 3 s
-// after the last throttle (and 10 admitted answers) the rate doubles every
+// after the last throttle (and 20 admitted answers) the rate doubles every
 // 250 ms, so a provider still at its limit meets a few more attempts, not
 // the whole queue; at 16 times the rate it admits the limit is dormant
 // again, and so it is at once when a provider that refused everything for

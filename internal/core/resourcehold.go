@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -31,12 +32,14 @@ import (
 // shorter offsets). A held attempt throttled with nothing admitted since
 // it was held says the spacing is longer: the offsets are forgotten. A hold
 // never reaches past the call's deadline, nor further than the resource's
-// Retry-After (at least 1 s) from now; with fewer than 2 offsets known
+// Retry-After (at least 1 s) or WithMaxRetryAfter from now, and one given
+// up (its context ended) frees its admission for the next attempt; with
+// fewer than 2 offsets known
 // there is none. A provider with a larger burst admits attempts close
 // together: its least offset is short, and so are the holds.
 
-// admissionIntervals is how many intervals between a resource's admitted
-// answers Hold's spacing is the least of.
+// admissionIntervals is how many offsets Hold's wait is the least of: how
+// long after an admitted answer the resource's next admitted attempt went.
 const admissionIntervals = 4
 
 // Sent is when an attempt went, and whether it waited for its resource's
@@ -69,9 +72,11 @@ func (r *resourceCounts) admitted(now time.Time, sent Sent) {
 // its resource's next admission, and when it goes (zero when the resource
 // is not tracked): the first attempt made before the admission is due
 // waits, while the resource's throttles are its own; any other goes at
-// once, as does one whose admission is due after deadline (zero: none) or
-// further than the resource's Retry-After (at least 1 s) from now.
-func (t *ResourceThrottles) Hold(method, path string, deadline time.Time) (time.Duration, Sent) {
+// once, as does one whose admission is due after deadline (zero: none),
+// further than the resource's Retry-After (at least 1 s) from now, or
+// longer than maxWait away (WithMaxRetryAfter: 0 allows none; negative:
+// no cap).
+func (t *ResourceThrottles) Hold(method, path string, deadline time.Time, maxWait time.Duration) (time.Duration, Sent) {
 	if !t.tracked.Load() {
 		return 0, Sent{}
 	}
@@ -88,7 +93,7 @@ func (t *ResourceThrottles) Hold(method, path string, deadline time.Time) (time.
 	}
 	next := r.admitAt.Add(slices.Min(r.offsets[:min(r.n, admissionIntervals)]))
 	hold := next.Sub(now)
-	if hold <= 0 || next.Equal(r.heldFor) || hold > max(r.retryAfter, time.Second) ||
+	if hold <= 0 || next.Equal(r.heldFor) || hold > max(r.retryAfter, time.Second) || maxWait >= 0 && hold > maxWait ||
 		!deadline.IsZero() && next.After(deadline) || !t.rejudge(r, now) {
 		return 0, Sent{At: now}
 	}
@@ -100,7 +105,7 @@ func (t *ResourceThrottles) Hold(method, path string, deadline time.Time) (time.
 // admission (ResourceThrottles.Hold), or until ctx ends.
 func (state *callState) holdForAdmission(ctx context.Context) error {
 	dl, _ := ctx.Deadline()
-	hold, sent := state.scope.Resources.Hold(state.op.Method, state.req.path, dl)
+	hold, sent := state.scope.Resources.Hold(state.op.Method, state.req.path, dl, state.s.Retry.MaxRetryAfter)
 	state.went = sent
 	if hold <= 0 {
 		return nil
@@ -111,6 +116,19 @@ func (state *callState) holdForAdmission(ctx context.Context) error {
 	case <-timer.C:
 		return nil
 	case <-ctx.Done():
-		return ctx.Err()
+		// Not sent: another attempt may be held for that admission.
+		state.scope.Resources.unhold(state.op.Method, state.req.path, sent.At)
+		return fmt.Errorf("waiting for the resource's next admission: %w", ctx.Err())
+	}
+}
+
+// unhold lets another attempt be held for the admission due at next: the
+// one held for it was not sent.
+func (t *ResourceThrottles) unhold(method, path string, next time.Time) {
+	k := t.key(method, path)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if r := t.resources[k]; r != nil && r.heldFor.Equal(next) {
+		r.heldFor = time.Time{}
 	}
 }

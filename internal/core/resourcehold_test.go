@@ -36,26 +36,36 @@ func TestTheFirstAttemptBeforeAHotResourcesAdmissionWaitsForIt(t *testing.T) {
 	admitHot(r, clk, 0, true)
 	admitHot(r, clk, 500*time.Millisecond, false)
 	clk.Add(100 * time.Millisecond)
-	if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}); hold != 0 {
+	if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}, -1); hold != 0 {
 		t.Fatalf("held %v with one offset known, want 0", hold)
 	}
 	admitHot(r, clk, 400*time.Millisecond, false) // 500 ms after the last
 	clk.Add(100 * time.Millisecond)
-	if hold, _ := r.Hold(http.MethodPut, hotPath, clk.Now().Add(300*time.Millisecond)); hold != 0 {
+	if hold, _ := r.Hold(http.MethodPut, hotPath, clk.Now().Add(300*time.Millisecond), -1); hold != 0 {
 		t.Fatalf("held %v past the deadline, want 0", hold)
 	}
-	hold, sent := r.Hold(http.MethodPut, hotPath, time.Time{})
+	if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}, 300*time.Millisecond); hold != 0 {
+		t.Fatalf("held %v past WithMaxRetryAfter's 300ms, want 0", hold)
+	}
+	if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}, 0); hold != 0 {
+		t.Fatalf("held %v with WithMaxRetryAfter(0), which allows no wait, want 0", hold)
+	}
+	hold, sent := r.Hold(http.MethodPut, hotPath, time.Time{}, -1)
 	if hold != 395*time.Millisecond || !sent.Held || !sent.At.Equal(clk.Now().Add(hold)) {
 		t.Fatalf("the first attempt 100 ms after an admission: Hold = %v, %+v; want 395ms, held, going then", hold, sent)
 	}
-	if hold, sent := r.Hold(http.MethodPut, hotPath, time.Time{}); hold != 0 || sent.Held || !sent.At.Equal(clk.Now()) {
+	if hold, sent := r.Hold(http.MethodPut, hotPath, time.Time{}, -1); hold != 0 || sent.Held || !sent.At.Equal(clk.Now()) {
 		t.Fatalf("a second attempt: Hold = %v, %+v; want 0, going now", hold, sent)
 	}
-	if hold, sent := r.Hold(http.MethodPut, "/users/u7", time.Time{}); hold != 0 || !sent.At.IsZero() {
+	r.unhold(http.MethodPut, hotPath, sent.At) // the held one's context ended: never sent
+	if again, _ := r.Hold(http.MethodPut, hotPath, time.Time{}, -1); again != hold {
+		t.Fatalf("an attempt after the held one gave up: held %v, want %v: the admission is free again", again, hold)
+	}
+	if hold, sent := r.Hold(http.MethodPut, "/users/u7", time.Time{}, -1); hold != 0 || !sent.At.IsZero() {
 		t.Fatalf("another user's attempt: Hold = %v, %+v; want 0, untracked", hold, sent)
 	}
 	clk.Add(450 * time.Millisecond)
-	if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}); hold != 0 {
+	if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}, -1); hold != 0 {
 		t.Fatalf("an attempt after the admission was due held %v, want 0", hold)
 	}
 	// Admitted twice, 50 ms apart, without a throttle between: the
@@ -63,7 +73,7 @@ func TestTheFirstAttemptBeforeAHotResourcesAdmissionWaitsForIt(t *testing.T) {
 	admitHot(r, clk, 0, true)
 	admitHot(r, clk, 50*time.Millisecond, true)
 	clk.Add(10 * time.Millisecond)
-	if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}); hold != 485*time.Millisecond {
+	if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}, -1); hold != 485*time.Millisecond {
 		t.Fatalf("held %v, want 485ms: admissions with no throttle between say nothing of the spacing", hold)
 	}
 }
@@ -77,7 +87,7 @@ func TestAHotResourcesHoldsFollowAProviderAdmittingMore(t *testing.T) {
 		admitHot(r, clk, 500*time.Millisecond, false)
 	}
 	admitHot(r, clk, 200*time.Millisecond, false)
-	if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}); hold != 195*time.Millisecond {
+	if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}, -1); hold != 195*time.Millisecond {
 		t.Fatalf("held %v, want 195ms, the offset the provider admitted last", hold)
 	}
 }
@@ -93,7 +103,7 @@ func TestAHeldAttemptThrottledForgetsTheOffsets(t *testing.T) {
 		admitHot(r, clk, 500*time.Millisecond, false)
 		admitHot(r, clk, 500*time.Millisecond, false)
 		clk.Add(100 * time.Millisecond)
-		hold, sent := r.Hold(http.MethodPut, hotPath, time.Time{})
+		hold, sent := r.Hold(http.MethodPut, hotPath, time.Time{}, -1)
 		if hold == 0 {
 			t.Fatal("not held")
 		}
@@ -104,7 +114,7 @@ func TestAHeldAttemptThrottledForgetsTheOffsets(t *testing.T) {
 		clk.Add(6 * time.Millisecond)
 		r.Answered(http.MethodPut, hotPath, false, sent, Throttled, time.Second)
 		clk.Add(50 * time.Millisecond)
-		if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}); (hold > 0) != admittedSince {
+		if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}, -1); (hold > 0) != admittedSince {
 			t.Fatalf("admitted since %v: the next attempt held %v", admittedSince, hold)
 		}
 	}
@@ -121,7 +131,7 @@ func TestAnAttemptIsHeldOnlyWhileTheThrottlesAreTheResources(t *testing.T) {
 		clk.Add(time.Millisecond)
 		answerCall(r, map[bool]string{true: "u1", false: "u2"}[i%2 == 0], true)
 	}
-	if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}); hold != 0 {
+	if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}, -1); hold != 0 {
 		t.Fatalf("held %v while the area is throttled, want 0", hold)
 	}
 }
