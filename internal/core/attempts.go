@@ -252,19 +252,25 @@ func prepareRetry(req *http.Request) error {
 
 // sleep waits state.wait or until ctx ends, adding to state.waited.
 func (state *callState) sleep(ctx context.Context) error {
-	if state.wait <= 0 {
-		return nil
+	slept, err := sleepCtx(ctx, state.wait)
+	state.waited += slept
+	return err
+}
+
+// sleepCtx waits d or until ctx ends, and returns how long it slept and
+// ctx.Err() if it ended first.
+func sleepCtx(ctx context.Context, d time.Duration) (time.Duration, error) {
+	if d <= 0 {
+		return 0, nil
 	}
 	start := time.Now()
-	timer := time.NewTimer(state.wait)
+	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
 	case <-timer.C:
-		state.waited += state.wait
-		return nil
+		return d, nil
 	case <-ctx.Done():
-		state.waited += min(time.Since(start), state.wait)
-		return ctx.Err()
+		return min(time.Since(start), d), ctx.Err()
 	}
 }
 

@@ -107,19 +107,12 @@ func (state *callState) holdForAdmission(ctx context.Context) error {
 	dl, _ := ctx.Deadline()
 	hold, sent := state.scope.Resources.Hold(state.op.Method, state.req.path, dl, state.s.Retry.MaxRetryAfter)
 	state.went = sent
-	if hold <= 0 {
-		return nil
-	}
-	timer := time.NewTimer(hold)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-ctx.Done():
+	if _, err := sleepCtx(ctx, hold); err != nil {
 		// Not sent: another attempt may be held for that admission.
 		state.scope.Resources.unhold(state.op.Method, state.req.path, sent.At)
-		return fmt.Errorf("waiting for the resource's next admission: %w", ctx.Err())
+		return fmt.Errorf("waiting for the resource's next admission: %w", err)
 	}
+	return nil
 }
 
 // unhold lets another attempt be held for the admission due at next: the
