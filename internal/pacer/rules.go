@@ -221,7 +221,8 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 		floor = minAdmittedRate
 	}
 	p.rate = max(min(floor, throttledAt), max(beta, 1-max(excess, minCut))*throttledAt)
-	if p.slowStart && p.doubled {
+	halving := p.slowStart && p.doubled
+	if halving {
 		// Slow start doubled the rate on the last answer: the provider
 		// admitted half of it, and refuses the double (TCP Reno's halving).
 		// At a few requests/s the curve would climb back over its rate in
@@ -238,7 +239,7 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	// first admitted probe takes the rate back.
 	plateau := p.plateau
 	switch {
-	case p.slowStart && p.doubled: // flat at the half, as above
+	case halving: // flat at the half, as above
 		plateau = p.rate
 		p.slowStartEnded = now
 	case p.slowStart: // the rate overshot, by at most a doubling: back to where it did
