@@ -1,7 +1,10 @@
 package core
 
 import (
+	"context"
+	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -133,5 +136,31 @@ func TestAnAttemptIsHeldOnlyWhileTheThrottlesAreTheResources(t *testing.T) {
 	}
 	if hold, _ := r.Hold(http.MethodPut, hotPath, time.Time{}, -1); hold != 0 {
 		t.Fatalf("held %v while the area is throttled, want 0", hold)
+	}
+}
+
+// A call whose context ends while its attempt is held is not sent: the
+// error says what it waited for and matches the context's, and the
+// admission it was held for is free for the next attempt.
+func TestAHoldGivenUpFreesItsAdmission(t *testing.T) {
+	r, clk := hotTracker(t)
+	admitHot(r, clk, 0, true)
+	admitHot(r, clk, 500*time.Millisecond, false)
+	admitHot(r, clk, 400*time.Millisecond, false)
+	clk.Add(100 * time.Millisecond)
+	state := &callState{
+		s:     &Settings{Retry: RetryPolicy{MaxRetryAfter: -1}},
+		op:    &Operation{Method: http.MethodPut},
+		scope: &Scope{Resources: r},
+		req:   request{path: hotPath},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := state.holdForAdmission(ctx)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "next admission") || !state.went.Held {
+		t.Fatalf("holdForAdmission with its context ended = %v (held %v); want context.Canceled, saying it waited for the next admission, held", err, state.went.Held)
+	}
+	if hold, sent := r.Hold(http.MethodPut, hotPath, time.Time{}, -1); hold <= 0 || !sent.Held {
+		t.Fatalf("the next attempt: Hold = %v, %+v; want it held for the admission the first gave up", hold, sent)
 	}
 }
