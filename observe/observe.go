@@ -45,9 +45,11 @@ type Observer interface {
 	// the client waits retry.Delay.
 	Retry(ctx context.Context, retry Retry)
 	// RateLimitWait is called after the client waited its turn to send an
-	// attempt, on its area's adaptive pacer or the limiter of
-	// option.WithRateLimiter. It is not called while neither is in play
-	// (no limiter for the area, and its pacer dormant).
+	// attempt, on its area's adaptive pacer, the limiter of
+	// option.WithRateLimiter, or the next admission of a resource that the
+	// provider throttles on its own (a hot user). It is not called while
+	// none is in play (no limiter for the area, its pacer dormant, and the
+	// attempt not held).
 	RateLimitWait(ctx context.Context, wait Wait)
 	// BudgetRefused is called when the policy would have retried an
 	// attempt but the client's retry budget was too low: the call ends

@@ -102,17 +102,28 @@ func (t *ResourceThrottles) Hold(method, path string, deadline time.Time, maxWai
 }
 
 // holdForAdmission waits, before an attempt, for its resource's next
-// admission (ResourceThrottles.Hold), or until ctx ends.
-func (state *callState) holdForAdmission(ctx context.Context) error {
+// admission (ResourceThrottles.Hold), or until ctx ends; it returns how
+// long it waited.
+func (state *callState) holdForAdmission(ctx context.Context) (time.Duration, error) {
 	dl, _ := ctx.Deadline()
 	hold, sent := state.scope.Resources.Hold(state.op.Method, state.req.path, dl, state.s.Retry.MaxRetryAfter)
 	state.went = sent
-	if _, err := sleepCtx(ctx, hold); err != nil {
+	slept, err := sleepCtx(ctx, hold)
+	if err != nil {
 		// Not sent: another attempt may be held for that admission.
 		state.scope.Resources.unhold(state.op.Method, state.req.path, sent.At)
-		return fmt.Errorf("waiting for the resource's next admission: %w", err)
+		return slept, fmt.Errorf("waiting for the resource's next admission: %w", err)
 	}
-	return nil
+	return slept, nil
+}
+
+// sending notes, after the attempt's last wait (the pacer's, the
+// limiter's), when it goes: the offset of its admission is from then, not
+// from when it was held until.
+func (state *callState) sending() {
+	if !state.went.At.IsZero() {
+		state.went.At = state.scope.Resources.now()
+	}
 }
 
 // unhold lets another attempt be held for the admission due at next: the

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memberplatform/memberplatform-go/internal/pacer"
 )
 
 // Attempts held for a hot resource's next admission (resourcehold.go), on
@@ -156,11 +159,58 @@ func TestAHoldGivenUpFreesItsAdmission(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := state.holdForAdmission(ctx)
+	_, err := state.holdForAdmission(ctx)
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "next admission") || !state.went.Held {
 		t.Fatalf("holdForAdmission with its context ended = %v (held %v); want context.Canceled, saying it waited for the next admission, held", err, state.went.Held)
 	}
 	if hold, sent := r.Hold(http.MethodPut, hotPath, time.Time{}, -1); hold <= 0 || !sent.Held {
 		t.Fatalf("the next attempt: Hold = %v, %+v; want it held for the admission the first gave up", hold, sent)
+	}
+}
+
+// waitingLimiter is a RateLimiter whose wait moves a fake clock.
+type waitingLimiter struct {
+	clk  interface{ Add(time.Duration) }
+	wait time.Duration
+}
+
+func (l waitingLimiter) Wait(context.Context) error { l.clk.Add(l.wait); return nil }
+
+// An attempt held for its resource's next admission while the area's
+// pacer is dormant (the hot user's throttles are kept from it) waited for
+// its turn: the observer hears of it. And it goes after every wait, the
+// limiter's too: its admission's offset is from then, not from the
+// admission it was held for.
+func TestAHeldAttemptsWaitIsObservedAndItGoesAfterEveryWait(t *testing.T) {
+	r, clk := hotTracker(t)
+	admitHot(r, clk, 0, true)
+	admitHot(r, clk, 50*time.Millisecond, false)
+	admitHot(r, clk, 50*time.Millisecond, false)
+	clk.Add(10 * time.Millisecond)
+	rec := &recorder{}
+	state := &callState{
+		ctx:   context.Background(),
+		s:     &Settings{Observer: rec, Retry: RetryPolicy{MaxRetryAfter: -1}},
+		op:    &Operation{Method: http.MethodPut},
+		scope: &Scope{Pacer: pacer.New(), Resources: r},
+		req:   request{path: hotPath},
+	}
+	if err := state.waitTurn(context.Background()); err != nil || !state.went.Held {
+		t.Fatalf("waitTurn = %v (held %v); want a held attempt", err, state.went.Held)
+	}
+	if got := rec.lines(); !slices.Equal(got, []string{"wait"}) {
+		t.Fatalf("the observer heard %q of a held attempt in a dormant pacer's area; want its wait", got)
+	}
+
+	// The next admission, then an attempt held for the one after it, which
+	// then waits 100 ms on the limiter.
+	admitHot(r, clk, 50*time.Millisecond, true)
+	clk.Add(10 * time.Millisecond)
+	state.scope.Limiter = waitingLimiter{clk, 100 * time.Millisecond}
+	if err := state.waitTurn(context.Background()); err != nil || !state.went.Held {
+		t.Fatalf("waitTurn = %v (held %v); want a held attempt", err, state.went.Held)
+	}
+	if !state.went.At.Equal(clk.Now()) {
+		t.Fatalf("the held attempt goes at %v; want after the limiter's wait, at %v", state.went.At, clk.Now())
 	}
 }

@@ -44,9 +44,16 @@ type paceState struct {
 // stales a signature.
 func (state *callState) waitTurn(ctx context.Context) error {
 	sc := state.scope
-	if state.s.Observer != nil && (sc.Limiter != nil || sc.Pacer != nil && sc.Pacer.Engaged()) {
+	// The observer hears of a wait the attempt may have made: on the
+	// limiter, on an engaged pacer, or held for its resource's next
+	// admission, which an area whose pacer is dormant has too (a hot
+	// user's throttles are kept from the pacer: resources.go).
+	waits := sc.Limiter != nil || sc.Pacer != nil && sc.Pacer.Engaged()
+	if state.s.Observer != nil {
 		defer func(start time.Time) {
-			state.s.Observer.RateLimitWait(state.ctx, observe.Wait{Area: state.op.area(), Duration: time.Since(start)})
+			if waits {
+				state.s.Observer.RateLimitWait(state.ctx, observe.Wait{Area: state.op.area(), Duration: time.Since(start)})
+			}
 		}(time.Now())
 	}
 	if sc.Pacer != nil && sc.Resources != nil {
@@ -55,9 +62,12 @@ func (state *callState) waitTurn(ctx context.Context) error {
 				return rateLimitedWait(&resourceRefusal{ahead})
 			}
 		}
-		if err := state.holdForAdmission(ctx); err != nil {
+		held, err := state.holdForAdmission(ctx)
+		waits = waits || held > 0
+		if err != nil {
 			return rateLimitedWait(err)
 		}
+		defer state.sending()
 	}
 	if sc.Pacer != nil {
 		epoch, err := sc.Pacer.Wait(ctx, state.s.Retry.MaxRetryAfter)
