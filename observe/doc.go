@@ -21,7 +21,8 @@
 //	  StartTokenFetch ... EndTokenFetch   when the call needs a fresh token;
 //	                                      a SigV4 fetch is itself a call
 //	                                      (auth.Token, Call.Token set) nested here
-//	  RateLimitWait                       before an attempt, when a limiter is in play
+//	  RateLimitWait                       before an attempt, when a limiter, the
+//	                                      pacer or a hot resource's hold is in play
 //	  StartAttempt ... EndAttempt         once per HTTP attempt, or
 //	  Shed                                (ShedObserver) in their place when
 //	                                      admission control refused it unsent

@@ -66,7 +66,8 @@
 //	                                                                   url.template, http.response.status_code, error.type
 //	memberplatform.client.token.fetch.duration     histogram s         memberplatform.area (token), error.type when it failed
 //	memberplatform.client.ratelimit.wait.duration  histogram s         memberplatform.area: time an attempt waited for the
-//	                                                                   pacer or the limiter of option.WithRateLimiter
+//	                                                                   pacer, the limiter of option.WithRateLimiter, or
+//	                                                                   the next admission of a user the provider limits
 //	memberplatform.client.retry_budget.available   gauge {token}       memberplatform.area: tokens left in the retry budget
 //	memberplatform.client.retry_budget.refused     counter {retry}     memberplatform.area, error.type of the attempt not
 //	                                                                   retried: retries the budget refused

@@ -104,5 +104,5 @@
 //	http_client_request_duration_seconds_sum                   the mean attempt
 //	memberplatform_client_token_fetch_duration_seconds_bucket  a token fetch's latency
 //	memberplatform_client_token_fetch_duration_seconds_sum     the mean token fetch
-//	memberplatform_client_ratelimit_wait_duration_seconds_bucket  how long one wait for the pacer or limiter lasts
+//	memberplatform_client_ratelimit_wait_duration_seconds_bucket  how long one wait for the pacer, the limiter or a hot user's next admission lasts
 package monitoring
