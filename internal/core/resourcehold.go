@@ -117,12 +117,14 @@ func (state *callState) holdForAdmission(ctx context.Context) (time.Duration, er
 	return slept, nil
 }
 
-// sending notes, after the attempt's last wait (the pacer's, the
-// limiter's), when it goes: the offset of its admission is from then, not
-// from when it was held until.
-func (state *callState) sending() {
+// sending notes, after the attempt's last wait, when it goes: later than
+// Hold said by the waits after it (the pacer's, the limiter's), which
+// started at after. (Not by how late the hold's timer woke: each admitted
+// offset would then be longer than the one it was held for, and the holds
+// would grow by a timer's lateness at every admission.)
+func (state *callState) sending(after time.Time) {
 	if !state.went.At.IsZero() {
-		state.went.At = state.scope.Resources.now()
+		state.went.At = state.went.At.Add(time.Since(after))
 	}
 }
 
