@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memberplatform/memberplatform-go/internal/fakeclock"
 	"github.com/memberplatform/memberplatform-go/internal/pacer"
+	"github.com/memberplatform/memberplatform-go/observe"
 )
 
 // Attempts held for a hot resource's next admission (resourcehold.go), on
@@ -142,21 +144,30 @@ func TestAnAttemptIsHeldOnlyWhileTheThrottlesAreTheResources(t *testing.T) {
 	}
 }
 
+// holdingState returns a hot resource's tracker, admitted after a throttle
+// twice, every apart, and a call of it (its area's pacer dormant, its
+// observer obs) a fifth of every after the last admission: its next
+// attempt is held.
+func holdingState(t *testing.T, every time.Duration, obs observe.Observer) (*ResourceThrottles, *fakeclock.Clock, *callState) {
+	r, clk := hotTracker(t)
+	admitHot(r, clk, 0, true)
+	admitHot(r, clk, every, false)
+	admitHot(r, clk, every, false)
+	clk.Add(every / 5)
+	return r, clk, &callState{
+		ctx:   context.Background(),
+		s:     &Settings{Observer: obs, Retry: RetryPolicy{MaxRetryAfter: -1}},
+		op:    &Operation{Method: http.MethodPut},
+		scope: &Scope{Pacer: pacer.New(), Resources: r},
+		req:   request{path: hotPath},
+	}
+}
+
 // A call whose context ends while its attempt is held is not sent: the
 // error says what it waited for and matches the context's, and the
 // admission it was held for is free for the next attempt.
 func TestAHoldGivenUpFreesItsAdmission(t *testing.T) {
-	r, clk := hotTracker(t)
-	admitHot(r, clk, 0, true)
-	admitHot(r, clk, 500*time.Millisecond, false)
-	admitHot(r, clk, 400*time.Millisecond, false)
-	clk.Add(100 * time.Millisecond)
-	state := &callState{
-		s:     &Settings{Retry: RetryPolicy{MaxRetryAfter: -1}},
-		op:    &Operation{Method: http.MethodPut},
-		scope: &Scope{Resources: r},
-		req:   request{path: hotPath},
-	}
+	r, _, state := holdingState(t, 500*time.Millisecond, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := state.holdForAdmission(ctx)
@@ -188,19 +199,8 @@ func (l recordingLimiter) Wait(context.Context) error {
 // for by the waits after the hold, the limiter's too: its admission's
 // offset is from then.
 func TestAHeldAttemptsWaitIsObservedAndItGoesAfterEveryWait(t *testing.T) {
-	r, clk := hotTracker(t)
-	admitHot(r, clk, 0, true)
-	admitHot(r, clk, 50*time.Millisecond, false)
-	admitHot(r, clk, 50*time.Millisecond, false)
-	clk.Add(10 * time.Millisecond)
 	rec := &recorder{}
-	state := &callState{
-		ctx:   context.Background(),
-		s:     &Settings{Observer: rec, Retry: RetryPolicy{MaxRetryAfter: -1}},
-		op:    &Operation{Method: http.MethodPut},
-		scope: &Scope{Pacer: pacer.New(), Resources: r},
-		req:   request{path: hotPath},
-	}
+	r, clk, state := holdingState(t, 50*time.Millisecond, rec)
 	if err := state.waitTurn(context.Background()); err != nil || !state.went.Held {
 		t.Fatalf("waitTurn = %v (held %v); want a held attempt", err, state.went.Held)
 	}
