@@ -225,8 +225,12 @@ func WithAttemptTimeout(d time.Duration) RequestOption {
 }
 
 // WithMaxRetries sets how many times a retriable failure is retried; 0 disables retries.
+// A rate-limited answer (429) is the provider asking the call to come back,
+// not a failure: after one, the call may have made twice n retries (a
+// provider throttling 1 answer in 10 whatever the rate fails 1 call in 10
+// million, not 1 in 10,000), within its deadline and WithMaxRetryAfter.
 //
-// Scope: both. Default: 3 (4 attempts).
+// Scope: both. Default: 3 (4 attempts; up to 7 when the last answer is a 429).
 func WithMaxRetries(n int) RequestOption {
 	return checked(n < 0, "WithMaxRetries: negative count", func(s *core.Settings) { s.Retry.MaxRetries = n })
 }
