@@ -24,7 +24,11 @@ import (
 // will again (its spacing is at most that and a round trip). Offsets from
 // the sending, not intervals between answers: a held attempt goes after
 // the answer, a round trip after the admission, and the least interval
-// between answers would grow by one at every admission. While the
+// between answers would grow by one at every admission. (A held attempt's
+// sending is the admission it was held for, though the pacer or a limiter
+// then makes it wait: counted from after those waits, each offset would
+// include them, the next hold would add them again, and the holds would
+// grow.) While the
 // resource's throttles are its own, the first attempt made before the
 // least offset has passed since its last admitted answer waits for it
 // (Hold), unsent, and is the one admitted; the others go as they would,
@@ -115,17 +119,6 @@ func (state *callState) holdForAdmission(ctx context.Context) (time.Duration, er
 		return slept, fmt.Errorf("waiting for the resource's next admission: %w", err)
 	}
 	return slept, nil
-}
-
-// sending notes, after the attempt's last wait, when it goes: later than
-// Hold said by the waits after it (the pacer's, the limiter's), which
-// started at after. (Not by how late the hold's timer woke: each admitted
-// offset would then be longer than the one it was held for, and the holds
-// would grow by a timer's lateness at every admission.)
-func (state *callState) sending(after time.Time) {
-	if !state.went.At.IsZero() {
-		state.went.At = state.went.At.Add(time.Since(after))
-	}
 }
 
 // unhold lets another attempt be held for the admission due at next: the

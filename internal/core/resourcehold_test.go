@@ -195,10 +195,12 @@ func (l recordingLimiter) Wait(context.Context) error {
 
 // An attempt held for its resource's next admission while the area's
 // pacer is dormant (the hot user's throttles are kept from it) waited for
-// its turn: the observer hears of it. And it goes later than it was held
-// for by the waits after the hold, the limiter's too: its admission's
-// offset is from then.
-func TestAHeldAttemptsWaitIsObservedAndItGoesAfterEveryWait(t *testing.T) {
+// its turn: the observer hears of it. Its send time stays the admission it
+// was held for, though a limiter then made it wait: counted from after
+// the waits that follow the hold, each offset would include them, the
+// next hold would add them again, and the holds would grow (figure 40.6's
+// replicas, every call to one user, fell from 0.81–0.88 × to 0.52–0.68 ×).
+func TestAHeldAttemptsWaitIsObservedAndItsSendTimeIsItsAdmission(t *testing.T) {
 	rec := &recorder{}
 	r, clk, state := holdingState(t, 50*time.Millisecond, rec)
 	if err := state.waitTurn(context.Background()); err != nil || !state.went.Held {
@@ -217,7 +219,7 @@ func TestAHeldAttemptsWaitIsObservedAndItGoesAfterEveryWait(t *testing.T) {
 	if err := state.waitTurn(context.Background()); err != nil || !state.went.Held {
 		t.Fatalf("waitTurn = %v (held %v); want a held attempt", err, state.went.Held)
 	}
-	if late := state.went.At.Sub(heldFor); late < 20*time.Millisecond || late > time.Second {
-		t.Fatalf("the held attempt goes %v after the admission it was held for; want the limiter's 20 ms later", late)
+	if !state.went.At.Equal(heldFor) {
+		t.Fatalf("the held attempt's send time moved %v with the limiter's wait; want the admission it was held for", state.went.At.Sub(heldFor))
 	}
 }

@@ -67,7 +67,6 @@ func (state *callState) waitTurn(ctx context.Context) error {
 		if err != nil {
 			return rateLimitedWait(err)
 		}
-		defer state.sending(time.Now())
 	}
 	if sc.Pacer != nil {
 		epoch, err := sc.Pacer.Wait(ctx, state.s.Retry.MaxRetryAfter)
