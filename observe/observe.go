@@ -115,11 +115,13 @@ type Retry struct {
 	Delay time.Duration
 }
 
-// Wait is a wait for a rate limiter before an attempt.
+// Wait is a wait for a rate limit before an attempt: the area's adaptive
+// pacer, the limiter of option.WithRateLimiter, or the next admission of a
+// resource (a user) that the provider throttles on its own.
 type Wait struct {
 	// Duration is the time the attempt waited for its turn.
 	Duration time.Duration
-	// Area is the area whose pacer or limiter the attempt waited on.
+	// Area is the area whose pacer, limiter or resource the attempt waited on.
 	Area memberplatform.Area
 }
 

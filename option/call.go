@@ -224,13 +224,15 @@ func WithAttemptTimeout(d time.Duration) RequestOption {
 	return checked(d < 0, "WithAttemptTimeout: negative duration", func(s *core.Settings) { s.AttemptTimeout = d })
 }
 
-// WithMaxRetries sets how many times a retriable failure is retried; 0 disables retries.
-// A rate-limited answer (429) is the provider asking the call to come back,
-// not a failure: after one, the call may have made twice n retries (a
-// provider throttling 1 answer in 10 whatever the rate fails 1 call in 10
-// million, not 1 in 10,000), within its deadline and WithMaxRetryAfter.
+// WithMaxRetries sets how many times a retriable failure is retried, and
+// twice as many after a rate-limited answer (a 429, or the contract's
+// rate-limited problem); 0 disables retries. A throttle is the provider
+// asking the call to come back: with the default, a provider throttling 1
+// answer in 10 whatever the rate fails 1 call in 10 million rather than 1
+// in 10,000. To bound how long a throttled call holds on, give it a
+// deadline (WithTimeout) or lower WithMaxRetryAfter.
 //
-// Scope: both. Default: 3 (4 attempts; up to 7 when the last answer is a 429).
+// Scope: both. Default: 3 (4 attempts; up to 7 when the last answer is rate-limited).
 func WithMaxRetries(n int) RequestOption {
 	return checked(n < 0, "WithMaxRetries: negative count", func(s *core.Settings) { s.Retry.MaxRetries = n })
 }

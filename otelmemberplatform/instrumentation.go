@@ -127,7 +127,7 @@ func newInstrumentation(cfg config) *instrumentation {
 	in.attemptDuration = histogram("http.client.request.duration", "Duration of HTTP client requests.")
 	in.fetchDuration = histogram("memberplatform.client.token.fetch.duration", "Duration of a bearer token fetch.")
 	in.waitDuration = histogram("memberplatform.client.ratelimit.wait.duration",
-		"Time an attempt waited for the adaptive pacer or the user's rate limiter.")
+		"Time an attempt waited for the adaptive pacer, the user's rate limiter, or a throttled user's next admission.")
 	in.budgetRefused = made(in.meter.Int64Counter("memberplatform.client.retry_budget.refused", metric.WithUnit("{retry}"),
 		metric.WithDescription("Retries the retry budget refused, by error.type of the attempt not retried.")))
 	in.shed = made(in.meter.Int64Counter("memberplatform.client.admission.shed", metric.WithUnit("{attempt}"),

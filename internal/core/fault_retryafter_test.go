@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -226,4 +227,35 @@ func waitForStack(t *testing.T, fn string) {
 		}
 	}
 	t.Fatalf("no goroutine reached %s", fn)
+}
+
+// A call answered bare 429s six times and then 200 succeeds (a throttle
+// is retried twice MaxRetries times); one answered 429 every time ends
+// after 7 attempts, a rate-limited error, each retry numbered.
+func TestThrottlesAreRetriedTwiceMaxRetriesTimes(t *testing.T) {
+	t.Parallel()
+	for _, throttles := range []int{6, 100} {
+		srv := rtNewServer(t, func(w http.ResponseWriter, r *http.Request, hit int) {
+			if hit <= throttles {
+				rtJSON(w, 429, `{"title":"Too Many Requests","status":429}`)
+				return
+			}
+			rtJSON(w, 200, `{}`)
+		})
+		// (No pacer: it would space a refusing provider's retries a second apart.)
+		c := rtNewClient(t, srv.URL, func(s *Settings) { other(s).Pacer = nil })
+		err := c.do(context.Background(), rtCall(rtPutOp, nil))
+		var apiErr *apierrors.Error
+		switch {
+		case throttles == 6 && (err != nil || srv.hits() != 7):
+			t.Fatalf("6 throttles then 200: err %v after %d attempts; want success at the 7th", err, srv.hits())
+		case throttles > 6 && (!stderrors.As(err, &apiErr) || !stderrors.Is(err, apierrors.ErrRateLimited) || apiErr.Attempts != 7 || srv.hits() != 7):
+			t.Fatalf("429 every time: err %v after %d attempts; want ErrRateLimited after 7", err, srv.hits())
+		}
+		for i, req := range srv.recorded()[1:] {
+			if got := req.Header.Get("X-Retry-Attempt"); got != strconv.Itoa(i+1) {
+				t.Fatalf("attempt %d carries X-Retry-Attempt %q, want %d", i+2, got, i+1)
+			}
+		}
+	}
 }

@@ -118,10 +118,11 @@ func (p *RetryPolicy) Decide(ctx context.Context, attempt int, idempotent bool, 
 const throttleRetries = 2
 
 // retriesFor returns how many retries a call whose last answer was apiErr
-// may have made: MaxRetries, twice that after a rate-limited answer.
+// may have made: MaxRetries, twice that after a rate-limited answer (at
+// most math.MaxInt: WithMaxRetries(math.MaxInt) retries until the deadline).
 func (p *RetryPolicy) retriesFor(apiErr *apierrors.Error) int {
 	if rateLimited(apiErr) {
-		return throttleRetries * p.MaxRetries
+		return p.MaxRetries * min(throttleRetries, math.MaxInt/max(p.MaxRetries, 1))
 	}
 	return p.MaxRetries
 }

@@ -7,6 +7,7 @@ import (
 	stderrors "errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -90,6 +91,12 @@ func rtResp(status int, kv ...string) *apierrors.Error {
 	return apierrors.Decode(status, h, nil)
 }
 
+// rtRateLimitedProblem is the contract's rate-limited problem, at 503.
+func rtRateLimitedProblem() *apierrors.Error {
+	h := http.Header{"Content-Type": {"application/problem+json"}}
+	return apierrors.Decode(http.StatusServiceUnavailable, h, []byte(`{"title":"Rate limited","status":503,"detail":"The configured access provider rate limited the request"}`))
+}
+
 func TestDecideConformance(t *testing.T) {
 	now := time.Date(2100, 1, 2, 3, 4, 5, 0, time.UTC)
 	dialErr := &url.Error{Op: "Put", URL: "http://x", Err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}}
@@ -118,6 +125,9 @@ func TestDecideConformance(t *testing.T) {
 		{name: "429 past twice MaxRetries", attempt: 7, resp: rtResp(429, "Retry-After", "1"), wantD: StopExhausted},
 		{name: "503 after throttles", attempt: 5, resp: rtResp(503, "Retry-After", "1"), wantD: StopExhausted},
 		{name: "429 with max retries 0", attempt: 1, resp: rtResp(429), maxRetries: -1, wantD: StopExhausted},
+		{name: "429 after 503s", attempt: 4, resp: rtResp(429, "Retry-After", "1"), wantD: Retry, wantWait: 1200 * time.Millisecond},
+		{name: "rate-limited problem at 503", attempt: 5, resp: rtRateLimitedProblem(), wantD: Retry, wantWait: 2 * time.Second},
+		{name: "429 with max retries MaxInt", attempt: 1000, resp: rtResp(429, "Retry-After", "1"), maxRetries: math.MaxInt, wantD: Retry, wantWait: 1200 * time.Millisecond},
 		{name: "max delay cap", attempt: 12, maxRetries: 20, resp: rtResp(502), wantD: Retry, wantWait: 4 * time.Second},
 		{name: "408", attempt: 1, resp: rtResp(408), wantD: Retry, wantWait: 125 * time.Millisecond},
 		{name: "504", attempt: 1, resp: rtResp(504), wantD: Retry, wantWait: 125 * time.Millisecond},

@@ -212,7 +212,7 @@ func TestDashboardShape(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"Calls per second by outcome", "Call latency", "Attempts answered 429", "Adaptive pacer rate",
-		"Retry budget", "Waits for the pacer or limiter", "Token fetches", "Shed by admission control", "Error ratio by error type",
+		"Retry budget", "Waits for the pacer, limiter or a hot user", "Token fetches", "Shed by admission control", "Error ratio by error type",
 		"Attempts per call"} {
 		if !slices.ContainsFunc(d.Panels, func(p promtest.Panel) bool { return p.Title == want }) {
 			t.Errorf("no panel %q", want)
