@@ -229,8 +229,9 @@ func WithAttemptTimeout(d time.Duration) RequestOption {
 // rate-limited problem); 0 disables retries. A throttle is the provider
 // asking the call to come back: with the default, a provider throttling 1
 // answer in 10 whatever the rate fails 1 call in 10 million rather than 1
-// in 10,000. To bound how long a throttled call holds on, give it a
-// deadline (WithTimeout) or lower WithMaxRetryAfter.
+// in 10,000. The retries past n wait the backoff of retry n, no longer. To
+// bound how long a throttled call holds on, give it a deadline
+// (WithTimeout) or lower WithMaxRetryAfter.
 //
 // Scope: both. Default: 3 (4 attempts; up to 7 when the last answer is rate-limited).
 func WithMaxRetries(n int) RequestOption {

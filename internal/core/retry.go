@@ -92,7 +92,10 @@ func (p *RetryPolicy) Decide(ctx context.Context, attempt int, idempotent bool, 
 	if attempt > p.retriesFor(apiErr) {
 		return StopExhausted, 0
 	}
-	wait, jitter := p.Backoff(attempt-1), time.Duration(0)
+	// A throttle retried past MaxRetries waits as the last of those did,
+	// not longer: a call waiting out a doubled backoff (up to MaxDelay)
+	// when a storm of 429s heals holds its caller back for nothing.
+	wait, jitter := p.Backoff(min(attempt, max(p.MaxRetries, 1))-1), time.Duration(0)
 	if apiErr != nil && (apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusServiceUnavailable ||
 		p.Statuses.On.Has(apiErr.StatusCode)) { // a status the caller retries waits its Retry-After too
 		if ra, ok := httpx.RetryAfter(apiErr.Header, clock(p.Now)); ok {

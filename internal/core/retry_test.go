@@ -120,13 +120,14 @@ func TestDecideConformance(t *testing.T) {
 		{name: "max attempts stop", attempt: 4, resp: rtResp(503), wantD: StopExhausted},
 		{name: "max retries 0", attempt: 1, resp: rtResp(500), maxRetries: -1, wantD: StopExhausted},
 		// A rate-limited answer may be retried twice MaxRetries times.
-		{name: "429 past MaxRetries", attempt: 4, resp: rtResp(429), wantD: Retry, wantWait: time.Second},
+		{name: "429 past MaxRetries", attempt: 4, resp: rtResp(429), wantD: Retry, wantWait: 500 * time.Millisecond}, // the backoff of retry 3, not 4
+		{name: "429 at twice MaxRetries, bare", attempt: 6, resp: rtResp(429), wantD: Retry, wantWait: 500 * time.Millisecond},
 		{name: "429 at twice MaxRetries", attempt: 6, resp: rtResp(429, "Retry-After", "1"), wantD: Retry, wantWait: 1200 * time.Millisecond},
 		{name: "429 past twice MaxRetries", attempt: 7, resp: rtResp(429, "Retry-After", "1"), wantD: StopExhausted},
 		{name: "503 after throttles", attempt: 5, resp: rtResp(503, "Retry-After", "1"), wantD: StopExhausted},
 		{name: "429 with max retries 0", attempt: 1, resp: rtResp(429), maxRetries: -1, wantD: StopExhausted},
 		{name: "429 after 503s", attempt: 4, resp: rtResp(429, "Retry-After", "1"), wantD: Retry, wantWait: 1200 * time.Millisecond},
-		{name: "rate-limited problem at 503", attempt: 5, resp: rtRateLimitedProblem(), wantD: Retry, wantWait: 2 * time.Second},
+		{name: "rate-limited problem at 503", attempt: 5, resp: rtRateLimitedProblem(), wantD: Retry, wantWait: 500 * time.Millisecond},
 		{name: "429 with max retries MaxInt", attempt: 1000, resp: rtResp(429, "Retry-After", "1"), maxRetries: math.MaxInt, wantD: Retry, wantWait: 1200 * time.Millisecond},
 		{name: "max delay cap", attempt: 12, maxRetries: 20, resp: rtResp(502), wantD: Retry, wantWait: 4 * time.Second},
 		{name: "408", attempt: 1, resp: rtResp(408), wantD: Retry, wantWait: 125 * time.Millisecond},
