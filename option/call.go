@@ -239,7 +239,8 @@ func WithMaxRetries(n int) RequestOption {
 }
 
 // WithRetryBackoff sets the exponential backoff: retry n waits a uniformly
-// random duration in [0, min(max, base·2ⁿ)) ("full jitter"). base must be
+// random duration in [0, min(max, base·2ⁿ)) ("full jitter"), and a
+// throttle's retries past WithMaxRetries as the last of those. base must be
 // positive and max at least base (a test that wants no wait passes
 // time.Millisecond for both, as sdktest's clients use 1ms to 20ms); other
 // values fail client.New, or the call, with an *errors.ValidationError.
