@@ -17,30 +17,29 @@ import (
 // it: a hot user with a few calls waiting, each tried once a second, got
 // 1.0–1.6 of its 2 requests/s, each admission half a token late on average.
 //
-// So the tracker keeps, per resource, its last admitted answer and, for
-// the last admissionIntervals admitted attempts after a throttle of it
-// (the resource was asking for more), how long after the admitted answer
-// before them they went: the provider admitted that soon after, so it
-// will again (its spacing is at most that and a round trip). Offsets from
-// the sending, not intervals between answers: a held attempt goes after
-// the answer, a round trip after the admission, and the least interval
-// between answers would grow by one at every admission. (A held attempt's
-// sending is the admission it was held for, though the pacer or a limiter
-// then makes it wait: counted from after those waits, each offset would
-// include them, the next hold would add them again, and the holds would
-// grow.) While the
-// resource's throttles are its own, the first attempt made before the
-// least offset has passed since its last admitted answer waits for it
-// (Hold), unsent, and is the one admitted; the others go as they would,
-// so a provider that admits sooner again is seen (their admissions give
-// shorter offsets). A held attempt throttled with nothing admitted since
-// it was held says the spacing is longer: the offsets are forgotten. A hold
-// never reaches past the call's deadline, nor further than the resource's
+// So the tracker keeps, per resource, its last admitted answer and, for the
+// last admissionIntervals admitted attempts after a throttle of it (the
+// resource was asking for more), how long after the admitted answer before
+// them they went: the provider admitted that soon after, so it will again
+// (its spacing is at most that and a round trip). Offsets from the sending,
+// not intervals between answers: a held attempt goes after the answer, a
+// round trip after the admission, and the least interval between answers
+// would grow by one at every admission. (A held attempt's sending is the
+// admission it was held for, though the pacer or a limiter then makes it
+// wait: counted from after those waits, each offset would include them, the
+// next hold would add them again, and the holds would grow.) While the
+// resource's throttles are its own, the first attempt made before the least
+// offset has passed since its last admitted answer waits for it (Hold),
+// unsent, and is the one admitted; the others go as they would, so a
+// provider that admits sooner again is seen (their admissions give shorter
+// offsets). A held attempt throttled with nothing admitted since it was
+// held says the spacing is longer: the offsets are forgotten. A hold never
+// reaches past the call's deadline, nor further than the resource's
 // Retry-After (at least 1 s) or WithMaxRetryAfter from now, and one given
 // up (its context ended) frees its admission for the next attempt; with
-// fewer than 2 offsets known
-// there is none. A provider with a larger burst admits attempts close
-// together: its least offset is short, and so are the holds.
+// fewer than 2 offsets known there is none. A provider with a larger burst
+// admits attempts close together: its least offset is short, and so are the
+// holds.
 
 // admissionIntervals is how many offsets Hold's wait is the least of: how
 // long after an admitted answer the resource's next admitted attempt went.

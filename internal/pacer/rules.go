@@ -239,11 +239,11 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 	// first admitted probe takes the rate back.
 	plateau := p.plateau
 	switch {
-	case halving: // flat at the half, as above
-		plateau = p.rate
-		p.slowStartEnded = now
 	case p.slowStart: // the rate overshot, by at most a doubling: back to where it did
 		plateau = throttledAt
+		if halving {
+			plateau = p.rate // flat at the half, as above
+		}
 		p.slowStartEnded = now
 	case spaced > 0: // a least cut under it, as below
 		plateau = max(p.rate, (1-minCut)*spaced)
