@@ -22,11 +22,14 @@ const (
 	// judgeThrottles how many throttles they hold at the share before it,
 	// so that a small share is judged on enough of them (500 answers for
 	// 2%, 100 for 10%).
-	judgeAnswers = 50
-	// engageAnswers is the fewest answers in the first second of answers
-	// whose share of throttles engages a dormant pacer (fewAnswers).
-	engageAnswers  = 20
+	judgeAnswers   = 50
 	judgeThrottles = 10
+	// engageAnswers is the fewest answers in the first second of answers
+	// whose share of throttles engages a dormant pacer, unless most were
+	// throttled (fewAnswers); mostFewest the fewest that keep an engaging
+	// on most of fewer (overruled).
+	engageAnswers = 20
+	mostFewest    = 4
 	// judgeWithin is how long a trial waits for them: then it judges on
 	// what came, if at least judgeFewest answers; under that (a provider
 	// of a few requests/s) the cut stays, as it would without a trial.
@@ -116,6 +119,46 @@ func (p *Pacer) fewAnswers(now time.Time, share float64) bool {
 	fresh, admitted := p.meter.fresh(now)
 	_, refused := p.refused.fresh(now)
 	return fresh && share <= mostAnswers && admitted+refused < engageAnswers
+}
+
+// A new client's first attempts (or an idle one's) leave together and are
+// answered in any order. A throttle answered first is most of one answer,
+// and engages the pacer at MinRate, or one attempt per Retry-After: a lone
+// call's retry then finds its slot free, and the calls after it are paced.
+// But when the rest of the burst comes back admitted, that was one throttle
+// in many: the engaging was hasty, and it is undone, leaving the share of
+// enough answers to engage the pacer, with a trial, or not. (Kept, every
+// 10th answer throttled whatever the rate held a client at 60 calls/s,
+// 0.07 × its rate without the pacer, in about 1 run in 10 with another
+// process busy: nothing admitted to judge the engaging by, slow start
+// ended at the next throttle and the curve climbed for seconds.)
+
+// firstFew reports whether the answers so far are fewer than mostFewest,
+// the first after a second without any. The caller holds p.mu.
+func (p *Pacer) firstFew(now time.Time) bool {
+	freshAdmitted, admitted := p.meter.fresh(now)
+	freshRefused, refused := p.refused.fresh(now)
+	return (freshAdmitted || admitted == 0) && (freshRefused || refused == 0) && admitted+refused < mostFewest
+}
+
+// overruled reports whether an answer admitted to an attempt let through in
+// epoch overrules a hasty engaging: let through before it, in its first
+// second, it makes at least mostFewest answers of which at most 1 in
+// mostFewest were throttled. It ends the haste at an answer to an attempt
+// the pacer let through, or a second after the engaging. The caller holds
+// p.mu.
+func (p *Pacer) overruled(now time.Time, epoch uint64) bool {
+	if epoch >= p.hasty || now.Sub(p.engagedAt) >= time.Second {
+		p.hasty = 0
+		return false
+	}
+	_, admitted := p.meter.fresh(now)
+	_, refused := p.refused.fresh(now)
+	if n := admitted + refused; n < mostFewest || refused > n/mostFewest {
+		return false
+	}
+	p.hasty = 0
+	return true
 }
 
 // startTrial starts judging the cut just made from was, when the cut slows

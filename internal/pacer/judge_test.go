@@ -179,6 +179,59 @@ func TestFirstAnswersEngageOnEnoughOfThem(t *testing.T) {
 	}
 }
 
+// A new client's first attempts leave together and are answered in any
+// order. One throttled of 16, answered before the rest, engages the pacer
+// (most of one answer), but the burst's admitted answers undo that: the
+// engaging was hasty. (Kept, at MinRate with nothing admitted to judge it
+// by, every 10th answer throttled whatever the rate held the client to a
+// few percent of its rate.) Enough answers later, a share that does not
+// follow the rate engages the pacer at the rate since they began, and the
+// trial of the engaging releases it.
+func TestAThrottleAnsweredAheadOfItsBurstIsOverruled(t *testing.T) {
+	clock, p := newFreshPacer()
+	throttle(p) // the 10th of 16 attempts, answered first
+	if !p.Engaged() {
+		t.Fatal("a first answer throttled did not engage: most were")
+	}
+	for i := range 3 { // the burst's next answers, admitted
+		if !p.Engaged() {
+			t.Fatalf("released after %d admitted answers, with %d throttled in %d", i, 1, i+1)
+		}
+		p.Admitted(0)
+	}
+	if p.Engaged() {
+		t.Fatalf("engaged after 1 throttle in the first %d answers, the rest admitted", mostFewest)
+	}
+	n := 4
+	for range 2000 { // 2 s at 1,000/s, every 10th answer throttled
+		clock.Add(time.Millisecond)
+		if n++; n%10 == 0 {
+			throttle(p)
+		} else {
+			admit(p)
+		}
+		if r, engaged := p.Rate(); engaged && r < 100 {
+			t.Fatalf("engaged at %v/s by every 10th answer throttled at 1,000/s", r)
+		}
+	}
+	if share, undone := p.Unfollowed(); p.Engaged() || undone == 0 || share < 0.05 {
+		t.Fatalf("after 2 s of every 10th answer throttled: engaged %v, baseline %v, %d cuts undone; want dormant, the share learnt not to follow the rate", p.Engaged(), share, undone)
+	}
+}
+
+// A strict limiter's burst (1 admitted of 4) does not overrule an engaging
+// on its first answer, a throttle.
+func TestAHastyEngagingStandsWhenMostAreThrottled(t *testing.T) {
+	_, q := newFreshPacer()
+	q.Throttled(0, time.Second)
+	q.Admitted(0)
+	q.Throttled(0, time.Second)
+	q.Throttled(0, time.Second)
+	if !q.Engaged() {
+		t.Fatal("released by a strict limiter's burst, 1 admitted of 4")
+	}
+}
+
 // Under curveAnswers attempts/s, a throttle weighs the answers before the
 // last cut in full (up to curveAnswers): at 2 requests/s one throttle a
 // few answers after a cut is a small cut, not β.

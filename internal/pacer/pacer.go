@@ -104,6 +104,7 @@ type Pacer struct {
 	lastThrottle     time.Time // the last throttled answer
 	lastAdmitted     time.Time // the last admitted answer seen engaged
 	engagedAt        time.Time // when it last engaged: a storm is nothing admitted for refusingAfter since then
+	hasty            uint64    // the epoch of an engaging on fewer than mostFewest answers, the first after a second without any (judge.go; 0: none)
 	sinceThrottle    int       // answers admitted since the last throttle
 	inARow           int       // throttles since the last admitted answer
 	admittedSinceCut bool
@@ -133,7 +134,7 @@ func (p *Pacer) Engage(rate float64) {
 	now := p.now()
 	p.rate, p.next = max(MinRate, rate), now
 	p.plateau, p.depth, p.clock, p.slowStart, p.rampFrom = p.rate, 0, 0, false, 0
-	p.weight, p.throttled, p.refusing, p.inARow = 0, 0, false, 0
+	p.weight, p.throttled, p.refusing, p.inARow, p.hasty = 0, 0, false, 0, 0
 	p.trial = trial{}
 	p.lastThrottle, p.lastAdmitted, p.epochRate = now, now, p.rate
 	p.engaged.Store(true)

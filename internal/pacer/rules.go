@@ -20,6 +20,10 @@ func (p *Pacer) Admitted(epoch uint64) {
 	if !p.engaged.Load() {
 		return
 	}
+	if p.hasty != 0 && p.overruled(now, epoch) {
+		p.release()
+		return
+	}
 	// Nothing admitted for refusingAfter, and a few throttles in a row:
 	// the provider refused everything, as in a storm, and admits again.
 	// Back to how it was before, as after a quiet spell, whichever epoch
@@ -132,6 +136,9 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 			// (In the first second of answers, over the time since.)
 			measured := p.meter.rateSince(now)
 			p.engage(now, measured, retryAfter)
+			if p.hasty = 0; p.firstFew(now) {
+				p.hasty = p.epoch.Load()
+			}
 			// Engaging paces at the rate admitted: a cut, as far as the
 			// throttled share can tell, undone by releasing.
 			p.startTrial(now, curve{}, share, measured/(1-min(share, 0.99)))
