@@ -67,6 +67,7 @@ type trial struct {
 	epoch               uint64    // the first epoch after the cut (0: no trial)
 	at                  time.Time // when it cut
 	before              float64   // the share throttled over the second before
+	answers             float64   // how many answers that share is of
 	sent                float64   // the attempts/s sent over the second before
 	lowest              float64   // the rate the cut set
 	admitted, throttled float64   // answers to attempts of its epochs
@@ -88,8 +89,14 @@ func (p *Pacer) tolerated() float64 {
 	b := baselineMargin * p.baseline
 	switch {
 	case p.trial.epoch == 0:
-	case p.slowStart: // the engaging's trial: a rise in the share with the rate says it at once
-		b = max(b, baselineMargin*p.trial.before)
+	case p.slowStart:
+		// The engaging's trial: a rise in the share with the rate says it
+		// at once. The share before may be of a throttle or two: it counts
+		// one more, so that a share of 1 in 20 engaged on 1 in 49 is no
+		// rise (slow start's cut then ended the trial that would have
+		// released the pacer, and the curve held the client at 0.7 × its
+		// rate for 3 s).
+		b = max(b, baselineMargin*(p.trial.before+1/max(p.trial.answers, 1)))
 	default:
 		// (Twice the share before: the cut came as the share crossed
 		// the tolerance, which may be short of where it settles.)
@@ -171,7 +178,8 @@ func (p *Pacer) startTrial(now time.Time, was curve, share, sent float64) {
 	if was.rate > 0 {
 		sent = min(sent*binding, was.rate) // what the client was let send
 	}
-	p.trial = trial{epoch: p.epoch.Load(), at: now, before: share, sent: sent, lowest: p.rate, undo: was}
+	answers := p.meter.Rate(now) + p.refused.Rate(now)
+	p.trial = trial{epoch: p.epoch.Load(), at: now, before: share, answers: answers, sent: sent, lowest: p.rate, undo: was}
 }
 
 // judge counts an answer to an attempt let through in epoch and, once the

@@ -67,6 +67,26 @@ func TestCutIsUndoneWhenTheShareDoesNotFollow(t *testing.T) {
 	}
 }
 
+// Engaged on the first throttle of a share of 1 in 20 whatever the rate, 1
+// in 49 answers, slow start's rise does not read the true share as a rise
+// with the rate: the engaging's trial releases the pacer, rather than a cut
+// ending it and the curve holding the client under what it sends.
+func TestSlowStartDoesNotCutForTheShareItEngagedOnSeenLow(t *testing.T) {
+	clock, p := newFreshPacer()
+	const capacity, d = 1500.0, 4 * time.Second
+	engaged := false
+	sent := unsteady(t, clock, p, capacity, d, func(n int) bool {
+		engaged = engaged || p.Engaged()
+		return n == 49 || n > 49 && n%20 == 9
+	})
+	if share, undone := p.Unfollowed(); !engaged || undone == 0 || p.Engaged() || share < 0.035 {
+		t.Errorf("engaged once %v, undone %d times, engaged now %v, baseline %.3f; want it engaged, then undone and dormant, about 0.05 learnt", engaged, undone, p.Engaged(), share)
+	}
+	if ratio := float64(sent) / (capacity * d.Seconds()); ratio < 0.9 {
+		t.Errorf("sent %.2f × what the client sends unpaced, want ≥ 0.9", ratio)
+	}
+}
+
 // A throttle that does follow the rate (a provider admitting 1,000/s behind
 // a client sending 1,500/s) is not undone: the pacer stays engaged near the
 // provider's rate and learns no baseline.
