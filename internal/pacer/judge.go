@@ -26,10 +26,10 @@ const (
 	judgeThrottles = 10
 	// engageAnswers is the fewest answers in the first second of answers
 	// whose share of throttles engages a dormant pacer, unless most were
-	// throttled (fewAnswers); mostFewest the fewest that keep an engaging
-	// on most of fewer (overruled).
-	engageAnswers = 20
-	mostFewest    = 4
+	// throttled (fewAnswers); overruleAnswers the fewest that overrule an
+	// engaging on a lone throttle (overruled).
+	engageAnswers   = 20
+	overruleAnswers = 4
 	// judgeWithin is how long a trial waits for them: then it judges on
 	// what came, if at least judgeFewest answers; under that (a provider
 	// of a few requests/s) the cut stays, as it would without a trial.
@@ -67,7 +67,7 @@ type trial struct {
 	epoch               uint64    // the first epoch after the cut (0: no trial)
 	at                  time.Time // when it cut
 	before              float64   // the share throttled over the second before
-	answers             float64   // how many answers that share is of
+	answers             float64   // the answers over that second (Meter.Rate) the share is of
 	sent                float64   // the attempts/s sent over the second before
 	lowest              float64   // the rate the cut set
 	admitted, throttled float64   // answers to attempts of its epochs
@@ -91,12 +91,11 @@ func (p *Pacer) tolerated() float64 {
 	case p.trial.epoch == 0:
 	case p.slowStart:
 		// The engaging's trial: a rise in the share with the rate says it
-		// at once. The share before may be of a throttle or two: it counts
-		// one more, so that a share of 1 in 20 engaged on 1 in 49 is no
-		// rise (slow start's cut then ended the trial that would have
-		// released the pacer, and the curve held the client at 0.7 × its
-		// rate for 3 s).
-		b = max(b, baselineMargin*(p.trial.before+1/max(p.trial.answers, 1)))
+		// at once. A share before of one throttle counts as two, so that
+		// a share of 1 in 20 engaged on 1 in 49 is no rise (slow start's
+		// cut then ended the trial that would have released the pacer, and
+		// the curve held the client at 0.7 × its rate for 3 s).
+		b = max(b, baselineMargin*max(p.trial.before, 2/max(p.trial.answers, 1)))
 	default:
 		// (Twice the share before: the cut came as the share crossed
 		// the tolerance, which may be short of where it settles.)
@@ -140,20 +139,22 @@ func (p *Pacer) fewAnswers(now time.Time, share float64) bool {
 // process busy: nothing admitted to judge the engaging by, slow start
 // ended at the next throttle and the curve climbed for seconds.)
 
-// firstFew reports whether the answers so far are fewer than mostFewest,
-// the first after a second without any. The caller holds p.mu.
-func (p *Pacer) firstFew(now time.Time) bool {
-	freshAdmitted, admitted := p.meter.fresh(now)
-	freshRefused, refused := p.refused.fresh(now)
-	return (freshAdmitted || admitted == 0) && (freshRefused || refused == 0) && admitted+refused < mostFewest
+// lone reports whether the throttle that engages the pacer is the only one
+// counted lately (the meter's one to two seconds): of a new or idle
+// client's first burst, or one beside a trickle of calls (a poll every 700
+// ms counts 3 answers in that window; fewer than 4 answers as the test
+// left such a client held at 0.07 × as before). The caller holds p.mu.
+func (p *Pacer) lone(now time.Time) bool {
+	_, refused := p.refused.fresh(now)
+	return refused <= 1
 }
 
-// overruled reports whether an answer admitted to an attempt let through in
-// epoch overrules a hasty engaging: let through before it, in its first
-// second, it makes at least mostFewest answers of which at most 1 in
-// mostFewest were throttled. It ends the haste at an answer to an attempt
-// the pacer let through, or a second after the engaging. The caller holds
-// p.mu.
+// overruled reports whether an admitted answer overrules a hasty engaging:
+// to an attempt let through before it (epoch), within a second of it, it
+// makes at least overruleAnswers answers counted lately, at most 1 in
+// overruleAnswers of them throttled. The haste ends at an admitted answer
+// to an attempt let through since the engaging, or a second after it. The
+// caller holds p.mu.
 func (p *Pacer) overruled(now time.Time, epoch uint64) bool {
 	if epoch >= p.hasty || now.Sub(p.engagedAt) >= time.Second {
 		p.hasty = 0
@@ -161,7 +162,7 @@ func (p *Pacer) overruled(now time.Time, epoch uint64) bool {
 	}
 	_, admitted := p.meter.fresh(now)
 	_, refused := p.refused.fresh(now)
-	if n := admitted + refused; n < mostFewest || refused > n/mostFewest {
+	if n := admitted + refused; n < overruleAnswers || refused > n/overruleAnswers {
 		return false
 	}
 	p.hasty = 0

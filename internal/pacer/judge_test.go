@@ -209,18 +209,18 @@ func TestFirstAnswersEngageOnEnoughOfThem(t *testing.T) {
 // trial of the engaging releases it.
 func TestAThrottleAnsweredAheadOfItsBurstIsOverruled(t *testing.T) {
 	clock, p := newFreshPacer()
-	throttle(p) // the 10th of 16 attempts, answered first
+	throttle(p) // the 10th of a burst's 16 attempts, answered first
 	if !p.Engaged() {
-		t.Fatal("a first answer throttled did not engage: most were")
+		t.Fatal("a throttle answered first did not engage: most were")
 	}
 	for i := range 3 { // the burst's next answers, admitted
 		if !p.Engaged() {
-			t.Fatalf("released after %d admitted answers, with %d throttled in %d", i, 1, i+1)
+			t.Fatalf("released after %d admitted answers, with 1 throttled in %d", i, i+1)
 		}
 		p.Admitted(0)
 	}
 	if p.Engaged() {
-		t.Fatalf("engaged after 1 throttle in the first %d answers, the rest admitted", mostFewest)
+		t.Fatalf("engaged after 1 throttle in %d answers, the rest admitted", overruleAnswers)
 	}
 	n := 4
 	for range 2000 { // 2 s at 1,000/s, every 10th answer throttled
@@ -239,16 +239,54 @@ func TestAThrottleAnsweredAheadOfItsBurstIsOverruled(t *testing.T) {
 	}
 }
 
-// A strict limiter's burst (1 admitted of 4) does not overrule an engaging
-// on its first answer, a throttle.
-func TestAHastyEngagingStandsWhenMostAreThrottled(t *testing.T) {
+// A lone throttle is overruled beside a trickle of calls too (one every
+// 700 ms, 3 answers counted lately).
+func TestALoneThrottleBesideATrickleIsOverruled(t *testing.T) {
+	clock, p := newFreshPacer()
+	for range 5 {
+		clock.Add(700 * time.Millisecond)
+		admit(p)
+	}
+	throttle(p)
+	if !p.Engaged() {
+		t.Fatal("a throttle in 4 answers did not engage")
+	}
+	for range 3 {
+		p.Admitted(0)
+	}
+	if p.Engaged() {
+		t.Fatal("engaged after a lone throttle answered ahead of its burst, the rest admitted")
+	}
+}
+
+// Answers that do not make overruleAnswers with at most 1 in 4 throttled
+// do not overrule an engaging on a first answer throttled: a strict
+// limiter's burst (2 of 4 throttled); nor answers to attempts let through
+// before an engaging on enough answers (3 throttles in 103), whose window
+// holds 1 in 4 or fewer throttled.
+func TestAHastyEngagingStandsUnlessTheBurstOverrulesIt(t *testing.T) {
 	_, q := newFreshPacer()
+	q.Throttled(0, time.Second) // most of one answer: engaged
 	q.Throttled(0, time.Second)
 	q.Admitted(0)
-	q.Throttled(0, time.Second)
-	q.Throttled(0, time.Second)
+	q.Admitted(0)
 	if !q.Engaged() {
-		t.Fatal("released by a strict limiter's burst, 1 admitted of 4")
+		t.Fatal("released by a strict limiter's burst, 2 of 4 throttled")
+	}
+	clock, p := newFreshPacer()
+	for range 100 { // 0.5 s at 200/s
+		clock.Add(5 * time.Millisecond)
+		admit(p)
+	}
+	before := p.epoch.Load()
+	for !p.Engaged() {
+		p.Throttled(before, 0)
+	}
+	for range 10 {
+		p.Admitted(before)
+	}
+	if !p.Engaged() {
+		t.Fatal("released by answers to attempts let through before an engaging on 103 answers")
 	}
 }
 

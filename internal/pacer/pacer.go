@@ -104,7 +104,7 @@ type Pacer struct {
 	lastThrottle     time.Time // the last throttled answer
 	lastAdmitted     time.Time // the last admitted answer seen engaged
 	engagedAt        time.Time // when it last engaged: a storm is nothing admitted for refusingAfter since then
-	hasty            uint64    // the epoch of an engaging on fewer than mostFewest answers, the first after a second without any (judge.go; 0: none)
+	hasty            uint64    // the epoch of an engaging on a lone throttle (judge.go; 0: none)
 	sinceThrottle    int       // answers admitted since the last throttle
 	inARow           int       // throttles since the last admitted answer
 	admittedSinceCut bool

@@ -136,7 +136,8 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 			// (In the first second of answers, over the time since.)
 			measured := p.meter.rateSince(now)
 			p.engage(now, measured, retryAfter)
-			if p.hasty = 0; p.firstFew(now) {
+			p.hasty = 0
+			if p.lone(now) {
 				p.hasty = p.epoch.Load()
 			}
 			// Engaging paces at the rate admitted: a cut, as far as the
