@@ -141,9 +141,9 @@ func (p *Pacer) fewAnswers(now time.Time, share float64) bool {
 
 // lone reports whether the throttle that engages the pacer is the only one
 // counted lately (the meter's one to two seconds): of a new or idle
-// client's first burst, or one beside a trickle of calls (a poll every 700
-// ms counts 3 answers in that window; fewer than 4 answers as the test
-// left such a client held at 0.07 × as before). The caller holds p.mu.
+// client's first burst, or of one beside a trickle of calls. (Fewer than 4
+// answers counted lately as the test missed a poll every 700 ms, 3 answers
+// in that window.) The caller holds p.mu.
 func (p *Pacer) lone(now time.Time) bool {
 	_, refused := p.refused.fresh(now)
 	return refused <= 1

@@ -136,10 +136,6 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 			// (In the first second of answers, over the time since.)
 			measured := p.meter.rateSince(now)
 			p.engage(now, measured, retryAfter)
-			p.hasty = 0
-			if p.lone(now) {
-				p.hasty = p.epoch.Load()
-			}
 			// Engaging paces at the rate admitted: a cut, as far as the
 			// throttled share can tell, undone by releasing.
 			p.startTrial(now, curve{}, share, measured/(1-min(share, 0.99)))
@@ -330,7 +326,8 @@ func (p *Pacer) setCurve(plateau float64) {
 }
 
 // engage engages a dormant p at the rate admitted over the last second, at
-// least one attempt per Retry-After, in slow start. The caller holds p.mu.
+// least one attempt per Retry-After, in slow start; hasty when on a lone
+// throttle (judge.go). The caller holds p.mu.
 func (p *Pacer) engage(now time.Time, measured float64, retryAfter time.Duration) {
 	// A slot every Retry-After at least, so a lone call's retry finds its slot free.
 	floor := 0.0
@@ -350,6 +347,10 @@ func (p *Pacer) engage(now time.Time, measured float64, retryAfter time.Duration
 	// would cut.
 	p.engaged.Store(true)
 	p.newEpoch(now, measured)
+	p.hasty = 0
+	if p.lone(now) {
+		p.hasty = p.epoch.Load()
+	}
 }
 
 // newEpoch starts an event: attempts let through from now on carry a new
