@@ -123,7 +123,7 @@ func (p *Pacer) keepBaseline(now time.Time, share float64) {
 // says little; 2 in 20 more). The caller holds p.mu.
 func (p *Pacer) fewAnswers(now time.Time, share float64) bool {
 	fresh, admitted := p.meter.fresh(now)
-	_, refused := p.refused.fresh(now)
+	refused := p.refused.lately(now)
 	return fresh && share <= mostAnswers && admitted+refused < engageAnswers
 }
 
@@ -145,8 +145,7 @@ func (p *Pacer) fewAnswers(now time.Time, share float64) bool {
 // answers counted lately as the test missed a poll every 700 ms, 3 answers
 // in that window.) The caller holds p.mu.
 func (p *Pacer) lone(now time.Time) bool {
-	_, refused := p.refused.fresh(now)
-	return refused <= 1
+	return p.refused.lately(now) <= 1
 }
 
 // overruled reports whether an admitted answer overrules a hasty engaging:
@@ -160,8 +159,7 @@ func (p *Pacer) overruled(now time.Time, epoch uint64) bool {
 		p.hasty = 0
 		return false
 	}
-	_, admitted := p.meter.fresh(now)
-	_, refused := p.refused.fresh(now)
+	admitted, refused := p.meter.lately(now), p.refused.lately(now)
 	if n := admitted + refused; n < overruleAnswers || refused > n/overruleAnswers {
 		return false
 	}

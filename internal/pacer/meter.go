@@ -39,6 +39,11 @@ func (m *Meter) Count(s int64) float64 {
 // Counted reports whether second s was counted.
 func (m *Meter) Counted(s int64) bool { return m.buckets[s&1].Load()>>32 == uint64(uint32(s)) }
 
+// lately returns the events counted in now's second and the one before.
+func (m *Meter) lately(now time.Time) float64 {
+	return m.Count(now.Unix()) + m.Count(now.Unix()-1)
+}
+
 // Rate estimates the events of the second before now.
 func (m *Meter) Rate(now time.Time) float64 {
 	return m.Count(now.Unix()) + m.Count(now.Unix()-1)*(1-float64(now.Nanosecond())/1e9)
@@ -69,7 +74,7 @@ const (
 // and how many were counted since.
 func (m *meter) fresh(now time.Time) (bool, float64) {
 	span := now.Sub(time.Unix(0, m.begun.Load()))
-	return span >= 0 && span < time.Second, m.Count(now.Unix()) + m.Count(now.Unix()-1)
+	return span >= 0 && span < time.Second, m.lately(now)
 }
 
 // rateSince is rate, except in the first second of answers after a second
