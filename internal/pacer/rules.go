@@ -249,6 +249,15 @@ func (p *Pacer) Throttled(epoch uint64, retryAfter time.Duration) {
 			plateau = p.rate // flat at the half, as above
 		}
 		p.slowStartEnded = now
+		if !halving && lately < curveAnswers {
+			// The answers admitted during the climb were at lower rates:
+			// they say nothing for the rate throttled, and the cuts that
+			// follow go by the share throttled. (Counted in full, as at a
+			// low rate, they held each cut to a seventh or so: 1.3 s at
+			// 40% refused under a strict limiter of 5 requests/s. Above
+			// curveAnswers the weight halves at each cut anyway.)
+			p.weight = 0
+		}
 	case spaced > 0: // a least cut under it, as below
 		plateau = max(p.rate, (1-minCut)*spaced)
 	case p.admittedSinceCut && throttledAt < curveAnswers:
