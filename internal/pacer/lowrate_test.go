@@ -139,7 +139,7 @@ func TestLowRateSlowStartEndingOnADoublingHalves(t *testing.T) {
 // as if at it, they held each cut to a seventh or so, and the cuts took
 // 1.3 s to reach the provider's rate, 40% of the attempts refused meanwhile
 // (figure 13 at 5 requests/s: 15.7% of attempts 429s in a third of the
-// runs, rather than 4–12%).
+// runs, rather than 4–7%).
 func TestLowRateSlowStartPastADoublingCutsByTheShare(t *testing.T) {
 	clock, p := newClockedPacer()
 	const limit = 5.0
