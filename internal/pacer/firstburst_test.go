@@ -44,29 +44,3 @@ func TestCutInTheFirstSecondIsJudged(t *testing.T) {
 		t.Fatalf("no trial of a cut to %v in the first second of answers at 1,000/s", p.rate)
 	}
 }
-
-// A new client's first burst at a strict limiter (a burst of 1) has one
-// answer admitted among many throttled, in any order. Slow start counts
-// the admitted one a doubling either way: engaged on the throttles after
-// it, the pacer starts at 2/s, as it reaches 2/s when the admitted answer
-// comes after the throttle that engaged it. (Engaged at 1/s, the client
-// waited a second for its first slot: 0.78 × a strict limiter of 500/s
-// over seconds 2–10, in 1 run in 4.)
-func TestFirstBurstEngagesAlikeWhicheverAnswerComesFirst(t *testing.T) {
-	for _, admittedFirst := range []bool{true, false} {
-		_, p := newFreshPacer()
-		before := p.epoch.Load()
-		if admittedFirst {
-			p.Admitted(before)
-		}
-		for range 20 {
-			p.Throttled(before, 0)
-		}
-		if !admittedFirst {
-			p.Admitted(before)
-		}
-		if r, engaged := p.Rate(); !engaged || r != 2*MinRate {
-			t.Errorf("admitted first %v: rate %v, engaged %v after 1 admitted and 20 throttled; want %v, engaged", admittedFirst, r, engaged, 2*MinRate)
-		}
-	}
-}

@@ -334,25 +334,14 @@ func (p *Pacer) setCurve(plateau float64) {
 	p.clock = regain * (1 - math.Cbrt((p.plateau-p.rate)/p.depth))
 }
 
-// engage engages a dormant p at the rate admitted over the last second (a
-// new burst's few admitted answers a doubling each), at least one attempt
-// per Retry-After, in slow start; hasty when on a lone throttle (judge.go).
-// The caller holds p.mu.
+// engage engages a dormant p at the rate admitted over the last second, at
+// least one attempt per Retry-After, in slow start; hasty when on a lone
+// throttle (judge.go). The caller holds p.mu.
 func (p *Pacer) engage(now time.Time, measured float64, retryAfter time.Duration) {
 	// A slot every Retry-After at least, so a lone call's retry finds its slot free.
 	floor := 0.0
 	if retryAfter > 0 {
 		floor = float64(time.Second) / float64(retryAfter)
-	}
-	if fresh, n := p.meter.fresh(now); fresh && n < freshAnswers {
-		// A burst's few answers admitted before the engaging count as
-		// slow start's steps, a doubling each up to 3, as they do when
-		// they come after it: which came first is chance. (Engaged at
-		// 1/s on the one answer a strict limiter of 500/s admitted first,
-		// the client waited a second for its first slot, and slow start
-		// reached the rate 1.5 s later: 0.78 × over seconds 2–10, in 1
-		// run in 4.)
-		measured = max(measured, MinRate*math.Exp2(min(n, 3)))
 	}
 	p.rate, p.slowStart, p.doubled = max(MinRate, measured, floor), true, false
 	p.plateau, p.depth, p.clock, p.weight = p.rate, 0, 0, 0
