@@ -153,9 +153,13 @@ func TestLowRateSlowStartPastADoublingCutsByTheShare(t *testing.T) {
 		t.Fatalf("rate %v, slow start %v, doubled %v; want over 8 in slow start, not on a doubling", r, p.slowStart, p.doubled)
 	}
 	// Attempts at the rate, to a strict limiter of 5/s.
-	lastAdmitted := clock.Now()
+	start := clock.Now()
+	lastAdmitted := start
 	var ended time.Time // when slow start ended
 	for ended.IsZero() || clock.Now().Sub(ended) < time.Second {
+		if clock.Now().Sub(start) > 10*time.Second {
+			t.Fatal("slow start did not end in 10 s at a strict limiter of 5/s at over twice its rate")
+		}
 		r, _ := p.Rate()
 		clock.Add(time.Duration(float64(time.Second) / r))
 		if now := clock.Now(); now.Sub(lastAdmitted) >= time.Second/limit {
